@@ -1,0 +1,1 @@
+"""The generator: scene model, sampling, simulation, rendering and ground-truth writing."""

@@ -1,0 +1,5 @@
+import sys
+
+from voebench.cli import main
+
+sys.exit(main())

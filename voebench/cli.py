@@ -1,0 +1,58 @@
+"""The `voebench` command. Each package registers its own subcommands; heavy imports (bpy, torch) happen
+only inside the command that needs them, so `voebench --help` is instant and `evaluate` works without bpy."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from voebench import __version__
+
+# (module, what it provides). A module that cannot be imported (an optional extra not installed) is skipped
+# in --help and explained if its command is asked for.
+COMMAND_MODULES = [
+    "voebench.generator.cli",        # render, params, verify, audit, preview, merge
+    "voebench.evaluate.cli",         # evaluate, report, export
+    "voebench.evaluate.baseline.cli",  # train-baseline
+]
+
+
+class UsageError(Exception):
+    """Bad input from the user: printed as one line, exit code 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="voebench",
+        description="Generate violation-of-expectation physics videos with Blender and score models on them.",
+    )
+    parser.add_argument("--version", action="version", version=f"voebench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except UsageError as e:
+        print(f"voebench {args.command}: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
