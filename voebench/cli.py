@@ -8,6 +8,7 @@ import importlib
 import sys
 
 from voebench import __version__
+from voebench.errors import UsageError
 
 # (module, what it provides). A module that cannot be imported (an optional extra not installed) is skipped
 # in --help and explained if its command is asked for.
@@ -16,10 +17,6 @@ COMMAND_MODULES = [
     "voebench.evaluate.cli",         # evaluate, report, export
     "voebench.evaluate.baseline.cli",  # train-baseline
 ]
-
-
-class UsageError(Exception):
-    """Bad input from the user: printed as one line, exit code 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
