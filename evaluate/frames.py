@@ -1,0 +1,146 @@
+"""Frame sampling (the one place it happens) and video decoding.
+
+`sample_frame_indices` decides which frames a model sees, for every adapter; the chosen indices are logged per
+sample. Decoding uses PyAV when installed (the `eval` extra; it bundles FFmpeg) and falls back to imageio-ffmpeg
+(a core dependency), so the harness also runs where `av` is missing.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import math
+import os
+import tempfile
+
+import numpy as np
+
+
+def sample_frame_indices(n_frames: int, num_frames: int | None = None, fps: float | None = None,
+                         video_fps: float | None = None) -> list[int]:
+    """Uniformly spaced frame indices that always include the first and the last frame.
+
+    - `num_frames`: exactly that many frames (all frames if the video has fewer).
+    - `fps`: as many frames as `fps` times the duration gives (at least 2), still spread evenly from first to last.
+    - neither: every frame.
+    """
+    if n_frames <= 0:
+        raise ValueError("video has no frames")
+    if num_frames is not None and fps is not None:
+        raise ValueError("give num_frames or fps, not both")
+    if fps is not None:
+        if not video_fps or video_fps <= 0:
+            raise ValueError("fps sampling needs the video's fps")
+        duration = n_frames / video_fps
+        num_frames = max(2, int(math.floor(duration * fps)) + 1)
+    if num_frames is None or num_frames >= n_frames:
+        return list(range(n_frames))
+    if num_frames <= 0:
+        raise ValueError("num_frames must be positive")
+    if num_frames == 1:
+        return [0]
+    idx = np.linspace(0, n_frames - 1, num_frames)
+    out = sorted({int(round(i)) for i in idx})
+    return out
+
+
+def _decode_pyav(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
+    import av  # noqa: PLC0415
+
+    got: dict[int, np.ndarray] = {}
+    last = max(wanted)
+    with av.open(path) as container:
+        stream = container.streams.video[0]
+        stream.thread_type = "AUTO"
+        for n, frame in enumerate(container.decode(stream)):
+            if n in wanted:
+                got[n] = frame.to_ndarray(format="rgb24")
+            if n >= last:
+                break
+    return got
+
+
+def _decode_imageio(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
+    import imageio.v2 as iio  # noqa: PLC0415
+
+    got: dict[int, np.ndarray] = {}
+    last = max(wanted)
+    reader = iio.get_reader(path, format="FFMPEG")
+    try:
+        for n, frame in enumerate(reader):
+            if n in wanted:
+                got[n] = np.asarray(frame)[..., :3]
+            if n >= last:
+                break
+    finally:
+        reader.close()
+    return got
+
+
+def decoder_name() -> str:
+    try:
+        import av  # noqa: F401, PLC0415
+        return "pyav"
+    except ImportError:
+        return "imageio-ffmpeg"
+
+
+@functools.lru_cache(maxsize=32)
+def _read(path: str, indices: tuple[int, ...]) -> np.ndarray:
+    wanted = set(indices)
+    got = _decode_pyav(path, wanted) if decoder_name() == "pyav" else _decode_imageio(path, wanted)
+    missing = [i for i in indices if i not in got]
+    if missing:
+        raise RuntimeError(f"{path}: video has fewer frames than the manifest says (frame {missing[0]} missing)")
+    out = np.stack([got[i] for i in indices])
+    return out
+
+
+def read_frames(path: str, indices: list[int] | tuple[int, ...]) -> np.ndarray:
+    """The frames `indices` of `path` as a (T, H, W, 3) uint8 array (small LRU cache: CoT and one-shot
+    reuse videos; treat it as read-only)."""
+    if not indices:
+        raise ValueError("no frame indices")
+    return _read(os.path.abspath(path), tuple(int(i) for i in indices))
+
+
+def encode_png(frame: np.ndarray) -> bytes:
+    """PNG bytes of one RGB frame (PIL if installed, else imageio)."""
+    try:
+        from PIL import Image  # noqa: PLC0415
+        buf = io.BytesIO()
+        Image.fromarray(frame).save(buf, format="PNG")
+        return buf.getvalue()
+    except ImportError:
+        import imageio.v2 as iio  # noqa: PLC0415
+        return iio.imwrite("<bytes>", frame, format="PNG")
+
+
+def encode_jpeg(frame: np.ndarray, quality: int = 90) -> bytes:
+    from PIL import Image  # noqa: PLC0415
+    buf = io.BytesIO()
+    Image.fromarray(frame).save(buf, format="JPEG", quality=quality)
+    return buf.getvalue()
+
+
+def encode_mp4(frames: np.ndarray, fps: float) -> bytes:
+    """H.264 mp4 bytes of the given frames (imageio-ffmpeg), so a server sees exactly the frames we sampled."""
+    import imageio.v2 as iio  # noqa: PLC0415
+
+    h, w = frames.shape[1:3]
+    pad_h, pad_w = h % 2, w % 2  # yuv420p needs even sizes
+    if pad_h or pad_w:
+        frames = np.pad(frames, ((0, 0), (0, pad_h), (0, pad_w), (0, 0)), mode="edge")
+    fd, tmp = tempfile.mkstemp(suffix=".mp4")
+    os.close(fd)
+    try:
+        writer = iio.get_writer(tmp, format="FFMPEG", fps=max(fps, 0.1), codec="libx264", quality=8,
+                                pixelformat="yuv420p", macro_block_size=1,
+                                ffmpeg_log_level="error")
+        for f in frames:
+            writer.append_data(f)
+        writer.close()
+        with open(tmp, "rb") as fh:
+            return fh.read()
+    finally:
+        os.unlink(tmp)

@@ -1,0 +1,230 @@
+"""Render a Scene's timeline with Blender: RGB, planar depth and exact instance segmentation.
+
+Each *distinct* frame state is rendered once (`Scene.state_keys`); frames whose poses, colours, visibility
+and camera equal an earlier frame's reuse its pixels, which is exact because rendering is a deterministic
+function of that state. Pixels travel through uncompressed BMP/EXR files in a RAM-backed folder, the fastest
+route out of Blender in background mode (bpy 5.0 has no in-memory render result; see docs/rendering.md).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import tempfile
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from voebench.generator.blender import build as blender_build, quiet
+from voebench.generator.scene import Scene
+
+ENGINES = ("workbench", "cycles", "eevee")
+
+
+@dataclass
+class RenderSettings:
+    width: int = 320
+    height: int = 240
+    engine: str = "workbench"
+    samples: int = 32  # cycles / eevee
+    device: str = "cpu"  # cycles: cpu | cuda | optix | hip | metal
+    texture_size: int = 256
+
+
+@dataclass
+class Frame:
+    """One output frame. `depth`/`segmentation` are None when `unique` repeats an earlier rendered frame."""
+
+    index: int
+    unique: int
+    rgb: np.ndarray
+    depth: np.ndarray | None
+    segmentation: np.ndarray | None
+
+
+def read_bmp(path: str) -> np.ndarray:
+    """Blender's BMP (BGR[A], bottom-up, rows padded to 4 bytes) as a top-down RGB[A] uint8 array."""
+    with open(path, "rb") as f:
+        b = f.read()
+    off = int.from_bytes(b[10:14], "little")
+    w = int.from_bytes(b[18:22], "little", signed=True)
+    h = int.from_bytes(b[22:26], "little", signed=True)
+    c = int.from_bytes(b[28:30], "little") // 8
+    stride = (w * c + 3) & ~3
+    a = np.frombuffer(b, np.uint8, count=stride * abs(h), offset=off).reshape(abs(h), stride)[:, : w * c]
+    a = a.reshape(abs(h), w, c)[..., [2, 1, 0]]
+    return a[::-1] if h > 0 else a
+
+
+def id_to_rgb(i: int) -> tuple[float, float, float]:
+    """Segmentation colour of object id i under the 'Raw' view transform: the id's low and high byte."""
+    return ((i & 255) / 255.0, ((i >> 8) & 255) / 255.0, 0.0)
+
+
+class Renderer:
+    """Build the scene once, then render frames of its timeline."""
+
+    def __init__(self, scene: Scene, settings: RenderSettings, workdir: str | None = None):
+        if settings.engine not in ENGINES:
+            raise ValueError(f"unknown engine {settings.engine!r}; one of {ENGINES}")
+        self.scene, self.settings = scene, settings
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        self._tmp = tempfile.TemporaryDirectory(prefix="voebench-", dir=workdir or shm)
+        self.tmp = self._tmp.name
+        blender_build.reset()
+        self.bscene = bpy.context.scene
+        self.obs = blender_build.build(scene, settings.texture_size)
+        self.cam = self.bscene.camera
+        self._configure()
+        self._state = {}  # what is currently set on each bpy object, to skip redundant updates
+
+    def close(self):
+        self._tmp.cleanup()
+
+    # ------------------------------------------------------------------ setup
+
+    def _configure(self):
+        s, sc = self.settings, self.bscene
+        r = sc.render
+        r.resolution_x, r.resolution_y, r.resolution_percentage = s.width, s.height, 100
+        r.pixel_aspect_x = r.pixel_aspect_y = 1.0
+        r.dither_intensity = 0.0
+        r.image_settings.media_type = "IMAGE"
+        r.image_settings.file_format = "BMP"
+        sc.view_settings.view_transform = "Standard"
+        sc.view_settings.look = "None"
+        # The segmentation pass is a second, flat Workbench render (exact ids: no AA, no shading).
+        for ob in self.obs.values():
+            ob.color = (*id_to_rgb(self.scene.objects[ob.name].id), 1.0)
+        sh = sc.display.shading
+        sh.show_object_outline = False
+        sh.show_cavity = False
+        # Depth leaves Blender only through the compositor's File Output node (an EXR per render).
+        sc.view_layers[0].use_pass_z = True
+        ng = bpy.data.node_groups.new("voebench_depth", "CompositorNodeTree")
+        sc.compositing_node_group = ng
+        rl = ng.nodes.new("CompositorNodeRLayers")
+        fo = ng.nodes.new("CompositorNodeOutputFile")
+        fo.file_output_items.new("FLOAT", "depth")
+        fo.directory = self.tmp + "/"
+        fo.file_name = "z_"
+        fo.format.media_type = "IMAGE"
+        fo.format.file_format = "OPEN_EXR"
+        fo.format.color_depth = "32"
+        fo.format.exr_codec = "NONE"
+        ng.links.new(rl.outputs["Depth"], fo.inputs["depth"])
+        if s.engine == "cycles":
+            sc.cycles.samples = s.samples
+            sc.cycles.seed = 0  # fixed noise pattern: the same state renders to the same pixels
+            sc.cycles.use_denoising = False
+            if s.device != "cpu":
+                prefs = bpy.context.preferences.addons["cycles"].preferences
+                prefs.compute_device_type = s.device.upper()
+                prefs.get_devices()
+                for d in prefs.devices:
+                    d.use = d.type != "CPU"
+                sc.cycles.device = "GPU"
+        elif s.engine == "eevee":
+            sc.eevee.taa_render_samples = s.samples
+
+    def _rgb_mode(self):
+        sc, s = self.bscene, self.settings
+        sc.render.engine = {"workbench": "BLENDER_WORKBENCH", "cycles": "CYCLES",
+                            "eevee": "BLENDER_EEVEE"}[s.engine]
+        sc.render.film_transparent = False
+        sc.render.use_compositing = True
+        sc.view_settings.view_transform = "Standard"
+        sc.world.color = self.scene.background
+        if s.engine == "workbench":
+            sh = sc.display.shading
+            sh.light, sh.color_type = "STUDIO", "TEXTURE"
+            sh.show_shadows, sh.show_specular_highlight = True, True
+            sc.display.render_aa = "FXAA"
+
+    def _seg_mode(self):
+        sc = self.bscene
+        sc.render.engine = "BLENDER_WORKBENCH"
+        sc.render.use_compositing = False
+        sc.view_settings.view_transform = "Raw"
+        sc.world.color = (0.0, 0.0, 0.0)  # background decodes to id 0
+        sh = sc.display.shading
+        sh.light, sh.color_type = "FLAT", "OBJECT"
+        sh.show_shadows, sh.show_specular_highlight = False, False
+        sc.display.render_aa = "OFF"
+
+    # ------------------------------------------------------------------ frames
+
+    def apply(self, t: int) -> None:
+        """Set every object, colour and the camera to the timeline's state at frame t."""
+        for name, obj in self.scene.objects.items():
+            ob = self.obs[name]
+            pose = (obj.position[t].tobytes(), obj.quaternion[t].tobytes())
+            last = self._state.get(name, (None, None, None))
+            if pose != last[0]:
+                blender_build.set_pose(ob, obj, t)
+            color = obj.color[t].tobytes()
+            if color != last[1]:
+                c = (*map(float, obj.color[t]), 1.0)
+                mat = ob.data.materials[0]
+                mat.diffuse_color = c
+                bsdf = mat.node_tree.nodes.get("Principled BSDF")
+                if bsdf is not None and not obj.texture:
+                    bsdf.inputs["Base Color"].default_value = c
+            vis = bool(obj.visible[t])
+            if vis != last[2]:
+                ob.hide_render = not vis
+            self._state[name] = (pose, color, vis)
+        blender_build.set_camera(self.cam, self.scene, t)
+
+    def render_state(self, t: int, passes=("rgb", "depth", "segmentation")):
+        """Render frame t's state: (rgb uint8 HxWx3, depth float32 HxW or None, segmentation uint16 or None)."""
+        self.apply(t)
+        rgb = depth = seg = None
+        if "rgb" in passes or "depth" in passes:
+            self._rgb_mode()
+            for old in glob.glob(os.path.join(self.tmp, "z_*")):
+                os.remove(old)
+            path = os.path.join(self.tmp, "rgb.bmp")
+            with quiet():
+                bpy.ops.render.render()
+                bpy.data.images["Render Result"].save_render(path)
+            rgb = read_bmp(path)[..., :3].copy()
+            if "depth" in passes:
+                depth = self._read_depth()
+        if "segmentation" in passes:
+            self._seg_mode()
+            path = os.path.join(self.tmp, "seg.bmp")
+            with quiet():
+                bpy.ops.render.render()
+                bpy.data.images["Render Result"].save_render(path)
+            px = read_bmp(path).astype(np.uint16)
+            seg = px[..., 0] | (px[..., 1] << 8)
+        return rgb, depth, seg
+
+    def _read_depth(self) -> np.ndarray:
+        (path,) = glob.glob(os.path.join(self.tmp, "z_*.exr"))
+        img = bpy.data.images.load(path)
+        try:
+            a = np.empty(img.size[0] * img.size[1] * img.channels, np.float32)
+            img.pixels.foreach_get(a)
+        finally:
+            bpy.data.images.remove(img)
+        z = a.reshape(self.settings.height, self.settings.width, -1)[::-1, :, 0].copy()
+        z[z >= 1e9] = np.inf  # Blender writes 1e10 for the background
+        return z
+
+    def frames(self, passes=("rgb", "depth", "segmentation"), reuse: bool = True):
+        """Yield a `Frame` for every frame of the timeline in order, rendering each distinct state once."""
+        keys = self.scene.state_keys()
+        rendered: dict[bytes, tuple[int, np.ndarray]] = {}
+        for t in range(self.scene.n_frames):
+            hit = rendered.get(keys[t]) if reuse else None
+            if hit is not None:
+                yield Frame(t, hit[0], hit[1], None, None)
+                continue
+            rgb, depth, seg = self.render_state(t, passes)
+            unique = len(rendered)
+            if reuse:
+                rendered[keys[t]] = (unique, rgb)
+            yield Frame(t, unique if reuse else t, rgb, depth, seg)

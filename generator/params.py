@@ -1,0 +1,346 @@
+"""Randomization spaces as data, and seeded sampling from them.
+
+A test declares its space as a nested dict whose leaves are distributions:
+
+    SPACE = {
+        "ball": {"diameter": Range(0.8, 2.0), "color": Choice(["red", "green"])},
+        "camera": {"elevation": Range(30, 60)},
+        "label": Balanced(["ball", "cube"]),
+    }
+
+Users override any leaf without touching code, by dotted key, from a YAML file or the command line:
+
+    ball.diameter: 1.0:1.5      # a range
+    ball.color: [red]           # a choice list
+    camera.elevation: 45        # a constant
+
+`Space.override` validates every key and value (unknown keys, empty ranges, wrong types) before anything
+renders, and raises `UsageError` naming the key. `Space.sample(rng, index)` draws one `Params`.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from voebench.errors import UsageError
+
+
+def derive_seed(base_seed: int, suite: str, test: str, index: int) -> int:
+    """A video's seed from (base seed, suite, test, index): stable across Python versions, worker counts
+    and shards (never Python's salted `hash()`)."""
+    digest = hashlib.sha256(f"{base_seed}/{suite}/{test}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+# --------------------------------------------------------------------------------------------------- leaves
+
+
+class Dist:
+    """A leaf of a parameter space."""
+
+    def sample(self, rng: np.random.Generator, index: int) -> Any:
+        raise NotImplementedError
+
+    def describe(self) -> Any:
+        """The leaf as it would be written in a config file."""
+        raise NotImplementedError
+
+    def parse(self, key: str, value: Any) -> "Dist":
+        """A new leaf of the same kind from a user's value; raises UsageError naming `key`."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Range(Dist):
+    """Uniform on [lo, hi]; `integer=True` draws integers lo..hi inclusive."""
+
+    lo: float
+    hi: float
+    integer: bool = False
+
+    def __post_init__(self):
+        if self.lo > self.hi:
+            raise ValueError(f"empty range {self.lo}:{self.hi}")
+
+    def sample(self, rng, index):
+        if self.integer:
+            return int(rng.integers(int(self.lo), int(self.hi) + 1))
+        if self.lo == self.hi:
+            rng.random()  # keep the stream aligned whatever the range, so one override changes one value
+            return float(self.lo)
+        return float(rng.uniform(self.lo, self.hi))
+
+    def describe(self):
+        fmt = (lambda v: str(int(v))) if self.integer else (lambda v: f"{v:g}")
+        return fmt(self.lo) if self.lo == self.hi else f"{fmt(self.lo)}:{fmt(self.hi)}"
+
+    def parse(self, key, value):
+        if isinstance(value, bool):
+            raise UsageError(f"{key}: expected a number or a range lo:hi, got {value!r}")
+        if isinstance(value, (int, float)):
+            lo = hi = value
+        elif isinstance(value, (list, tuple)) and len(value) == 2:
+            lo, hi = value
+        elif isinstance(value, str):
+            parts = value.split(":")
+            if len(parts) not in (1, 2):
+                raise UsageError(f"{key}: expected a number or a range lo:hi, got {value!r}")
+            lo, hi = parts[0], parts[-1]
+        else:
+            raise UsageError(f"{key}: expected a number or a range lo:hi, got {value!r}")
+        try:
+            lo, hi = float(lo), float(hi)
+        except (TypeError, ValueError):
+            raise UsageError(f"{key}: expected a number or a range lo:hi, got {value!r}") from None
+        if not (np.isfinite(lo) and np.isfinite(hi)):
+            raise UsageError(f"{key}: range bounds must be finite, got {value!r}")
+        if lo > hi:
+            raise UsageError(f"{key}: empty range {value!r} (lower bound above upper bound)")
+        if self.integer and (lo != int(lo) or hi != int(hi)):
+            raise UsageError(f"{key}: expected whole numbers, got {value!r}")
+        return Range(lo, hi, self.integer)
+
+
+@dataclass(frozen=True)
+class Choice(Dist):
+    """One of `options`, uniformly (or by `weights`)."""
+
+    options: tuple
+    weights: tuple | None = None
+
+    def __init__(self, options, weights=None):
+        object.__setattr__(self, "options", tuple(options))
+        object.__setattr__(self, "weights", None if weights is None else tuple(float(w) for w in weights))
+        if not self.options:
+            raise ValueError("empty choice")
+
+    def sample(self, rng, index):
+        if self.weights is None:
+            i = int(rng.integers(len(self.options)))
+        else:
+            w = np.asarray(self.weights, float)
+            i = int(rng.choice(len(self.options), p=w / w.sum()))
+        return _plain(self.options[i])
+
+    def describe(self):
+        return [_plain(o) for o in self.options]
+
+    def parse(self, key, value):
+        values = value if isinstance(value, (list, tuple)) else [value]
+        if not values:
+            raise UsageError(f"{key}: empty choice list")
+        kinds = {type(o) for o in self.options}
+        parsed = []
+        for v in values:
+            if isinstance(v, str) and kinds <= {int, float} and not kinds & {str}:
+                try:
+                    v = float(v) if float in kinds else int(v)
+                except ValueError:
+                    raise UsageError(f"{key}: {v!r} is not a number") from None
+            if not isinstance(v, tuple(kinds)) or isinstance(v, bool) != any(k is bool for k in kinds):
+                raise UsageError(f"{key}: {v!r} has the wrong type (expected one like {self.options[0]!r})")
+            if self.closed and v not in self.options:
+                raise UsageError(f"{key}: {v!r} is not one of {list(self.options)}")
+            parsed.append(v)
+        return type(self)(parsed) if type(self) is not Choice else Choice(parsed)
+
+    #: whether users may only narrow the options (labels, shapes the scene knows how to build)
+    closed = True
+
+
+class OpenChoice(Choice):
+    """A choice whose options users may replace by any values of the same type (e.g. colours as RGB)."""
+
+    closed = False
+
+
+class Balanced(Choice):
+    """Cycles through `options` by video index, so every option gets the same number of videos (used for
+    Level 1 labels: 128 Shape videos are 64 balls and 64 cubes)."""
+
+    def sample(self, rng, index):
+        rng.random()  # consume one draw like a Choice, so narrowing the options changes nothing else
+        return _plain(self.options[index % len(self.options)])
+
+
+def _plain(v):
+    return list(v) if isinstance(v, tuple) else v
+
+
+# --------------------------------------------------------------------------------------------------- params
+
+
+class Params(dict):
+    """Sampled parameters: a dict with attribute access (`p.ball.diameter`), JSON-serialisable."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @staticmethod
+    def wrap(d):
+        if isinstance(d, dict):
+            return Params({k: Params.wrap(v) for k, v in d.items()})
+        return d
+
+
+# --------------------------------------------------------------------------------------------------- space
+
+
+class Space:
+    """A test's randomization space: nested dict of `Dist` leaves (or plain constants)."""
+
+    def __init__(self, tree: dict):
+        self.tree = tree
+
+    def leaves(self) -> dict[str, Any]:
+        out = {}
+
+        def walk(node, prefix):
+            for k in node:
+                path = f"{prefix}{k}"
+                if isinstance(node[k], dict):
+                    walk(node[k], path + ".")
+                else:
+                    out[path] = node[k]
+
+        walk(self.tree, "")
+        return out
+
+    def override(self, overrides: dict[str, Any], where: str = "") -> "Space":
+        """A copy with dotted-key overrides applied; every key and value is validated."""
+        tree = copy.deepcopy(self.tree)
+        leaves = self.leaves()
+        for key, value in overrides.items():
+            label = f"{where}{key}"
+            if key not in leaves:
+                close = [k for k in leaves if k.split(".")[-1] == key.split(".")[-1]]
+                hint = f" (did you mean {close[0]}?)" if close else ""
+                raise UsageError(f"unknown parameter {label}{hint}; `voebench params` lists them")
+            old = leaves[key]
+            new = old.parse(label, value) if isinstance(old, Dist) else _parse_constant(label, old, value)
+            node = tree
+            *parents, last = key.split(".")
+            for p in parents:
+                node = node[p]
+            node[last] = new
+        return Space(tree)
+
+    def sample(self, rng: np.random.Generator, index: int) -> Params:
+        """Draw every leaf in a fixed (declaration) order."""
+
+        def draw(node):
+            return {k: draw(v) if isinstance(v, dict) else (v.sample(rng, index) if isinstance(v, Dist) else v)
+                    for k, v in node.items()}
+
+        return Params.wrap(draw(self.tree))
+
+    def describe(self) -> dict:
+        def walk(node):
+            return {k: walk(v) if isinstance(v, dict) else (v.describe() if isinstance(v, Dist) else _plain(v))
+                    for k, v in node.items()}
+
+        return walk(self.tree)
+
+
+def _parse_constant(key, old, value):
+    if isinstance(old, bool):
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
+            return value.lower() in ("true", "yes", "1")
+        if not isinstance(value, bool):
+            raise UsageError(f"{key}: expected true or false, got {value!r}")
+        return value
+    if isinstance(old, (int, float)):
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise UsageError(f"{key}: expected a number, got {value!r}") from None
+        if isinstance(old, int):
+            if v != int(v):
+                raise UsageError(f"{key}: expected a whole number, got {value!r}")
+            return int(v)
+        return v
+    if isinstance(old, str):
+        if not isinstance(value, str):
+            raise UsageError(f"{key}: expected text, got {value!r}")
+        return value
+    if isinstance(old, (list, tuple)):
+        if not isinstance(value, (list, tuple)) or len(value) != len(old):
+            raise UsageError(f"{key}: expected a list of {len(old)} values, got {value!r}")
+        return [_parse_constant(f"{key}[{i}]", o, v) for i, (o, v) in enumerate(zip(old, value))]
+    raise UsageError(f"{key}: cannot be overridden")
+
+
+# --------------------------------------------------------------------------------------------------- config
+
+
+def parse_set(items: list[str]) -> list[tuple[str, Any]]:
+    """`--set key=value` items into (key, value); values are read as YAML scalars/lists ("[red, blue]")."""
+    import yaml
+
+    out = []
+    for item in items:
+        if "=" not in item:
+            raise UsageError(f"--set {item!r}: expected KEY=VALUE, e.g. camera.elevation=20:40")
+        key, raw = item.split("=", 1)
+        key = key.strip()
+        if not key:
+            raise UsageError(f"--set {item!r}: empty key")
+        raw = raw.strip()
+        try:
+            value = yaml.safe_load(raw) if raw.startswith("[") else raw
+        except yaml.YAMLError:
+            raise UsageError(f"--set {key}: cannot read value {raw!r}") from None
+        out.append((key, value))
+    return out
+
+
+def load_config_file(path: str) -> dict[str, dict[str, Any]]:
+    """A YAML file of per-test overrides:
+
+        grasp-l1/shape:            # or a bare test name, or "*" for every selected test that has the key
+          object.size: 1.0:1.5
+        "*":
+          camera.distance: 8:10
+
+    Nested mappings are flattened to dotted keys."""
+    import yaml
+
+    try:
+        with open(path) as f:
+            data = yaml.safe_load(f) or {}
+    except OSError as e:
+        raise UsageError(f"--config {path}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise UsageError(f"--config {path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"--config {path}: expected a mapping of test names to parameter overrides")
+    out = {}
+    for scope, body in data.items():
+        if not isinstance(body, dict):
+            raise UsageError(f"--config {path}: {scope}: expected a mapping of parameters")
+        out[str(scope)] = _flatten(body)
+    return out
+
+
+def _flatten(d, prefix=""):
+    out = {}
+    for k, v in d.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(_flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+def canonical_json(obj) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
