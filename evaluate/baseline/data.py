@@ -83,17 +83,36 @@ def avoe_records(root: str | os.PathLike, category: str | None = None, split: st
 
 
 def decode_video(path: str | os.PathLike) -> np.ndarray:
-    """All frames of a video as (T, H, W, 3) uint8 RGB (PyAV, else imageio-ffmpeg)."""
+    """All frames of a video as (T, H, W, 3) uint8 RGB: PyAV, else OpenCV, else imageio-ffmpeg (GPU machines
+    often have only one of them)."""
     try:
         import av
     except ImportError:
-        import imageio.v2 as iio
-        with iio.get_reader(str(path), "ffmpeg") as r:
-            return np.stack([np.asarray(f) for f in r])
+        return _decode_without_av(path)
     with av.open(str(path)) as c:
         stream = c.streams.video[0]
         stream.thread_type = "AUTO"
         return np.stack([f.to_ndarray(format="rgb24") for f in c.decode(stream)])
+
+
+def _decode_without_av(path) -> np.ndarray:
+    try:
+        import cv2
+    except ImportError:
+        import imageio.v2 as iio
+        with iio.get_reader(str(path), "ffmpeg") as r:
+            return np.stack([np.asarray(f) for f in r])
+    cap = cv2.VideoCapture(str(path))
+    frames = []
+    while True:
+        ok, bgr = cap.read()
+        if not ok:
+            break
+        frames.append(cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB))
+    cap.release()
+    if not frames:
+        raise ValueError(f"{path}: no frames decoded")
+    return np.stack(frames)
 
 
 def resize_nearest(frames: np.ndarray, size: int) -> np.ndarray:

@@ -105,13 +105,16 @@ def _draw(category: str, feats: dict, post: dict, n_frames: int, size: int, rng)
             bx = int((size - 4) * code / max(n_codes - 1, 1))
             frames[t, size - 4:, bx:bx + 4] = 255
     noise = rng.integers(0, 12, frames.shape, dtype=np.uint8)
-    return frames + noise
+    return np.minimum(frames, 243) + noise   # no uint8 wrap-around
 
 
 def write_video(path: Path, frames: np.ndarray, fps: int) -> None:
-    """H.264 yuv420p mp4 (PyAV, else imageio-ffmpeg)."""
+    """mp4 of (T, H, W, 3) uint8 RGB frames: H.264 yuv420p with PyAV; else MPEG-4 with OpenCV; else imageio."""
     try:
         import av
+    except ImportError:
+        av = None
+    if av is not None:
         with av.open(str(path), "w") as out:
             stream = out.add_stream("libx264", rate=fps)
             stream.width, stream.height = frames.shape[2], frames.shape[1]
@@ -122,9 +125,17 @@ def write_video(path: Path, frames: np.ndarray, fps: int) -> None:
                     out.mux(packet)
             for packet in stream.encode():
                 out.mux(packet)
+        return
+    try:
+        import cv2
     except ImportError:
         import imageio.v2 as iio
         iio.mimwrite(str(path), list(frames), fps=fps, codec="libx264", pixelformat="yuv420p", macro_block_size=1)
+        return
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (frames.shape[2], frames.shape[1]))
+    for fr in frames:
+        writer.write(cv2.cvtColor(fr, cv2.COLOR_RGB2BGR))
+    writer.release()
 
 
 def write_synthetic_avoe(out: str | os.PathLike, categories=("A",), trials: dict | int = 4, n_frames: int = 8,
