@@ -1,0 +1,138 @@
+"""An lmms-eval task folder for a rendered set, so lmms-eval users can run our stimuli with their models.
+
+Layout (lmms-eval 0.7.x, external tasks via ``--include_path``; see docs/evaluate.md):
+
+    <out>/<name>.yaml                 one task over all questions
+    <out>/<name>_<suite>_<test>.yaml  one task per test (data_<suite>_<test>.jsonl)
+    <out>/utils.py                    doc_to_visual / doc_to_text / doc_to_messages / process_results
+    <out>/data.jsonl                  {id, video, question, answer, kind, polarity, suite, test, choices (JSON), ...}
+    <out>/videos/...                  only with copy_videos=True
+
+Pitfalls handled (ray-lmms-eval-notes A.3-A.5): `dataset_path: json` with a `data_files` path relative to the
+YAML's folder; video paths in the data are relative to the folder and resolved in utils.py (lmms-eval does not
+rewrite them); metric names equal the keys `process_results` returns; both `doc_to_visual` (simple models) and
+`doc_to_messages` (chat models) are given. lmms-eval's CLI exits 0 even on failure: run it with
+``--verbosity DEBUG`` and check that the results JSON exists. Only single-turn (zero-shot and open) questions are
+exported: lmms-eval tasks have no multi-turn conversations.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+
+from voebench.errors import UsageError
+from voebench.evaluate.parsing import OPEN_CHOICES, open_family
+from voebench.evaluate.tasks import load_manifest, select
+
+UTILS_SOURCE = os.path.join(os.path.dirname(__file__), "lmms_eval_utils.py")
+METRICS = ("grasp_acc", "grasp_invalid")
+
+
+def _slug(s: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", s.lower()).strip("_")
+
+
+def task_yaml(task: str, data_file: str, max_new_tokens: int = 16) -> str:
+    # written by hand (not yaml.dump) because of lmms-eval's `!function` tags
+    return f"""task: {task}
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: {data_file}
+test_split: test
+output_type: generate_until
+doc_to_visual: !function utils.doc_to_visual
+doc_to_text: !function utils.doc_to_text
+doc_to_messages: !function utils.doc_to_messages
+doc_to_target: answer
+generation_kwargs:
+  max_new_tokens: {max_new_tokens}
+  temperature: 0
+  do_sample: false
+process_results: !function utils.process_results
+metric_list:
+  - metric: grasp_acc
+    aggregation: mean
+    higher_is_better: true
+  - metric: grasp_invalid
+    aggregation: mean
+    higher_is_better: false
+lmms_eval_specific_kwargs:
+  default:
+    pre_prompt: ""
+    post_prompt: ""
+metadata:
+  version: 0.1
+"""
+
+
+def export_lmms_eval(dataset_dir: str, out_dir: str, name: str = "voebench", suites: list[str] | None = None,
+                     tests: list[str] | None = None, limit: int | None = None, copy_videos: bool = False,
+                     include_open: bool = True, max_new_tokens: int = 16) -> dict:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise UsageError(f"--name {name!r}: use letters, digits and underscores (it becomes a task name)")
+    manifest = load_manifest(dataset_dir)
+    entries = select(manifest, suites, tests, limit)
+    if not entries:
+        raise UsageError("nothing to export: the selection is empty")
+    out_dir = os.path.abspath(out_dir)
+    os.makedirs(out_dir, exist_ok=True)
+    docs: list[dict] = []
+    for e in entries:
+        src = os.path.join(manifest.root, e["video"])
+        if copy_videos:
+            dst = os.path.join(out_dir, "videos", e["video"])
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+            video = os.path.relpath(dst, out_dir)
+        else:
+            video = os.path.relpath(src, out_dir)
+        for p in e["prompts"]:
+            if p["kind"] == "open" and not include_open:
+                continue
+            doc = {"id": None, "video_id": e["id"], "suite": e["suite"], "test": e["test"], "video": video,
+                   "question": p["text"], "answer": str(p["answer"]).lower() if p["kind"] != "open" else p["answer"],
+                   "kind": p["kind"], "polarity": None, "choices": "", "direction": False}
+            if p["kind"] == "open":
+                fam = open_family(e["test"])
+                choices = p.get("choices") or OPEN_CHOICES.get(fam or "")
+                if not choices:
+                    continue
+                # a JSON string: the `json` dataset builder would merge dicts of different keys into one struct
+                doc["choices"] = json.dumps(choices)
+                doc["direction"] = fam == "direction"
+                doc["id"] = f"{e['id']}#open"
+            else:
+                pol = p.get("polarity") or ("positive" if str(p["answer"]).lower() == "yes" else "negative")
+                doc["polarity"] = pol
+                doc["id"] = f"{e['id']}#{p['kind']}" + (f"-{pol}" if p["kind"] == "binary" else "")
+            docs.append(doc)
+
+    def write_jsonl(path: str, rows: list[dict]) -> None:
+        with open(path, "w", encoding="utf-8") as fh:
+            for d in rows:
+                fh.write(json.dumps(d, ensure_ascii=False) + "\n")
+
+    written = {"tasks": [], "data": [], "docs": len(docs)}
+    write_jsonl(os.path.join(out_dir, "data.jsonl"), docs)
+    with open(os.path.join(out_dir, f"{name}.yaml"), "w", encoding="utf-8") as fh:
+        fh.write(task_yaml(name, "data.jsonl", max_new_tokens))
+    written["tasks"].append(name)
+    written["data"].append("data.jsonl")
+    per: dict[tuple, list[dict]] = {}
+    for d in docs:
+        per.setdefault((d["suite"], d["test"]), []).append(d)
+    for (suite, test), rows in sorted(per.items()):
+        slug = f"{_slug(suite)}_{_slug(test)}"
+        data_file = f"data_{slug}.jsonl"
+        write_jsonl(os.path.join(out_dir, data_file), rows)
+        task = f"{name}_{slug}"
+        with open(os.path.join(out_dir, f"{task}.yaml"), "w", encoding="utf-8") as fh:
+            fh.write(task_yaml(task, data_file, max_new_tokens))
+        written["tasks"].append(task)
+        written["data"].append(data_file)
+    shutil.copyfile(UTILS_SOURCE, os.path.join(out_dir, "utils.py"))
+    return written

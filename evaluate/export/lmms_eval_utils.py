@@ -1,0 +1,80 @@
+"""Hooks of the voebench lmms-eval task. This file is copied verbatim as `utils.py` into an exported task folder,
+so it imports nothing from voebench (lmms-eval environments need not have it) and only the standard library.
+
+Scoring is GRASP's (the same rules as voebench.evaluate.parsing): yes/no questions are valid only if the first
+whitespace token, lower-cased with ASCII punctuation removed, is "yes" or "no"; open questions by keyword classes
+(`doc["choices"]`), a response naming no class or several classes is invalid. Invalid counts as wrong.
+"""
+
+import json
+import os
+import string
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_PUNCT = str.maketrans("", "", string.punctuation)
+
+
+def _video_path(doc):
+    # lmms-eval does not rewrite paths inside the data file: resolve them against this folder
+    return os.path.normpath(os.path.join(_HERE, doc["video"]))
+
+
+def doc_to_visual(doc):
+    return [_video_path(doc)]
+
+
+def doc_to_text(doc, lmms_eval_specific_kwargs=None):
+    kw = lmms_eval_specific_kwargs or {}
+    return f"{kw.get('pre_prompt', '')}{doc['question']}{kw.get('post_prompt', '')}"
+
+
+def doc_to_messages(doc, lmms_eval_specific_kwargs=None):
+    return [{"role": "user", "content": [{"type": "video", "url": _video_path(doc)},
+                                         {"type": "text", "text": doc_to_text(doc, lmms_eval_specific_kwargs)}]}]
+
+
+def doc_to_target(doc):
+    return doc["answer"]
+
+
+def _parse_binary(response):
+    words = str(response or "").split()
+    tok = words[0].lower().translate(_PUNCT) if words else ""
+    return tok if tok in ("yes", "no") else None
+
+
+def _parse_open(response, truth, choices, direction):
+    text = str(response or "").lower()
+    words = {w.translate(_PUNCT) for w in text.split()}
+    has_true = any(k in words for k in choices[truth])
+    wrong = None
+    for label, variants in choices.items():
+        if label == truth:
+            continue
+        if direction and label == "right" and truth == "left" and \
+                ("right to left" in text or "right to the left" in text):
+            continue
+        if direction and label == "left" and truth == "right" and \
+                ("left to right" in text or "left to the right" in text):
+            continue
+        if any(k in words for k in variants):
+            wrong = label
+            break
+    if has_true and wrong is None:
+        return truth
+    if wrong is not None and not has_true:
+        return wrong
+    return None
+
+
+def process_results(doc, results):
+    response = results[0] if results else ""
+    if doc["kind"] == "open":
+        choices = doc["choices"]
+        if isinstance(choices, str):
+            choices = json.loads(choices)
+        parsed = _parse_open(response, doc["answer"], choices, bool(doc.get("direction")))
+    else:
+        parsed = _parse_binary(response)
+    correct = float(parsed is not None and parsed == doc["answer"])
+    return {"grasp_acc": correct, "grasp_invalid": float(parsed is None)}

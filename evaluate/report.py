@@ -1,0 +1,249 @@
+"""Scores of a run: per test accuracy on positive, negative and all samples, invalid rate, bootstrap 95% intervals,
+chance level; a Markdown table and a bar chart like GRASP's Figure 3.
+
+Definitions follow GRASP's compute_accuracy.py: positive accuracy = share of "yes" on positive samples (true
+statements; plausible / expected videos), negative accuracy = share of "no" on negative samples, combined =
+correct / all. Invalid answers count as wrong. Open questions: accuracy over all samples, chance = 1 / number of
+classes (binary: 0.5). Repeats are pooled for the point estimates; the bootstrap resamples *samples* (each with all
+its repeats), stratified by polarity, 2000 times with a fixed seed, and reports the 2.5 / 97.5 percentiles.
+Per-repeat accuracies are listed too (the paper averages three seeds).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+
+import numpy as np
+
+from voebench.errors import UsageError
+from voebench.evaluate.parsing import OPEN_CHOICES, open_family
+from voebench.evaluate.run import RUN, SAMPLES
+
+N_BOOT = 2000
+
+
+def load_records(run_dir: str) -> tuple[list[dict], dict]:
+    path = os.path.join(run_dir, SAMPLES)
+    if not os.path.isfile(path):
+        raise UsageError(f"{run_dir} is not a finished run: no {SAMPLES} (run voebench evaluate first)")
+    recs = []
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                recs.append(json.loads(line))
+    info = {}
+    rp = os.path.join(run_dir, RUN)
+    if os.path.isfile(rp):
+        with open(rp, encoding="utf-8") as fh:
+            info = json.load(fh)
+    return recs, info
+
+
+def _chance(kind: str, recs: list[dict]) -> float:
+    if kind in ("binary", "plausibility"):
+        return 0.5
+    choices = recs[0].get("choices") or OPEN_CHOICES.get(open_family(recs[0]["test"]) or "", {})
+    return 1.0 / len(choices) if choices else float("nan")
+
+
+def _bootstrap(units: list[tuple[str | None, float, int]], rng: np.random.Generator, n_boot: int):
+    """units: (stratum, n_correct, n) per sample. Returns {stratum or 'all': (lo, hi)} of the pooled accuracy."""
+    out = {}
+    strata = sorted({u[0] for u in units if u[0] is not None})
+    arr = {s: np.array([(c, n) for st, c, n in units if st == s], dtype=float) for s in strata}
+    allu = np.array([(c, n) for _, c, n in units], dtype=float)
+
+    def ci(a: np.ndarray) -> tuple[float, float]:
+        idx = rng.integers(0, len(a), size=(n_boot, len(a)))
+        acc = a[idx, 0].sum(1) / a[idx, 1].sum(1)
+        return float(np.percentile(acc, 2.5)), float(np.percentile(acc, 97.5))
+
+    for s in strata:
+        out[s] = ci(arr[s])
+    if strata:  # stratified resampling of the combined accuracy keeps the pos/neg balance fixed
+        draws = []
+        for s in strata:
+            a = arr[s]
+            idx = rng.integers(0, len(a), size=(n_boot, len(a)))
+            draws.append(np.stack([a[idx, 0].sum(1), a[idx, 1].sum(1)], 1))
+        tot = sum(draws)
+        acc = tot[:, 0] / tot[:, 1]
+        out["all"] = (float(np.percentile(acc, 2.5)), float(np.percentile(acc, 97.5)))
+    else:
+        out["all"] = ci(allu)
+    return out
+
+
+def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
+    scored = [r for r in records if r.get("correct") is not None]
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for r in scored:
+        groups[(r["suite"], r["test"], r["kind"], r["strategy"])].append(r)
+    rng = np.random.default_rng(seed)
+    rows = []
+    for (suite, test, kind, strategy), recs in sorted(groups.items()):
+        per_sample: dict[str, list[dict]] = defaultdict(list)
+        for r in recs:
+            per_sample[r["sample_id"]].append(r)
+        units = [(rs[0]["polarity"] if kind != "open" else None, sum(bool(x["correct"]) for x in rs), len(rs))
+                 for rs in per_sample.values()]
+        ci = _bootstrap(units, rng, n_boot)
+        row = {"suite": suite, "test": test, "kind": kind, "strategy": strategy,
+               "test_number": recs[0].get("test_number"), "n": len(recs), "n_samples": len(per_sample),
+               "acc": float(np.mean([bool(r["correct"]) for r in recs])), "ci95": list(ci["all"]),
+               "invalid_rate": float(np.mean([not r["valid"] for r in recs])),
+               "chance": _chance(kind, recs)}
+        if kind != "open":
+            pos = [r for r in recs if r["polarity"] == "positive"]
+            neg = [r for r in recs if r["polarity"] == "negative"]
+            row.update({
+                "n_pos": len(pos), "n_neg": len(neg),
+                "acc_pos": float(np.mean([r["correct"] for r in pos])) if pos else None,
+                "acc_neg": float(np.mean([r["correct"] for r in neg])) if neg else None,
+                "ci95_pos": list(ci["positive"]) if "positive" in ci else None,
+                "ci95_neg": list(ci["negative"]) if "negative" in ci else None,
+                "yes_rate": float(np.mean([r["parsed"] == "yes" for r in recs])),
+            })
+        by_rep: dict[int, list[bool]] = defaultdict(list)
+        for r in recs:
+            by_rep[int(r["repeat"])].append(bool(r["correct"]))
+        row["acc_per_repeat"] = [float(np.mean(by_rep[k])) for k in sorted(by_rep)]
+        rows.append(row)
+    # Figure 3 style: per suite and kind, mean of the per-test accuracies and their std over tests
+    suites = []
+    agg: dict[tuple, list[dict]] = defaultdict(list)
+    for row in rows:
+        agg[(row["suite"], row["kind"], row["strategy"])].append(row)
+    for (suite, kind, strategy), rs in sorted(agg.items()):
+        accs = [r["acc"] for r in rs]
+        suites.append({"suite": suite, "kind": kind, "strategy": strategy, "n_tests": len(rs),
+                       "mean_acc": float(np.mean(accs)), "std_over_tests": float(np.std(accs)),
+                       "invalid_rate": float(np.mean([r["invalid_rate"] for r in rs])),
+                       "chance": float(np.mean([r["chance"] for r in rs]))})
+    return {"tests": rows, "suites": suites, "n_records": len(records), "n_scored": len(scored),
+            "n_unscored": len(records) - len(scored), "bootstrap": {"n": n_boot, "seed": seed, "unit": "sample"}}
+
+
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def markdown(summary: dict, info: dict) -> str:
+    lines = [f"# voebench results: {info.get('model', '?')}", ""]
+    lines.append(f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} (seeds {info.get('repeat_seeds')}), "
+                 f"frames: num_frames={info.get('num_frames')} fps={info.get('fps')}")
+    if summary["n_unscored"]:
+        lines.append(f"\n**{summary['n_unscored']} of {summary['n_records']} sample-repeats have no answer yet "
+                     "(failed calls); run the same command again to fill them in.**")
+    lines += ["", "| suite | test | kind | n | acc pos | acc neg | acc all | 95% CI | invalid | chance |",
+              "|---|---|---|---:|---:|---:|---:|---|---:|---:|"]
+    for r in summary["tests"]:
+        lines.append(f"| {r['suite']} | {r['test']} | {r['kind']} | {r['n']} | {_pct(r.get('acc_pos'))} | "
+                     f"{_pct(r.get('acc_neg'))} | {_pct(r['acc'])} | {_pct(r['ci95'][0])}–{_pct(r['ci95'][1])} | "
+                     f"{_pct(r['invalid_rate'])} | {_pct(r['chance'])} |")
+    lines += ["", "| suite | kind | tests | mean acc | std over tests | invalid | chance |", "|---|---|---:|---:|---:|---:|---:|"]
+    for s in summary["suites"]:
+        lines.append(f"| {s['suite']} | {s['kind']} | {s['n_tests']} | {_pct(s['mean_acc'])} | "
+                     f"{_pct(s['std_over_tests'])} | {_pct(s['invalid_rate'])} | {_pct(s['chance'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def plot(summary: dict, path: str, title: str = "") -> str | None:
+    """Per-test accuracy bars (95% CI error bars), positive / negative accuracy as markers, a red chance line per
+    bar, and a final mean bar per suite with the std over tests (as GRASP Figure 3)."""
+    try:
+        import matplotlib  # noqa: PLC0415
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except ImportError:
+        return None
+    panels: dict[tuple, list[dict]] = defaultdict(list)
+    for r in summary["tests"]:
+        panels[(r["suite"], r["kind"])].append(r)
+    if not panels:
+        return None
+    means = {(s["suite"], s["kind"]): s for s in summary["suites"]}
+    fig, axes = plt.subplots(len(panels), 1, figsize=(max(6, 0.55 * max(len(v) for v in panels.values()) + 3),
+                                                      3.2 * len(panels)), squeeze=False)
+    for ax, ((suite, kind), rows) in zip(axes[:, 0], sorted(panels.items())):
+        labels = [r["test"] for r in rows] + ["mean"]
+        acc = [100 * r["acc"] for r in rows]
+        lo = [100 * (r["acc"] - r["ci95"][0]) for r in rows]
+        hi = [100 * (r["ci95"][1] - r["acc"]) for r in rows]
+        m = means[(suite, kind)]
+        x = np.arange(len(labels))
+        ax.bar(x[:-1], acc, yerr=[lo, hi], color="#4C72B0", capsize=3, label="all (95% CI)")
+        ax.bar(x[-1], 100 * m["mean_acc"], yerr=100 * m["std_over_tests"], color="#55A868", capsize=3,
+               label="mean over tests (± std)")
+        if kind != "open":
+            ax.scatter(x[:-1], [100 * (r["acc_pos"] if r["acc_pos"] is not None else np.nan) for r in rows],
+                       marker="^", color="k", zorder=3, s=18, label="positive")
+            ax.scatter(x[:-1], [100 * (r["acc_neg"] if r["acc_neg"] is not None else np.nan) for r in rows],
+                       marker="v", color="grey", zorder=3, s=18, label="negative")
+        for xi, r in zip(x[:-1], rows):
+            ax.hlines(100 * r["chance"], xi - 0.45, xi + 0.45, color="red", lw=1.5)
+        ax.hlines(100 * m["chance"], x[-1] - 0.45, x[-1] + 0.45, color="red", lw=1.5, label="chance")
+        ax.set_xticks(x, labels, rotation=45, ha="right", fontsize=8)
+        ax.set_ylim(0, 105)
+        ax.set_ylabel("accuracy (%)")
+        ax.set_title(f"{suite} · {kind}", fontsize=10)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_comparison(runs: list[tuple[str, dict]], path: str, suite: str | None = None) -> str | None:
+    """GRASP Figure 3: one bar per run (model) = mean accuracy over the tests of `suite` (default: the Level 2
+    suite if present), error bar = std over tests, red line = chance."""
+    import matplotlib  # noqa: PLC0415
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    names, means, stds, chance = [], [], [], []
+    for name, summary in runs:
+        rows = summary["suites"]
+        want = suite or ("grasp-l2" if any(s["suite"] == "grasp-l2" for s in rows) else None)
+        sel = [s for s in rows if (want is None or s["suite"] == want) and s["kind"] != "open"]
+        if not sel:
+            continue
+        accs = [r["acc"] for r in summary["tests"] if r["suite"] in {s["suite"] for s in sel} and r["kind"] != "open"]
+        names.append(name)
+        means.append(100 * float(np.mean(accs)))
+        stds.append(100 * float(np.std(accs)))
+        chance.append(100 * float(np.mean([s["chance"] for s in sel])))
+    if not names:
+        return None
+    fig, ax = plt.subplots(figsize=(max(4, 1.0 * len(names) + 2), 3.5))
+    x = np.arange(len(names))
+    ax.bar(x, means, yerr=stds, capsize=4, color="#4C72B0")
+    ax.axhline(chance[0], color="red", lw=1.5)
+    ax.set_xticks(x, names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylim(0, 100)
+    ax.set_ylabel("accuracy (%)")
+    ax.set_title(f"mean accuracy over {suite or 'Level 2'} tests (± std over tests)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def write_report(run_dir: str, n_boot: int = N_BOOT) -> dict:
+    records, info = load_records(run_dir)
+    summary = summarize(records, n_boot=n_boot)
+    results = {"run": info, **summary}
+    tmp = os.path.join(run_dir, "results.json.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(results, fh, indent=2)
+    os.replace(tmp, os.path.join(run_dir, "results.json"))
+    with open(os.path.join(run_dir, "report.md"), "w", encoding="utf-8") as fh:
+        fh.write(markdown(summary, info))
+    fig = plot(summary, os.path.join(run_dir, "accuracy.png"), title=f"{info.get('model', '')} · "
+               f"{info.get('strategy', '')}")
+    results["figure"] = fig
+    return results

@@ -1,0 +1,292 @@
+"""Running an evaluation: repeats with recorded seeds, the on-disk response cache, the per-sample log.
+
+A run directory holds:
+
+    run.json        the configuration (model, settings, strategy, repeats and their seeds, frame sampling, ...)
+    cache.jsonl     append-only response cache; one line per model call, keyed by
+                    sha256(model, settings, sample id, the conversation so far, repeat seed)
+    samples.jsonl   one record per (sample, repeat): prompt turns, frames, raw responses, parsed answer, correctness
+    results.json, report.md, accuracy.png   (evaluate.report)
+
+Every model answer is appended to the cache (and flushed) as soon as it arrives, so a killed run loses at most
+the calls in flight; running the same command again asks the model only for the calls not in the cache.
+Multi-turn strategies (CoT, one-shot) are real conversations: turn 2's request contains the model's own turn-1
+reply, so it is keyed (and asked) only once that reply exists.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+
+from voebench import __version__
+from voebench.evaluate import frames as frames_mod
+from voebench.evaluate.models.base import Adapter, Request
+from voebench.evaluate.parsing import score
+from voebench.evaluate.tasks import Sample
+
+CACHE = "cache.jsonl"
+SAMPLES = "samples.jsonl"
+RUN = "run.json"
+
+
+def repeat_seeds(base_seed: int, repeats: int) -> list[int]:
+    """One seed per repeat: first 4 bytes of sha256('<base>/repeat/<r>'), masked to 31 bits."""
+    out = []
+    for r in range(repeats):
+        h = hashlib.sha256(f"{base_seed}/repeat/{r}".encode()).digest()
+        out.append(int.from_bytes(h[:4], "little") & 0x7FFFFFFF)
+    return out
+
+
+class ResponseCache:
+    """Append-only JSONL: {"key", "response", "model", "sample_id", "repeat", "turn", "time"} per line. A torn last
+    line (killed mid-write) is ignored on load."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.data: dict[str, dict] = {}
+        self.torn = 0
+        if os.path.exists(path):
+            with open(path, "rb") as fh:
+                raw = fh.read()
+            for line in raw.split(b"\n"):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                    self.data[rec["key"]] = rec
+                except (ValueError, KeyError):
+                    self.torn += 1
+            if raw and not raw.endswith(b"\n"):  # start our appends on a fresh line
+                with open(path, "ab") as fh:
+                    fh.write(b"\n")
+        self.fh = open(path, "a", encoding="utf-8")  # noqa: SIM115 - kept open for the run
+
+    def get(self, key: str) -> dict | None:
+        return self.data.get(key)
+
+    def put(self, key: str, response: str, **meta) -> None:
+        rec = {"key": key, "response": response, **meta, "time": round(time.time(), 3)}
+        self.fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+        self.fh.flush()
+        self.data[key] = rec
+
+    def sync(self) -> None:
+        self.fh.flush()
+        os.fsync(self.fh.fileno())
+
+    def close(self) -> None:
+        if not self.fh.closed:
+            self.sync()
+            self.fh.close()
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+
+def _canonical(messages: list[dict]) -> list[dict]:
+    """The conversation as it goes into the cache key: video by manifest path and frame indices (not absolute
+    path, so a moved dataset keeps its cache)."""
+    out = []
+    for m in messages:
+        c = {"role": m["role"], "text": m["text"]}
+        if m.get("video"):
+            c["video"] = {"rel": m["video"]["rel"], "indices": list(m["video"]["indices"])}
+        out.append(c)
+    return out
+
+
+def cache_key(model: str, settings: dict, sample_id: str, messages: list[dict], seed: int) -> str:
+    payload = json.dumps({"model": model, "settings": settings, "sample": sample_id,
+                          "turns": _canonical(messages), "seed": seed}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Job:
+    sample: Sample
+    repeat: int
+    seed: int
+    responses: list[str] = field(default_factory=list)
+    cached: list[bool] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return len(self.responses) == len(self.sample.turns)
+
+
+@dataclass
+class RunConfig:
+    strategy: str
+    repeats: int = 3
+    seed: int = 0
+    num_frames: int | None = 8
+    fps: float | None = None
+    system_prompt: str | None = None
+
+
+class Runner:
+    def __init__(self, adapter: Adapter, samples: list[Sample], out_dir: str, config: RunConfig,
+                 progress: bool = True, extra_run_info: dict | None = None):
+        self.adapter = adapter
+        self.samples = samples
+        self.out = out_dir
+        self.cfg = config
+        self.progress = progress
+        self.extra = extra_run_info or {}
+        self.seeds = repeat_seeds(config.seed, config.repeats)
+        self.settings = adapter.settings()
+        self.calls = 0
+        self.failed = 0
+        self._frames: dict[tuple, list[int]] = {}
+
+    # -- conversations ----------------------------------------------------------------------------------------
+    def frame_indices(self, v) -> list[int]:
+        k = (v.n_frames, v.fps)
+        if k not in self._frames:
+            self._frames[k] = frames_mod.sample_frame_indices(v.n_frames, self.cfg.num_frames, self.cfg.fps, v.fps)
+        return self._frames[k]
+
+    def messages(self, job: Job, turn: int) -> list[dict]:
+        msgs: list[dict] = []
+        if self.cfg.system_prompt:
+            msgs.append({"role": "system", "text": self.cfg.system_prompt})
+        for t in range(turn + 1):
+            tr = job.sample.turns[t]
+            m = {"role": "user", "text": tr.text}
+            if tr.video is not None:
+                v = tr.video
+                m["video"] = {"rel": v.rel, "path": v.path, "indices": self.frame_indices(v), "fps": v.fps,
+                              "n_frames": v.n_frames, "width": v.width, "height": v.height}
+            msgs.append(m)
+            if t < turn:
+                msgs.append({"role": "assistant", "text": job.responses[t]})
+        return msgs
+
+    def key(self, job: Job, turn: int) -> str:
+        return cache_key(self.adapter.name, self.settings, job.sample.sample_id, self.messages(job, turn), job.seed)
+
+    def _advance_from_cache(self, job: Job, cache: ResponseCache) -> None:
+        while not job.done:
+            rec = cache.get(self.key(job, len(job.responses)))
+            if rec is None:
+                return
+            job.responses.append(rec["response"])
+            job.cached.append(True)
+
+    # -- records ----------------------------------------------------------------------------------------------
+    def record(self, job: Job) -> dict:
+        s = job.sample
+        rec = s.record()
+        for t, tr in zip(rec["turns"], s.turns):
+            t["frames"] = self.frame_indices(tr.video) if tr.video is not None else None
+        final = job.responses[-1] if job.done else None
+        rec.update({"repeat": job.repeat, "seed": job.seed, "model": self.adapter.name, "settings": self.settings,
+                    "system_prompt": self.cfg.system_prompt, "responses": job.responses, "response": final,
+                    "cached": job.cached})
+        if job.done:
+            p = score(s.kind, final, s.truth, s.choices, s.test)
+            rec.update(p.as_dict())
+        else:
+            rec.update({"parsed": None, "valid": None, "correct": None, "error": job.error or "not run"})
+        return rec
+
+    def _write_run_json(self, state: str, started: float, jobs: list[Job], cache: ResponseCache) -> None:
+        info = {
+            "voebench_version": __version__, "state": state, "model": self.adapter.name,
+            "settings": self.settings, "strategy": self.cfg.strategy, "repeats": self.cfg.repeats,
+            "seed": self.cfg.seed, "repeat_seeds": self.seeds, "num_frames": self.cfg.num_frames,
+            "fps": self.cfg.fps, "frame_decoder": frames_mod.decoder_name(), "system_prompt": self.cfg.system_prompt,
+            "n_samples": len(self.samples), "n_jobs": len(jobs), "n_done": sum(j.done for j in jobs),
+            "n_failed": sum(1 for j in jobs if not j.done), "model_calls_this_run": self.calls,
+            "cache_entries": len(cache), "started": started, "updated": time.time(), **self.extra,
+        }
+        stats = getattr(self.adapter, "stats", None)
+        if stats:
+            info["adapter_stats"] = dict(stats)
+        tmp = os.path.join(self.out, RUN + ".tmp")
+        with open(tmp, "w", encoding="utf-8") as fh:
+            json.dump(info, fh, indent=2)
+        os.replace(tmp, os.path.join(self.out, RUN))
+
+    # -- the loop ---------------------------------------------------------------------------------------------
+    def remaining_calls(self, jobs: list[Job]) -> int:
+        return sum(len(j.sample.turns) - len(j.responses) for j in jobs if not j.done)
+
+    def run(self) -> list[Job]:
+        os.makedirs(self.out, exist_ok=True)
+        started = time.time()
+        cache = ResponseCache(os.path.join(self.out, CACHE))
+        jobs = [Job(s, r, self.seeds[r]) for r in range(self.cfg.repeats) for s in self.samples]
+        for j in jobs:
+            self._advance_from_cache(j, cache)
+        todo = [j for j in jobs if not j.done]
+        total = self.remaining_calls(todo)
+        self._write_run_json("running", started, jobs, cache)
+        samples_path = os.path.join(self.out, SAMPLES)
+        log = open(samples_path + ".partial", "w", encoding="utf-8")  # noqa: SIM115
+        for j in jobs:
+            if j.done:
+                log.write(json.dumps(self.record(j), ensure_ascii=False) + "\n")
+        log.flush()
+        bar = None
+        if self.progress and total:
+            from tqdm import tqdm  # noqa: PLC0415
+            bar = tqdm(total=total, desc=f"{self.adapter.name} calls", unit="call", dynamic_ncols=True)
+        chunk = max(1, int(getattr(self.adapter, "batch_size", 1)))
+        try:
+            for i in range(0, len(todo), chunk):
+                group = todo[i:i + chunk]
+                while True:
+                    pending = [j for j in group if not j.done and j.error is None]
+                    if not pending:
+                        break
+                    reqs = []
+                    for j in pending:
+                        t = len(j.responses)
+                        reqs.append(Request(self.messages(j, t), j.seed, j.repeat, t, len(j.sample.turns), j.sample))
+                    results = self.adapter.generate(reqs)
+                    if len(results) != len(reqs):
+                        raise RuntimeError(f"adapter returned {len(results)} answers for {len(reqs)} requests")
+                    for j, req, res in zip(pending, reqs, results):
+                        self.calls += 1
+                        if isinstance(res, BaseException):
+                            j.error = f"{type(res).__name__}: {res}"
+                            self.failed += 1
+                            continue
+                        key = cache_key(self.adapter.name, self.settings, j.sample.sample_id, req.messages, j.seed)
+                        cache.put(key, res, model=self.adapter.name, sample_id=j.sample.sample_id,
+                                  repeat=j.repeat, turn=req.turn)
+                        j.responses.append(res)
+                        j.cached.append(False)
+                        # a later turn may already be cached (a resumed run)
+                        self._advance_from_cache(j, cache)
+                    if bar is not None:
+                        bar.update(len(reqs))
+                        if self.failed:
+                            bar.set_postfix(failed=self.failed)
+                for j in group:
+                    if j.done:
+                        log.write(json.dumps(self.record(j), ensure_ascii=False) + "\n")
+                log.flush()
+                cache.sync()
+        finally:
+            if bar is not None:
+                bar.close()
+            log.close()
+            cache.close()
+            state = "complete" if all(j.done for j in jobs) else "incomplete"
+            self._write_run_json(state, started, jobs, cache)
+        # final log: every job in canonical order (failed ones with their error, unscored)
+        tmp = samples_path + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            for j in jobs:
+                fh.write(json.dumps(self.record(j), ensure_ascii=False) + "\n")
+        os.replace(tmp, samples_path)
+        os.remove(samples_path + ".partial")
+        return jobs
