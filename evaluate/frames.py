@@ -1,8 +1,8 @@
 """Frame sampling (the one place it happens) and video decoding.
 
 `sample_frame_indices` decides which frames a model sees, for every adapter; the chosen indices are logged per
-sample. Decoding uses PyAV when installed (the `eval` extra; it bundles FFmpeg) and falls back to imageio-ffmpeg
-(a core dependency), so the harness also runs where `av` is missing.
+sample. Decoding uses PyAV when installed (the `eval` extra; it bundles FFmpeg), else OpenCV, else imageio-ffmpeg (a core
+dependency), so the harness also runs where `av` is missing (the GPU image lent here has OpenCV but no PyAV).
 """
 
 from __future__ import annotations
@@ -77,18 +77,49 @@ def _decode_imageio(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
     return got
 
 
-def decoder_name() -> str:
+def _decode_cv2(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
+    import cv2  # noqa: PLC0415
+
+    got: dict[int, np.ndarray] = {}
+    last = max(wanted)
+    cap = cv2.VideoCapture(path)
     try:
-        import av  # noqa: F401, PLC0415
-        return "pyav"
-    except ImportError:
-        return "imageio-ffmpeg"
+        n = 0
+        while n <= last:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            if n in wanted:
+                got[n] = cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)
+            n += 1
+    finally:
+        cap.release()
+    return got
+
+
+_DECODERS = {"pyav": ("av", _decode_pyav), "opencv": ("cv2", _decode_cv2),
+             "imageio-ffmpeg": ("imageio_ffmpeg", _decode_imageio)}
+
+
+@functools.lru_cache(maxsize=1)
+def decoder_name() -> str:
+    """The first decoder that imports: PyAV (the eval extra), OpenCV (present on many GPU images that lack PyAV),
+    imageio-ffmpeg (a core dependency)."""
+    import importlib  # noqa: PLC0415
+
+    for name, (module, _) in _DECODERS.items():
+        try:
+            importlib.import_module(module)
+            return name
+        except ImportError:
+            continue
+    raise RuntimeError("no video decoder: install av (pip install 'voebench[eval]') or imageio-ffmpeg")
 
 
 @functools.lru_cache(maxsize=32)
 def _read(path: str, indices: tuple[int, ...]) -> np.ndarray:
     wanted = set(indices)
-    got = _decode_pyav(path, wanted) if decoder_name() == "pyav" else _decode_imageio(path, wanted)
+    got = _DECODERS[decoder_name()][1](path, wanted)
     missing = [i for i in indices if i not in got]
     if missing:
         raise RuntimeError(f"{path}: video has fewer frames than the manifest says (frame {missing[0]} missing)")
