@@ -169,6 +169,14 @@ class Balanced(Choice):
         return _plain(self.options[index % len(self.options)])
 
 
+class Pool(Choice):
+    """A set of allowed values that the scene draws from itself (e.g. distinct colours for several
+    objects); sampling returns the whole list. Users narrow it to any non-empty subset."""
+
+    def sample(self, rng, index):
+        return [_plain(o) for o in self.options]
+
+
 def _plain(v):
     return list(v) if isinstance(v, tuple) else v
 

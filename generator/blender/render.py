@@ -34,13 +34,15 @@ class RenderSettings:
 
 @dataclass
 class Frame:
-    """One output frame. `depth`/`segmentation` are None when `unique` repeats an earlier rendered frame."""
+    """One output frame. When `rendered` is False it repeats distinct frame `unique`, rendered earlier, and
+    `depth`/`segmentation` are None (the writer stores them once per distinct frame)."""
 
     index: int
     unique: int
     rgb: np.ndarray
     depth: np.ndarray | None
     segmentation: np.ndarray | None
+    rendered: bool
 
 
 def read_bmp(path: str) -> np.ndarray:
@@ -221,10 +223,10 @@ class Renderer:
         for t in range(self.scene.n_frames):
             hit = rendered.get(keys[t]) if reuse else None
             if hit is not None:
-                yield Frame(t, hit[0], hit[1], None, None)
+                yield Frame(t, hit[0], hit[1], None, None, False)
                 continue
             rgb, depth, seg = self.render_state(t, passes)
             unique = len(rendered)
             if reuse:
                 rendered[keys[t]] = (unique, rgb)
-            yield Frame(t, unique if reuse else t, rgb, depth, seg)
+            yield Frame(t, unique if reuse else t, rgb, depth, seg, True)

@@ -1,0 +1,115 @@
+"""One HDF5 file per video (layout in docs/schema.md).
+
+Depth and segmentation are stored once per *distinct* frame in `_unique/` and exposed as full (T,H,W)
+virtual datasets `depth` and `segmentation` that map every frame to its distinct frame: a 10 s still scene
+costs one frame of storage, and readers index `f["depth"][t]` as usual.
+"""
+
+from __future__ import annotations
+
+import json
+
+import h5py
+import numpy as np
+
+from voebench.generator.scene import Scene
+
+COMPRESSION = dict(compression="gzip", compression_opts=4, shuffle=True)
+
+
+class StatesWriter:
+    def __init__(self, path: str, scene: Scene, width: int, height: int, attrs: dict, passes=("depth", "segmentation")):
+        self.f = h5py.File(path, "w", track_order=True)
+        self.scene, self.w, self.h = scene, width, height
+        for k, v in attrs.items():
+            self.f.attrs[k] = v
+        T = scene.n_frames
+        self.frame_to_unique = np.full(T, -1, np.int64)
+        self.unique = {}
+        if "depth" in passes:
+            self.unique["depth"] = self.f.create_dataset("_unique/depth", (0, height, width), np.float32,
+                                                         maxshape=(None, height, width), chunks=(1, height, width),
+                                                         **COMPRESSION)
+        if "segmentation" in passes:
+            self.unique["segmentation"] = self.f.create_dataset("_unique/segmentation", (0, height, width), np.uint16,
+                                                                maxshape=(None, height, width),
+                                                                chunks=(1, height, width), **COMPRESSION)
+        self.pixel_counts = np.zeros((T, len(scene.objects) + 1), np.int64)
+        self._unique_counts = []
+
+    def add_frame(self, t: int, unique: int, depth: np.ndarray | None, segmentation: np.ndarray | None) -> None:
+        self.frame_to_unique[t] = unique
+        if unique == len(self._unique_counts):  # a newly rendered frame
+            for name, data in (("depth", depth), ("segmentation", segmentation)):
+                if name in self.unique:
+                    ds = self.unique[name]
+                    ds.resize((unique + 1, self.h, self.w))
+                    ds[unique] = data
+            n = len(self.scene.objects) + 1
+            # -1: not measured (no segmentation pass, e.g. a states-only run)
+            counts = (np.bincount(segmentation.ravel(), minlength=n) if segmentation is not None
+                      else np.full(n, -1, np.int64))
+            self._unique_counts.append(counts[: len(self.scene.objects) + 1])
+        self.pixel_counts[t] = self._unique_counts[unique]
+
+    def close(self, extra_groups: dict | None = None) -> None:
+        f, sc, T = self.f, self.scene, self.scene.n_frames
+        if (self.frame_to_unique < 0).any():
+            raise RuntimeError("not every frame was written")
+        f.create_dataset("_unique/frame_to_unique", data=self.frame_to_unique)
+        for name, ds in self.unique.items():
+            layout = h5py.VirtualLayout(shape=(T, self.h, self.w), dtype=ds.dtype)
+            source = h5py.VirtualSource(".", ds.name, shape=ds.shape)
+            for t, u in enumerate(self.frame_to_unique):
+                layout[t] = source[int(u)]
+            f.create_virtual_dataset(name, layout, fillvalue=np.inf if name == "depth" else 0)
+        objects = f.create_group("objects", track_order=True)
+        for obj in sc.objects.values():
+            g = objects.create_group(obj.name)
+            g.attrs["id"] = obj.id
+            g.attrs["role"] = obj.role
+            g.attrs["shape"] = obj.shape
+            g.attrs["dimensions"] = obj.dimensions
+            g.attrs["dynamic"] = obj.body is not None and obj.body.kind == "active"
+            if obj.texture:
+                g.attrs["texture"] = json.dumps(obj.texture)
+            g.create_dataset("position", data=obj.position)
+            g.create_dataset("quaternion", data=obj.quaternion)
+            g.create_dataset("color", data=obj.color.astype(np.float32))
+            g.create_dataset("visible", data=obj.visible)
+            g.create_dataset("visible_pixels", data=self.pixel_counts[:, obj.id])
+        cam = f.create_group("camera")
+        cam.create_dataset("intrinsics", data=sc.camera.intrinsics(self.w, self.h))
+        cam.create_dataset("extrinsics", data=sc.camera.extrinsics())
+        cam.attrs["fov_deg"] = sc.camera.fov_deg
+        if sc.violation is not None:
+            g = f.create_group("violation")
+            for k, v in sc.violation.as_dict().items():
+                g.attrs[k] = json.dumps(v) if isinstance(v, list) else v
+        for group, attrs in (extra_groups or {}).items():
+            g = f.create_group(group)
+            for k, v in attrs.items():
+                g.attrs[k] = json.dumps(v) if isinstance(v, (dict, list)) else v
+        f.close()
+
+    def abort(self):
+        try:
+            self.f.close()
+        except Exception:
+            pass
+
+
+def read_states(path: str) -> dict:
+    """The ground truth of one video as plain numpy (everything but depth and segmentation)."""
+    out = {"attrs": {}, "objects": {}, "camera": {}}
+    with h5py.File(path, "r") as f:
+        out["attrs"] = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
+        for name, g in f["objects"].items():
+            o = {k: v for k, v in g.attrs.items()}
+            for k in g:
+                o[k] = g[k][()]
+            out["objects"][name] = o
+        out["camera"] = {k: f["camera"][k][()] for k in f["camera"]}
+        if "violation" in f:
+            out["violation"] = {k: v for k, v in f["violation"].attrs.items()}
+    return out

@@ -1,0 +1,406 @@
+"""Plan, produce and record a rendered set: resumable, atomic, the same bytes whatever the workers or shards.
+
+- Every video is a `Job` whose seed comes from (base seed, suite, test, index), so any video can be made
+  alone, in any process, in any order.
+- Files are written under a temporary name and renamed when complete; a finished video is never redone
+  (delete it, or let `voebench verify --repair` delete broken ones, to have it made again).
+- Workers are warm: one process imports bpy once and renders many videos.
+- `manifest.jsonl` gets one line per finished video as soon as it is done and is rewritten sorted at the end;
+  a shard writes `manifest-shard-I-of-N.jsonl` instead, and `merge` combines shards.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from voebench import __version__
+from voebench.errors import UsageError
+from voebench.generator.params import Params, Space
+from voebench.generator.suite import Job, Suite, Timing
+
+PASSES = ("rgb", "depth", "segmentation")
+
+
+@dataclass
+class RunConfig:
+    out: str
+    suite: str
+    tests: list
+    trials: int
+    base_seed: int = 0
+    seconds: float = 10.0
+    fps: float = 50.0
+    width: int = 320
+    height: int = 240
+    engine: str = "workbench"
+    samples: int = 32
+    device: str = "cpu"
+    passes: tuple = PASSES
+    overrides: dict = field(default_factory=dict)  # test -> {dotted key: value}
+    options: dict = field(default_factory=dict)  # suite-specific switches (e.g. AVoE both_conditions)
+    workers: int = 1
+    threads: int = 0  # llvmpipe threads per worker; 0 = cores // workers
+    shard: tuple = (0, 1)
+    reuse_frames: bool = True
+
+    @property
+    def timing(self) -> Timing:
+        return Timing(self.seconds, self.fps)
+
+    def identity(self, suite: Suite) -> dict:
+        """What makes two runs the same dataset (everything but counts, workers and shards)."""
+        return {
+            "generator_version": __version__, "suite": self.suite, "base_seed": self.base_seed,
+            "seconds": self.seconds, "fps": self.fps, "width": self.width, "height": self.height,
+            "engine": self.engine, "samples": self.samples if self.engine != "workbench" else None,
+            "passes": list(self.passes), "options": self.options,
+            "spaces": {t: effective_space(suite, t, self.overrides).describe() for t in suite.tests},
+        }
+
+
+def effective_space(suite: Suite, test: str, overrides: dict) -> Space:
+    return suite.space(test).override(overrides.get(test, {}), where=f"{suite.name}/{test}: ")
+
+
+# ------------------------------------------------------------------------------------------------ planning
+
+
+def plan(cfg: RunConfig, suite: Suite) -> list[Job]:
+    """All jobs of the run in canonical order, this shard's share only. Trials (both videos of a pair)
+    are dealt to shards round-robin, so shards are disjoint and their union is the whole set."""
+    jobs, trial_no = [], 0
+    shard, n_shards = cfg.shard
+    for test in cfg.tests:
+        space = effective_space(suite, test, cfg.overrides)
+        for index in range(cfg.trials):
+            mine = trial_no % n_shards == shard
+            trial_no += 1
+            if not mine:
+                continue
+            seed, p = suite.sample(test, space, cfg.base_seed, index)
+            pair_id = f"{suite.name}/{test}/{index:05d}" if suite.paired() else None
+            for condition in suite.conditions(test, p, {**cfg.options, "seed": seed}):
+                jobs.append(Job(suite.name, test, index, condition, seed, pair_id))
+    return jobs
+
+
+def is_done(cfg: RunConfig, job: Job) -> bool:
+    """Cheap completeness check: both files exist, the HDF5 is marked complete, the mp4 has its index."""
+    base = os.path.join(cfg.out, job.relpath)
+    if not _h5_complete(base + ".h5"):
+        return False
+    return "rgb" not in cfg.passes or mp4_complete(base + ".mp4")
+
+
+def _h5_complete(path: str) -> bool:
+    import h5py
+
+    try:
+        with h5py.File(path, "r") as f:
+            return bool(f.attrs.get("complete", False))
+    except (OSError, KeyError):
+        return False
+
+
+def mp4_complete(path: str) -> bool:
+    """An mp4 written by ffmpeg ends with its 'moov' index; a truncated file has none."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            f.seek(max(0, size - 262144))
+            return size > 0 and b"moov" in f.read()
+    except OSError:
+        return False
+
+
+# ------------------------------------------------------------------------------------------------ producing
+
+_SUITES: dict = {}
+
+
+def _suite(name: str) -> Suite:
+    if name not in _SUITES:
+        from voebench.scenes import REGISTRY
+
+        _SUITES[name] = REGISTRY.get(name)
+    return _SUITES[name]
+
+
+def produce(job: Job, cfg: RunConfig) -> dict:
+    """Make one video: sample, build (and simulate), render, write atomically. Returns its manifest entry."""
+    from voebench.generator.io.hdf5 import StatesWriter
+
+    t0 = time.perf_counter()
+    suite = _suite(cfg.suite)
+    space = effective_space(suite, job.test, cfg.overrides)
+    seed, p = suite.sample(job.test, space, cfg.base_seed, job.index)
+    assert seed == job.seed
+    scene = suite.make_scene(job, p, cfg.timing)
+    entry = manifest_entry(cfg, suite, job, p, scene)
+    t_build = time.perf_counter() - t0
+
+    base = os.path.join(cfg.out, job.relpath)
+    os.makedirs(os.path.dirname(base), exist_ok=True)
+    tmp_h5, tmp_mp4 = f"{base}.h5.tmp-{os.getpid()}", f"{base}.mp4.tmp-{os.getpid()}"
+    attrs = {
+        "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
+        "pair_id": job.pair_id or "", "seed": job.seed, "fps": cfg.fps, "n_frames": scene.n_frames,
+        "width": cfg.width, "height": cfg.height, "engine": cfg.engine, "generator_version": __version__,
+        "params": json.dumps(entry["params"]),
+    }
+    passes = tuple(cfg.passes)
+    writer = StatesWriter(tmp_h5, scene, cfg.width, cfg.height, attrs, passes)
+    video = None
+    n_rendered = 0
+    try:
+        if passes:
+            from voebench.generator.blender.render import Renderer, RenderSettings
+            from voebench.generator.io.video import VideoWriter
+
+            renderer = Renderer(scene, RenderSettings(cfg.width, cfg.height, cfg.engine, cfg.samples, cfg.device))
+            try:
+                if "rgb" in passes:
+                    video = VideoWriter(tmp_mp4, cfg.width, cfg.height, cfg.fps)
+                for frame in renderer.frames(passes, reuse=cfg.reuse_frames):
+                    if video is not None:
+                        video.write(frame.rgb)
+                    writer.add_frame(frame.index, frame.unique, frame.depth, frame.segmentation)
+                    n_rendered += frame.rendered
+            finally:
+                renderer.close()
+            if video is not None:
+                video.close()
+                video = None
+        else:
+            for t in range(scene.n_frames):
+                writer.add_frame(t, 0, None, None)
+        writer.f.attrs["manifest_entry"] = json.dumps(entry)
+        writer.f.attrs["complete"] = True
+        writer.close(suite.extra_groups(job, p, scene))
+        if "rgb" in passes:
+            os.replace(tmp_mp4, base + ".mp4")
+        os.replace(tmp_h5, base + ".h5")  # last: its presence marks the video as done
+    except BaseException:
+        writer.abort()
+        if video is not None:
+            try:
+                video.close()
+            except Exception:
+                pass
+        for tmp in (tmp_h5, tmp_mp4):
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        raise
+    entry["_timing"] = {"build_s": t_build, "total_s": time.perf_counter() - t0, "frames": scene.n_frames,
+                        "rendered_frames": int(n_rendered)}
+    return entry
+
+
+def manifest_entry(cfg: RunConfig, suite: Suite, job: Job, p: Params, scene) -> dict:
+    entry = {
+        "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
+        "pair_id": job.pair_id, "seed": job.seed, "video": job.relpath + ".mp4" if "rgb" in cfg.passes else None,
+        "states": job.relpath + ".h5", "n_frames": scene.n_frames, "fps": cfg.fps, "width": cfg.width,
+        "height": cfg.height,
+    }
+    entry.update(suite.entry(job, p, scene))
+    entry["violation"] = scene.violation.as_dict() if scene.violation is not None else None
+    entry["params"] = {"sampled": p, "config": {
+        "space": effective_space(suite, job.test, cfg.overrides).describe(), "base_seed": cfg.base_seed,
+        "seconds": cfg.seconds, "fps": cfg.fps, "width": cfg.width, "height": cfg.height,
+        "engine": cfg.engine, "passes": list(cfg.passes), "options": cfg.options}}
+    return entry
+
+
+def _safe_produce(args):
+    job, cfg = args
+    try:
+        return job, produce(job, cfg), None
+    except Exception:
+        return job, None, traceback.format_exc()
+
+
+def _init_worker(threads: int):
+    # llvmpipe (Workbench's rasteriser) reads its thread count once, when bpy loads.
+    os.environ["LP_NUM_THREADS"] = str(threads)
+    import bpy  # noqa: F401  (warm: imported once per worker, reused for every video)
+
+
+# ------------------------------------------------------------------------------------------------ running
+
+
+@dataclass
+class RunResult:
+    done: int
+    skipped: int
+    failed: list
+    seconds: float
+    frames: int
+    rendered_frames: int
+
+
+def manifest_name(cfg: RunConfig) -> str:
+    shard, n = cfg.shard
+    return "manifest.jsonl" if n == 1 else f"manifest-shard-{shard}-of-{n}.jsonl"
+
+
+def prepare_output(cfg: RunConfig, suite: Suite) -> None:
+    """Create the output dir and record (or check) what dataset it holds, before anything renders."""
+    try:
+        os.makedirs(cfg.out, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--out {cfg.out}: cannot create ({e.strerror})") from None
+    if not os.access(cfg.out, os.W_OK):
+        raise UsageError(f"--out {cfg.out}: not writable")
+    path = os.path.join(cfg.out, "dataset.json")
+    info = {}
+    if os.path.exists(path):
+        try:
+            with open(path) as f:
+                info = json.load(f)
+        except (OSError, ValueError):
+            raise UsageError(f"{path}: unreadable; is {cfg.out} a voebench output?") from None
+    ident = json.loads(json.dumps(cfg.identity(suite)))
+    old = info.get("suites", {}).get(cfg.suite)
+    if old is not None and old["identity"] != ident:
+        diff = sorted(k for k in ident if ident[k] != old["identity"].get(k))
+        raise UsageError(f"{cfg.out} holds a {cfg.suite} set made with other settings ({', '.join(diff)}); "
+                         "use another --out or the same settings")
+    info.setdefault("suites", {})[cfg.suite] = {"identity": ident, "tests": list(cfg.tests),
+                                                "trials_per_test": max(cfg.trials, (old or {}).get("trials_per_test", 0))}
+    info["generator_version"] = __version__
+    info["schema"] = "docs/schema.md"
+    write_json_atomic(path, info)
+    for stale in glob.glob(os.path.join(cfg.out, cfg.suite, "*", "*.tmp-*")):
+        os.remove(stale)  # left by a killed run
+
+
+def write_json_atomic(path: str, obj) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+def read_manifest(path: str) -> dict[str, dict]:
+    """Entries by id; a line cut short by a kill is ignored (its video is re-read from its HDF5)."""
+    out = {}
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                try:
+                    e = json.loads(line)
+                    out[e["id"]] = e
+                except (ValueError, KeyError):
+                    continue
+    return out
+
+
+def entry_from_h5(path: str) -> dict:
+    import h5py
+
+    with h5py.File(path, "r") as f:
+        return json.loads(f.attrs["manifest_entry"])
+
+
+def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_address: str | None = None) -> RunResult:
+    from voebench.scenes import REGISTRY
+
+    suite = REGISTRY.get(cfg.suite)
+    prepare_output(cfg, suite)
+    jobs = plan(cfg, suite)
+    todo = [j for j in jobs if not is_done(cfg, j)]
+    mpath = os.path.join(cfg.out, manifest_name(cfg))
+    entries = read_manifest(mpath)
+    for j in jobs:  # finished videos missing from the manifest (run killed between rename and append)
+        if j not in todo and j.id not in entries:
+            entries[j.id] = entry_from_h5(os.path.join(cfg.out, j.relpath + ".h5"))
+
+    failed, frames, rendered = [], 0, 0
+    t0 = time.perf_counter()
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), unit="video", desc=f"{cfg.suite}", dynamic_ncols=True,
+                   initial=0, postfix={"skipped": len(jobs) - len(todo)})
+    with open(mpath, "a") as mf:
+        for job, entry, error in execute(todo, cfg, backend, ray_address):
+            if error is not None:
+                failed.append((job.id, error))
+            else:
+                timing = entry.pop("_timing")
+                frames += timing["frames"]
+                rendered += timing["rendered_frames"]
+                entries[job.id] = entry
+                mf.write(json.dumps(entry) + "\n")
+                mf.flush()
+            if bar is not None:
+                bar.update(1)
+                elapsed = time.perf_counter() - t0
+                bar.set_postfix({"frames/s": f"{frames / max(elapsed, 1e-9):.0f}", "failed": len(failed)})
+    if bar is not None:
+        bar.close()
+    write_manifest(mpath, entries.values())
+    return RunResult(len(todo) - len(failed), len(jobs) - len(todo), failed, time.perf_counter() - t0, frames,
+                     rendered)
+
+
+def write_manifest(path: str, entries) -> None:
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        for e in sorted(entries, key=lambda e: e["id"]):
+            f.write(json.dumps(e) + "\n")
+    os.replace(tmp, path)
+
+
+def default_workers() -> int:
+    return os.cpu_count() or 1
+
+
+def execute(jobs: list[Job], cfg: RunConfig, backend: str = "local", ray_address: str | None = None):
+    """Yield (job, entry, error) as videos finish. Local: warm worker processes (or this process when
+    workers == 1); ray: one Ray task per video."""
+    if not jobs:
+        return
+    if backend == "ray":
+        from voebench.generator.distributed import execute_ray
+
+        yield from execute_ray(jobs, cfg, ray_address)
+        return
+    workers = max(1, min(cfg.workers, len(jobs)))
+    threads = cfg.threads or max(1, (os.cpu_count() or 1) // workers)
+    if workers == 1:
+        if "bpy" not in __import__("sys").modules:
+            os.environ["LP_NUM_THREADS"] = str(threads)
+        for job in jobs:
+            yield _safe_produce((job, cfg))
+        return
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")  # never fork a process that may hold Blender or GL state
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(threads,)) as pool:
+        yield from pool.imap_unordered(_safe_produce, [(j, cfg) for j in jobs], chunksize=1)
+
+
+def merge(out: str) -> int:
+    """Combine shard manifests (and any finished video missing from them) into manifest.jsonl."""
+    entries = read_manifest(os.path.join(out, "manifest.jsonl"))
+    for path in sorted(glob.glob(os.path.join(out, "manifest-shard-*.jsonl"))):
+        entries.update(read_manifest(path))
+    known = {e["states"] for e in entries.values()}
+    for h5 in glob.glob(os.path.join(out, "*", "*", "*.h5")):
+        rel = os.path.relpath(h5, out)
+        if rel not in known and _h5_complete(h5):
+            e = entry_from_h5(h5)
+            entries[e["id"]] = e
+    write_manifest(os.path.join(out, "manifest.jsonl"), entries.values())
+    return len(entries)

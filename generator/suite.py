@@ -1,0 +1,121 @@
+"""Suites and tests: how scene scripts plug into the generator.
+
+A *scene script* is a module in `scenes/<suite>/` with:
+
+    SPACE = {...}                               # its randomization space (generator.params leaves)
+    def build(scene, p, condition) -> None      # add objects, camera, motion to `scene` from Params `p`
+
+plus whatever its suite asks for (prompt texts, labels). A `Suite` lists its scene scripts in order and says
+which conditions a sampled trial is rendered in and what the manifest says about each video.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+
+import numpy as np
+
+from voebench.errors import UsageError
+from voebench.generator.params import Params, Space, derive_seed
+from voebench.generator.scene import Scene
+
+
+@dataclass(frozen=True)
+class Timing:
+    seconds: float = 10.0
+    fps: float = 50.0
+
+    @property
+    def n_frames(self) -> int:
+        return max(1, int(round(self.seconds * self.fps)))
+
+
+@dataclass
+class Job:
+    """One video to produce."""
+
+    suite: str
+    test: str
+    index: int
+    condition: str
+    seed: int
+    pair_id: str | None
+
+    @property
+    def stem(self) -> str:
+        return f"{self.index:05d}" if self.pair_id is None else f"{self.index:05d}-{self.condition}"
+
+    @property
+    def id(self) -> str:
+        return f"{self.suite}/{self.test}/{self.stem}"
+
+    @property
+    def relpath(self) -> str:
+        return f"{self.suite}/{self.test}/{self.stem}"
+
+
+class Suite:
+    """Base class. Subclasses set `name`, `package` (the scenes package), `tests` (names of its modules in
+    order) and implement `conditions` and `entry`."""
+
+    name: str = ""
+    package: str = ""
+    tests: tuple[str, ...] = ()
+    default_trials: int = 128
+    default_timing = Timing()
+    default_resolution = (320, 240)
+
+    def __init__(self):
+        self._modules: dict[str, ModuleType] = {}
+
+    def module(self, test: str) -> ModuleType:
+        if test not in self.tests:
+            raise UsageError(f"unknown test {test!r} in suite {self.name}; one of: {', '.join(self.tests)}")
+        if test not in self._modules:
+            self._modules[test] = importlib.import_module(f"{self.package}.{test}")
+        return self._modules[test]
+
+    def space(self, test: str) -> Space:
+        return Space(self.module(test).SPACE)
+
+    # ------------------------------------------------------------------ per suite
+
+    def conditions(self, test: str, p: Params, options: dict) -> list[str]:
+        """The conditions this trial is rendered in (Level 1: its label; Level 2: both)."""
+        raise NotImplementedError
+
+    def paired(self) -> bool:
+        return True
+
+    def entry(self, job: Job, p: Params, scene: Scene) -> dict:
+        """Suite-specific manifest fields for one video (prompts, description, labels...)."""
+        raise NotImplementedError
+
+    def extra_groups(self, job: Job, p: Params, scene: Scene) -> dict:
+        """Extra HDF5 groups (name -> attributes), e.g. AVoE `labels`."""
+        return {}
+
+    # ------------------------------------------------------------------ shared
+
+    def sample(self, test: str, space: Space, base_seed: int, index: int) -> tuple[int, Params]:
+        seed = derive_seed(base_seed, self.name, test, index)
+        return seed, space.sample(np.random.default_rng(seed), index)
+
+    def make_scene(self, job: Job, p: Params, timing: Timing) -> Scene:
+        scene = Scene(timing.n_frames, timing.fps)
+        self.module(job.test).build(scene, p, job.condition)
+        if scene.camera is None:
+            raise RuntimeError(f"{job.test}: build() set no camera")
+        return scene
+
+
+@dataclass
+class SuiteRegistry:
+    suites: dict[str, Suite] = field(default_factory=dict)
+
+    def get(self, name: str) -> Suite:
+        if name not in self.suites:
+            raise UsageError(f"unknown suite {name!r}; one of: {', '.join(self.suites)}")
+        return self.suites[name]

@@ -1,0 +1,41 @@
+"""Color: one pure red, green, blue or black ball of random size at a random place on the table; the same
+setup as Shape."""
+
+from voebench.generator.params import Balanced, Range
+from voebench.scenes.common import COLORS, table_room
+from voebench.scenes.grasp_l1 import other_label
+from voebench.scenes.grasp_l1.shape import place_on_table
+
+LABELS = ("red", "green", "blue", "black")
+STATEMENT = "The ball on the table is {}."
+OPEN_QUESTION = "What color is the object on the table?"
+KEYWORDS = {c: [c] for c in LABELS}
+
+SPACE = {
+    "color": Balanced(LABELS),
+    "size": Range(0.8, 2.0),
+    "place": {"x": Range(0.2, 0.8), "y": Range(0.2, 0.8)},
+    # GRASP's eye point; it looks at the table centre (the original looked past the spawn area, see docs/differences.md)
+    "camera": {"eye": [5.88, 4.6, 5.28], "look_at": [0.0, 0.0, 0.0], "fov": 70.0},
+}
+
+
+def build(scene, p, condition):
+    table_room(scene)
+    place_on_table(scene, "ball", "ball", p.size, p.place.x, p.place.y, COLORS[p.color], role="ball")
+    scene.look(p.camera.eye, p.camera.look_at, fov_deg=p.camera.fov)
+
+
+def observation(p):
+    return p.color
+
+
+open_answer = observation
+
+
+def negative(p, rng):
+    return other_label(LABELS, p.color, rng)
+
+
+def describe(p):
+    return f"A {p.color} ball {p.size:.1f} m across rests on a wooden table. Nothing moves."

@@ -1,0 +1,49 @@
+"""Shape: one black cube or ball of random size at a random place on the table; the camera looks on from
+above and behind. Nothing moves."""
+
+from voebench.generator.params import Balanced, Range
+from voebench.scenes.common import TABLE_SIZE, table_room
+from voebench.scenes.grasp_l1 import other_label
+
+LABELS = ("ball", "cube")
+STATEMENT = "A {} is on the table."
+OPEN_QUESTION = "What shape is the object on the table?"
+KEYWORDS = {"ball": ["ball", "sphere", "round"], "cube": ["cube", "box", "rectangular", "square"]}
+
+SPACE = {
+    "shape": Balanced(LABELS),
+    "size": Range(0.8, 2.0),  # ball diameter or cube edge, m
+    "place": {"x": Range(0.2, 0.8), "y": Range(0.2, 0.8)},  # fraction of the table's length and depth
+    "color": [0.0, 0.0, 0.0],
+    # GRASP's eye point; it looks at the table centre (the original looked past the spawn area, see docs/differences.md)
+    "camera": {"eye": [5.88, 4.6, 5.28], "look_at": [0.0, 0.0, 0.0], "fov": 70.0},
+}
+
+
+def place_on_table(scene, name, shape, size, fx, fy, color, role):
+    x = (fx - 0.5) * (TABLE_SIZE[0] - 0.7)  # the spawn area of the original, 11.3 x 7.0 m
+    y = (fy - 0.5) * (TABLE_SIZE[1] - 1.0)
+    scene.add(name, "sphere" if shape == "ball" else "box", (size,) * 3, (x, y, size / 2), role=role, color=color)
+
+
+def build(scene, p, condition):
+    table_room(scene)
+    place_on_table(scene, "object", p.shape, p.size, p.place.x, p.place.y, p.color, role=p.shape)
+    scene.look(p.camera.eye, p.camera.look_at, fov_deg=p.camera.fov)
+
+
+def observation(p):
+    return p.shape
+
+
+def open_answer(p):
+    return p.shape
+
+
+def negative(p, rng):
+    return other_label(LABELS, p.shape, rng)
+
+
+def describe(p):
+    what = f"ball {p.size:.1f} m across" if p.shape == "ball" else f"cube with {p.size:.1f} m edges"
+    return f"A black {what} rests on a wooden table. Nothing moves."
