@@ -47,6 +47,38 @@ def _import_checkout() -> None:
         voebench.evaluate = mod
 
 
+def micro_benchmark(backbone: str, batches: list[int], frames: int = 50, size: int = 112, steps: int = 10) -> None:
+    """Clips/s of one training step of the backbone (+ a linear head) on random clips, channels-last or not."""
+    import torch
+
+    from voebench.evaluate.baseline.backbone import build_backbone
+
+    dev = torch.device("cuda")
+    torch.backends.cudnn.benchmark = True
+    for channels_last in (True, False):
+        net = build_backbone(backbone).to(dev)
+        fmt = torch.channels_last_3d if channels_last else torch.contiguous_format
+        net = net.to(memory_format=fmt)
+        opt = torch.optim.SGD(net.parameters(), lr=1e-3, momentum=0.9)
+        for bs in batches:
+            x = torch.rand(bs, 3, frames, size, size, device=dev).contiguous(memory_format=fmt)
+            for i in range(steps + 3):
+                if i == 3:
+                    torch.cuda.synchronize()
+                    t0 = time.perf_counter()
+                with torch.autocast("cuda", dtype=torch.bfloat16):
+                    loss = net(x).float().square().mean()
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                opt.step()
+            torch.cuda.synchronize()
+            dt = time.perf_counter() - t0
+            print(f"micro {backbone} batch {bs:>3} channels_last={channels_last}: {steps * bs / dt:7.1f} clips/s "
+                  f"(train step, bf16), peak mem {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB", flush=True)
+        del net, opt
+        torch.cuda.empty_cache()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("data", nargs="?", help="rendered set with AVoE videos")
@@ -59,6 +91,8 @@ def main() -> int:
     ap.add_argument("--backbone", default="resnet34")
     ap.add_argument("--out", default="runs/baseline-gpu")
     ap.add_argument("--extra", default="", help="more train-baseline flags, e.g. '--freeze-backbone --limit 50'")
+    ap.add_argument("--micro", metavar="BATCHES",
+                    help="first time the backbone alone (forward + backward, bf16) at these batch sizes, e.g. 8,16,32")
     args = ap.parse_args()
 
     _import_checkout()
@@ -74,6 +108,11 @@ def main() -> int:
           + (f" ({torch.cuda.get_device_name(0)})" if torch.cuda.is_available() else "")
           + f", decision trees: {'scikit-learn' if sklearn_available() else 'numpy CART fallback (no sklearn)'}",
           file=sys.stderr)
+
+    if args.micro:
+        micro_benchmark(args.backbone, [int(b) for b in args.micro.split(",")])
+        if not (args.data or args.synthetic):
+            return 0
 
     data = args.data
     if args.synthetic:

@@ -531,7 +531,7 @@ def run_seeds(cfg: TrainConfig, data: dict[str, Split], run_dir: Path, seeds: li
         gpu = r.get("gpu_utilisation") or {}
         log(f"{MODEL_TITLES[cfg.model]} {cfg.category} seed {seed}: test hit rate {t['hit_rate']:.3f}, "
             f"relative acc {t['relative_accuracy']:.3f}, AUC {t['auc']:.3f}"
-            + (f", {tp['clips_per_s']:.1f} clips/s" if tp.get("clips_per_s") else "")
+            + (f", {tp.get('steady_clips_per_s') or tp['clips_per_s']:.1f} clips/s" if tp.get("clips_per_s") else "")
             + (f", GPU util {gpu['mean_percent']:.0f}%" if gpu.get("mean_percent") is not None else ""))
         results.append(r)
     return results
@@ -619,8 +619,8 @@ def write_tables(run_dir: Path) -> tuple[str, dict]:
                 entry[metric] = {"per_seed": {str(s): per[c][s]["test"][metric] for s in sorted(per[c])},
                                  "mean": float(np.nanmean(vals)) if not all(map(math.isnan, vals)) else None,
                                  "sd": float(np.nanstd(vals)) if not all(map(math.isnan, vals)) else None}
-            tps = [v["throughput"]["clips_per_s"] for v in per[c].values()
-                   if v.get("throughput") and v["throughput"].get("clips_per_s")]
+            tps = [v["throughput"].get("steady_clips_per_s") or v["throughput"]["clips_per_s"]
+                   for v in per[c].values() if v.get("throughput") and v["throughput"].get("clips_per_s")]
             gpus = [v["gpu_utilisation"]["mean_percent"] for v in per[c].values()
                     if v.get("gpu_utilisation") and v["gpu_utilisation"].get("mean_percent") is not None]
             entry["clips_per_s"] = float(np.mean(tps)) if tps else None
