@@ -1,0 +1,192 @@
+"""The front-view GRASP Level 2 apparatus: a plywood box with a dark back panel in front of the room's back
+wall, covers/occluders that drop, rise or slide at constant speed, a side "start box" that hides where a
+moving object enters, left/right mirroring, the back wall tinted by VISUAL `background`, the wood texture
+from VISUAL `wood_seed`, and camera offsets as SPACE ranges.
+
+Coordinates: the shared world frame of `scenes/common.py` (metres, z up, x to the right as seen by the
+camera, +y away from the camera toward the back wall), i.e. the Level-1 table-top centre is the origin:
+
+    ours (x, y, z) = Unity (ux - 3.745, uz + 8.630, uy - 10.224)      -> `U(ux, uy, uz)`
+    ours sizes (sx, sy, sz) = Unity localScale (sx, sz, sy)            -> `S(sx, sy, sz)`
+
+so numbers from `/work/shared/reference/scene-facts.md` can be typed in as they are. The room floor is at
+z = -2.4, the inner face of the back wall (Unity Wall3) at y = 9.0; Level 2 front-view apparatus floats in
+front of it at about z = 0.5..3 (there is no table in these scenes).
+
+A scene script builds its apparatus *unmirrored* (the moving object enters from the left), runs physics and
+its edit, then calls `finish(scene, p, x0)` which mirrors everything but the room about x = x0 when
+`p.mirror` is true. Mirroring is a reflection, so physics stays physics and both conditions are mirrored
+alike.
+
+API (additive changes only; other tests import it):
+    U, S                              Unity -> ours coordinate / size conversion
+    camera_space(dx, dy, dz)          SPACE leaves for camera offsets (m, ours axes)
+    room(scene, p)                    floor, walls; the back wall tinted by p.background
+    wood(scene, name, dims, center, p, ...)    a plywood part (texture from p.wood_seed), passive collider
+    dark(scene, name, dims, center, ...)       a dark "Pole" panel (back panels), passive collider
+    cover(scene, name, dims, center, ...)      a green rusty-metal cover/occluder (no collider by default)
+    move_by(obj, delta, speed, start_frame, fps) -> arrival frame   constant-speed mechanism motion
+    look(scene, p, eye, target, fov)  the camera at eye + (p.camera.dx, dy, dz)
+    finish(scene, p, x0)              mirror (if p.mirror) about x = x0
+    hidden_frames(scene, obj, occluder, margin)   (T,) bool: obj cannot be seen, occluded by occluder
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from voebench.generator.kinematics import quat_to_matrix
+from voebench.generator.params import Range
+from voebench.generator.scene import RigidBody, Scene, SceneObject
+from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, room as _room, srgb_to_linear
+
+UNITY_ORIGIN = (3.745, 10.224, -8.630)  # Unity point that maps to our origin (x, y-up, z-depth)
+COVER_SPEED = 0.5  # m/s: GRASP covers drop/rise/slide at a constant 0.5 units/s
+WALL_BEIGE = (0.59, 0.55, 0.47)  # linear RGB of the beige wall texture before tinting
+# Eight wood tints (linear RGB) standing in for GRASP's 8 wood materials (DarkWood, FineGrainedWood, Plywood,
+# Wood02, Wood04, WoodPeelingPaint, WoodTableWorn, WoodWall); one per video, chosen by wood_seed.
+WOOD_TINTS = ((0.20, 0.11, 0.05), (0.55, 0.38, 0.22), (0.72, 0.56, 0.36), (0.45, 0.28, 0.14),
+              (0.62, 0.42, 0.25), (0.60, 0.58, 0.52), (0.35, 0.22, 0.12), (0.50, 0.36, 0.24))
+COVER_TINT = (0.16, 0.26, 0.17)  # GreenMetalRust
+FABRIC_TINT = (0.45, 0.40, 0.52)  # FabricPattern3 (Test 5 cube, Test 15 bottom block)
+
+
+def U(ux: float, uy: float, uz: float) -> np.ndarray:
+    """A Unity world point (y up) in our coordinates."""
+    return np.array([ux - UNITY_ORIGIN[0], uz - UNITY_ORIGIN[2], uy - UNITY_ORIGIN[1]])
+
+
+def S(sx: float, sy: float, sz: float) -> np.ndarray:
+    """A Unity localScale (x, y-up, z-depth) as our dimensions (x, y-depth, z-up)."""
+    return np.array([sx, sz, sy], float)
+
+
+def camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov: float = 70.0) -> dict:
+    """SPACE leaves for the camera: offsets in metres added to the nominal eye along our x (right), y (depth,
+    + away from the viewer) and z (up); GRASP's Unity ranges (x, y, z) map to (dx, dz, dy). fov in degrees."""
+    return {"dx": Range(*dx), "dy": Range(*dy), "dz": Range(*dz), "fov": fov}
+
+
+def background_color(p) -> tuple:
+    """The back wall's colour: the beige wall texture tinted by VISUAL background (sRGB 0-1)."""
+    b = p.background
+    tint = srgb_to_linear([b.r, b.g, b.b])
+    return tuple(float(v) for v in tint * np.asarray(WALL_BEIGE) / max(WALL_BEIGE))
+
+
+def room(scene: Scene, p) -> None:
+    """Parquet floor and plaster walls; the back wall (the background of every front view) tinted by
+    p.background. The room is never mirrored."""
+    _room(scene, floor_z=-TABLE_HEIGHT, walls=("left", "right", "front"), wall_texture_seed=int(p.wood_seed) % 97)
+    scene.add("wall_back", "box", (18.0, 1.0, 10.0), (0.0, 9.5, -TABLE_HEIGHT + 5.0), role="wall",
+              color=background_color(p), texture={"pattern": "plaster", "seed": int(p.wood_seed) % 89})
+
+
+def wood_tint(p) -> tuple:
+    return WOOD_TINTS[int(p.wood_seed) % len(WOOD_TINTS)]
+
+
+def wood(scene: Scene, name: str, dims, center, p, role: str = "apparatus", collider: bool = True,
+         friction: float = 0.5) -> SceneObject:
+    """A plywood part: a box with the video's wood texture (all wood parts share it, as in GRASP)."""
+    return scene.add(name, "box", dims, center, role=role, color=wood_tint(p),
+                     texture={"pattern": "wood", "seed": int(p.wood_seed)},
+                     body=RigidBody("passive", friction=friction) if collider else None)
+
+
+def dark(scene: Scene, name: str, dims, center, role: str = "apparatus", collider: bool = True) -> SceneObject:
+    """A dark grey "Pole" panel (back panels, the black barrier)."""
+    return scene.add(name, "box", dims, center, role=role, color=POLE_GREY,
+                     body=RigidBody("passive") if collider else None)
+
+
+def cover(scene: Scene, name: str, dims, center, role: str = "occluder", body: RigidBody | None = None,
+          seed: int = 5) -> SceneObject:
+    """A green rusty-metal cover/occluder (GRASP's GreenMetalRust). No collider unless `body` is given
+    (e.g. RigidBody("kinematic") for a cover that things rest on)."""
+    return scene.add(name, "box", dims, center, role=role, color=COVER_TINT,
+                     texture={"pattern": "rust", "seed": seed}, body=body)
+
+
+def move_by(obj: SceneObject, delta, speed: float, start_frame: int, fps: float) -> int:
+    """Mechanism motion: from its pose at `start_frame`, move by `delta` (m) at constant `speed` (m/s), then
+    hold. Frames before `start_frame` are kept, so moves chain (rise, then drop). Returns the arrival frame."""
+    delta = np.asarray(delta, float)
+    length = float(np.linalg.norm(delta))
+    T = obj.n_frames
+    start_frame = int(np.clip(start_frame, 0, T - 1))
+    p0 = obj.position[start_frame].copy()
+    t = (np.arange(start_frame, T) - start_frame) / fps
+    frac = np.clip(t * speed / length, 0.0, 1.0) if length > 0 else np.ones(len(t))
+    obj.position[start_frame:] = p0 + frac[:, None] * delta
+    obj.quaternion[start_frame:] = obj.quaternion[start_frame]
+    return int(start_frame + np.ceil(length / speed * fps - 1e-9)) if length > 0 else start_frame
+
+
+def look(scene: Scene, p, eye, target, fov: float | None = None) -> None:
+    """The camera at `eye` + (p.camera.dx, dy, dz), looking at `target` (our coordinates)."""
+    c = p.camera
+    offset = np.array([c.dx, c.dy, c.dz], float)
+    scene.look(np.asarray(eye, float) + offset, np.asarray(target, float),
+               fov_deg=float(c.fov if fov is None else fov))
+
+
+def finish(scene: Scene, p, x0: float) -> None:
+    """Mirror everything except the room (roles floor/wall) about the plane x = x0 when p.mirror is true.
+    Call last in build(), after simulation and the violation edit."""
+    if not p.mirror:
+        return
+    for o in scene.objects.values():
+        if o.role in ("floor", "wall"):
+            continue
+        o.position[:, 0] = 2 * x0 - o.position[:, 0]
+        # reflection M = diag(-1, 1, 1): M R M for rotation quaternion (w, x, y, z) is (w, x, -y, -z)
+        o.quaternion[:, 2:] *= -1
+    cam = scene.camera
+    cam.position[:, 0] = 2 * x0 - cam.position[:, 0]
+    cam.look_at[:, 0] = 2 * x0 - cam.look_at[:, 0]
+
+
+def _corners(obj: SceneObject, t: int, margin: float) -> np.ndarray:
+    half = obj.dimensions / 2 + margin
+    signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+    return obj.position[t] + (signs * half) @ quat_to_matrix(obj.quaternion[t]).T
+
+
+def _segment_hits_box(eye, point, box: SceneObject, t: int) -> bool:
+    """Whether the segment eye->point passes through the (oriented) box `box` at frame t."""
+    r = quat_to_matrix(box.quaternion[t])
+    a = r.T @ (np.asarray(eye) - box.position[t])
+    b = r.T @ (np.asarray(point) - box.position[t])
+    d = b - a
+    half = box.dimensions / 2
+    lo, hi = 0.0, 1.0
+    for k in range(3):
+        if abs(d[k]) < 1e-12:
+            if abs(a[k]) > half[k]:
+                return False
+            continue
+        t0, t1 = (-half[k] - a[k]) / d[k], (half[k] - a[k]) / d[k]
+        lo, hi = max(lo, min(t0, t1)), min(hi, max(t0, t1))
+        if lo > hi:
+            return False
+    return True
+
+
+def hidden_frames(scene: Scene, obj: str, occluder: str | list, margin: float = 0.02) -> np.ndarray:
+    """(T,) bool: at frame t the object `obj` (its bounding box grown by `margin` m) lies entirely in the
+    shadow, seen from the camera, of one convex box `occluder` (or of any one box of a list), or does not
+    exist (visible False). Exact for boxes: the shadow of a convex box is convex, so testing the 8 corners
+    suffices. Use it to place hidden edits inside the window where the object cannot be seen."""
+    o = scene[obj]
+    occs = [occluder] if isinstance(occluder, str) else list(occluder)
+    out = np.zeros(scene.n_frames, bool)
+    for t in range(scene.n_frames):
+        if not o.visible[t]:
+            out[t] = True
+            continue
+        eye = scene.camera.position[t]
+        corners = _corners(o, t, margin)
+        out[t] = any(scene[c].visible[t] and all(_segment_hits_box(eye, q, scene[c], t) for q in corners)
+                     for c in occs)
+    return out
