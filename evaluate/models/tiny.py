@@ -60,7 +60,8 @@ def build_tiny_qwen25vl(folder: str, *, hidden: int = 64, layers: int = 2, visio
     processor = Qwen2_5_VLProcessor(image_processor=image_processor, tokenizer=tokenizer,
                                     video_processor=video_processor, chat_template=CHAT_TEMPLATE)
 
-    heads = max(2, hidden // 16)
+    head_dim = 16 if hidden < 256 else (128 if hidden >= 1536 else 64)
+    heads = max(2, hidden // head_dim)
     head_dim = hidden // heads
     half = head_dim // 2
     mrope = [half - 2 * (half * 3 // 8), half * 3 // 8, half * 3 // 8]
@@ -73,7 +74,7 @@ def build_tiny_qwen25vl(folder: str, *, hidden: int = 64, layers: int = 2, visio
         ),
         vision_config=dict(
             depth=vision_depth, hidden_size=vision_hidden, intermediate_size=vision_hidden * 2,
-            num_heads=max(2, vision_hidden // 16), out_hidden_size=hidden, patch_size=14, temporal_patch_size=2,
+            num_heads=2 if vision_hidden < 128 else vision_hidden // 64, out_hidden_size=hidden, patch_size=14, temporal_patch_size=2,
             spatial_merge_size=2, window_size=112, fullatt_block_indexes=[vision_depth - 1],
         ),
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
