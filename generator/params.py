@@ -21,6 +21,7 @@ renders, and raises `UsageError` naming the key. `Space.sample(rng, index)` draw
 from __future__ import annotations
 
 import copy
+import difflib
 import hashlib
 import json
 from dataclasses import dataclass
@@ -230,9 +231,9 @@ class Space:
         for key, value in overrides.items():
             label = f"{where}{key}"
             if key not in leaves:
-                close = [k for k in leaves if k.split(".")[-1] == key.split(".")[-1]]
+                close = difflib.get_close_matches(key, list(leaves), n=1)
                 hint = f" (did you mean {close[0]}?)" if close else ""
-                raise UsageError(f"unknown parameter {label}{hint}; `voebench params` lists them")
+                raise UsageError(f"{where}unknown parameter {key}{hint}; `voebench params` lists them")
             old = leaves[key]
             new = old.parse(label, value) if isinstance(old, Dist) else _parse_constant(label, old, value)
             node = tree
