@@ -70,12 +70,11 @@ class Range(Dist):
             raise ValueError(f"empty range {self.lo}:{self.hi}")
 
     def sample(self, rng, index):
+        u = rng.random()  # every leaf takes exactly one draw, so overriding one leaf changes only that value
         if self.integer:
-            return int(rng.integers(int(self.lo), int(self.hi) + 1))
-        if self.lo == self.hi:
-            rng.random()  # keep the stream aligned whatever the range, so one override changes one value
-            return float(self.lo)
-        return float(rng.uniform(self.lo, self.hi))
+            lo, hi = int(self.lo), int(self.hi)
+            return min(hi, lo + int(u * (hi - lo + 1)))
+        return float(self.lo + u * (self.hi - self.lo))
 
     def describe(self):
         fmt = (lambda v: str(int(v))) if self.integer else (lambda v: f"{v:g}")
@@ -122,12 +121,10 @@ class Choice(Dist):
             raise ValueError("empty choice")
 
     def sample(self, rng, index):
-        if self.weights is None:
-            i = int(rng.integers(len(self.options)))
-        else:
-            w = np.asarray(self.weights, float)
-            i = int(rng.choice(len(self.options), p=w / w.sum()))
-        return _plain(self.options[i])
+        u = rng.random()  # one draw, as every leaf
+        w = np.ones(len(self.options)) if self.weights is None else np.asarray(self.weights, float)
+        i = int(np.searchsorted(np.cumsum(w) / w.sum(), u, side="right"))
+        return _plain(self.options[min(i, len(self.options) - 1)])
 
     def describe(self):
         return [_plain(o) for o in self.options]
@@ -166,7 +163,7 @@ class Balanced(Choice):
     Level 1 labels: 128 Shape videos are 64 balls and 64 cubes)."""
 
     def sample(self, rng, index):
-        rng.random()  # consume one draw like a Choice, so narrowing the options changes nothing else
+        rng.random()  # one draw, as every leaf
         return _plain(self.options[index % len(self.options)])
 
 
@@ -175,6 +172,7 @@ class Pool(Choice):
     objects); sampling returns the whole list. Users narrow it to any non-empty subset."""
 
     def sample(self, rng, index):
+        rng.random()  # one draw, as every leaf
         return [_plain(o) for o in self.options]
 
 

@@ -73,3 +73,12 @@ def test_parse_set():
         ("camera.elevation", "20:40"), ("colors", ["red", "blue"])]
     with pytest.raises(UsageError, match="KEY=VALUE"):
         parse_set(["camera.elevation"])
+
+
+def test_every_leaf_takes_one_draw_so_an_override_changes_only_its_value():
+    space = Space(SPACE)
+    for override in ({"size": "1:1"}, {"color": ["green"]}, {"count": "2:3"}, {"pool": ["x"]}):
+        a = space.sample(np.random.default_rng(3), 5)
+        b = space.override(override).sample(np.random.default_rng(3), 5)
+        changed = {k for k in a if a[k] != b[k]}
+        assert changed <= set(override), (override, changed)
