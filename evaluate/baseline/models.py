@@ -18,6 +18,7 @@ switched at epoch index 10).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
@@ -68,9 +69,38 @@ def head_specs(model: str) -> list[HeadSpec]:
     raise ValueError(f"no network for model {model!r}")
 
 
+class HeadBank(nn.Module):
+    """H independent heads, each an MLP in -> in/2 -> in/4 -> in/8 -> n_out[h] with ReLU between layers (the same
+    maths as H separate :class:`MLPHead` modules), evaluated together with one batched matmul per layer instead
+    of 4 x H small kernels. Head h's output is ``forward(z)[:, h, :n_out[h]]``; the padding columns of the last
+    layer are never read, so they get no gradient."""
+
+    def __init__(self, in_dim: int, n_outs: list[int]):
+        super().__init__()
+        self.n_outs = list(n_outs)
+        h = len(n_outs)
+        dims = [in_dim, in_dim // 2, in_dim // 4, in_dim // 8, max(n_outs)]
+        self.weights = nn.ParameterList()
+        self.biases = nn.ParameterList()
+        for a, b in zip(dims[:-1], dims[1:]):
+            bound = 1.0 / math.sqrt(a)       # nn.Linear's default initialisation
+            self.weights.append(nn.Parameter(torch.empty(h, a, b).uniform_(-bound, bound)))
+            self.biases.append(nn.Parameter(torch.empty(h, 1, b).uniform_(-bound, bound)))
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        """z: (B, in) -> (B, H, max n_out)."""
+        x = z.unsqueeze(0).expand(len(self.n_outs), -1, -1)
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases)):
+            x = torch.baddbmm(b, x, w)
+            if i < last:
+                x = F.relu(x)
+        return x.transpose(0, 1)
+
+
 class BaselineNet(nn.Module):
     """backbone -> heads. ``forward(clips)`` or ``forward_embedding(z)`` (for a frozen backbone's cached output)
-    returns {head name: (B, n_out) float32}."""
+    returns {head name: (B, n_out) float32} plus ``"_all"``, the packed (B, H, K) output the loss uses."""
 
     def __init__(self, model: str, backbone: nn.Module, embed_dim: int | None = None):
         super().__init__()
@@ -78,10 +108,41 @@ class BaselineNet(nn.Module):
         self.backbone = backbone
         dim = embed_dim or getattr(backbone, "out_dim", 700)
         self.specs = head_specs(model)
-        self.heads = nn.ModuleDict({s.name.replace(":", "__"): MLPHead(dim, s.n_out) for s in self.specs})
+        self.heads = HeadBank(dim, [s.n_out for s in self.specs])
+        # index tensors that let compute_loss treat all heads of one loss type at once
+        groups = {}
+        for loss in ("mse", "ce", "bce"):
+            hs = [i for i, s in enumerate(self.specs) if s.loss == loss]
+            groups[loss] = hs
+        self._groups = groups
+        k = max(s.n_out for s in self.specs)
+        valid = torch.zeros(len(groups["ce"]), k, dtype=torch.bool)
+        for j, i in enumerate(groups["ce"]):
+            valid[j, : self.specs[i].n_out] = True
+        self.register_buffer("_ce_valid", valid, persistent=False)
+        for loss, hs in groups.items():
+            self.register_buffer(f"_{loss}_heads", torch.tensor(hs, dtype=torch.long), persistent=False)
+            for key in ("features", "posterior_rules", "surprising"):
+                cols = [self.specs[i].column for i in hs if self.specs[i].target == key]
+                self.register_buffer(f"_{loss}_{key}_cols", torch.tensor(cols, dtype=torch.long), persistent=False)
+        # the CE targets are gathered as [feature columns, posterior columns]: heads must come in that order
+        ce_keys = [self.specs[i].target for i in groups["ce"]]
+        assert ce_keys == sorted(ce_keys, key=lambda t: t != "features")
+        self._relevance_cache: dict = {}
+
+    def relevance(self, category: str | None, device) -> torch.Tensor:
+        """(H,) 1.0 for heads whose loss counts (all, or those relevant to ``category``)."""
+        key = (category, str(device))
+        if key not in self._relevance_cache:
+            self._relevance_cache[key] = torch.tensor(
+                [1.0 if category is None or category in s.categories else 0.0 for s in self.specs], device=device)
+        return self._relevance_cache[key]
 
     def forward_embedding(self, z: torch.Tensor) -> dict[str, torch.Tensor]:
-        return {s.name: self.heads[s.name.replace(":", "__")](z).float() for s in self.specs}
+        packed = self.heads(z).float()
+        out = {s.name: packed[:, i, : s.n_out] for i, s in enumerate(self.specs)}
+        out["_all"] = packed
+        return out
 
     def forward(self, clips: torch.Tensor) -> dict[str, torch.Tensor]:
         return self.forward_embedding(self.backbone(clips))
@@ -89,8 +150,33 @@ class BaselineNet(nn.Module):
 
 def compute_loss(net: BaselineNet, out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
                  category: str | None = None) -> torch.Tensor:
-    """Sum of MSE (regression), cross-entropy (classes) and BCE (direct) over heads; with ``category`` only the
-    heads relevant to it."""
+    """Sum over heads of MSE (regression), cross-entropy (classes) and BCE (direct), each averaged over the
+    batch; with ``category`` only the heads relevant to it count."""
+    packed = out["_all"]
+    rel = net.relevance(category, packed.device)
+    total = packed.new_zeros(())
+    if len(net._mse_heads):
+        pred = packed[:, net._mse_heads, 0]
+        tgt = batch["features"][:, net._mse_features_cols].float()
+        total = total + (((pred - tgt) ** 2).mean(0) * rel[net._mse_heads]).sum()
+    if len(net._ce_heads):
+        logits = packed[:, net._ce_heads, :].masked_fill(~net._ce_valid, -1e4)
+        tgt = torch.cat([batch["features"][:, net._ce_features_cols].long(),
+                         batch["posterior_rules"][:, net._ce_posterior_rules_cols].long()], 1)
+        b, h, k = logits.shape
+        ce = F.cross_entropy(logits.reshape(b * h, k), tgt.reshape(b * h), reduction="none").view(b, h).mean(0)
+        total = total + (ce * rel[net._ce_heads]).sum()
+    if len(net._bce_heads):
+        pred = packed[:, net._bce_heads, 0]
+        tgt = batch["surprising"].float().unsqueeze(1).expand_as(pred)
+        bce = F.binary_cross_entropy_with_logits(pred, tgt, reduction="none").mean(0)
+        total = total + (bce * rel[net._bce_heads]).sum()
+    return total
+
+
+def compute_loss_per_head(net: BaselineNet, out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
+                          category: str | None = None) -> torch.Tensor:
+    """The same loss written head by head (the readable reference; tests check the two agree)."""
     total = 0.0
     for s in net.specs:
         if category is not None and category not in s.categories:

@@ -219,11 +219,7 @@ def load_data(root, category: str, size: int = 112, n_frames: int | None = None,
 # ----------------------------------------------------------------------------------------------------------------
 # One training run
 
-def _batch(split: Split, idx: torch.Tensor, device: torch.device) -> dict[str, torch.Tensor]:
-    clips = split.clips[idx.to(split.clips.device)].to(device, non_blocking=True)
-    return {"clips": clips, "features": split.features[idx].to(device), "prior_rules": split.prior_rules[idx].to(device),
-            "posterior_rules": split.posterior_rules[idx].to(device),
-            "surprising": split.surprising[idx].to(device)}
+LABEL_KEYS = ("features", "prior_rules", "posterior_rules", "surprising")
 
 
 def _to_input(clips_uint8: torch.Tensor) -> torch.Tensor:
@@ -315,11 +311,32 @@ class Runner:
                     outs.append(self.net.backbone(x).float())
             self.embeddings[name] = torch.cat(outs)
 
+    # -- batches -------------------------------------------------------------------------------------------------
+    def _labels_to_device(self):
+        """Labels live on the device, so a training step never copies from pageable host memory (which would
+        synchronise the stream and stall the CPU's run-ahead every step)."""
+        self.dev_labels = {name: {k: getattr(s, k).to(self.device) for k in LABEL_KEYS}
+                           for name, s in self.data.items() if s is not None}
+
+    def _batch(self, split_name: str, idx: torch.Tensor, idx_dev: torch.Tensor) -> dict[str, torch.Tensor]:
+        """Labels (and clips unless the backbone is frozen) of the videos ``idx`` (CPU) / ``idx_dev`` (device)."""
+        split = self.data[split_name]
+        b = {k: v[idx_dev] for k, v in self.dev_labels[split_name].items()}
+        if not self.cfg.freeze_backbone:
+            if split.clips.device == self.device:
+                b["clips"] = split.clips[idx_dev]
+            else:
+                c = split.clips[idx]
+                if self.device.type == "cuda":
+                    c = c.pin_memory()
+                b["clips"] = c.to(self.device, non_blocking=True)
+        return b
+
     # -- forward / scores ----------------------------------------------------------------------------------------
-    def _forward(self, split_name: str, split: Split, idx: torch.Tensor, batch: dict):
+    def _forward(self, split_name: str, idx_dev: torch.Tensor, batch: dict):
         with self._autocast():
             if self.cfg.freeze_backbone:
-                return self.net.forward_embedding(self.embeddings[split_name][idx.to(self.device)])
+                return self.net.forward_embedding(self.embeddings[split_name][idx_dev])
             return self.net(_to_input(batch["clips"]))
 
     @torch.no_grad()
@@ -335,8 +352,9 @@ class Runner:
         out_scores = []
         for start in range(0, len(split), bs):
             idx = torch.arange(start, min(start + bs, len(split)))
-            batch = _batch(split, idx, self.device) if not cfg.freeze_backbone else {}
-            out = self._forward(split_name, split, idx, batch)
+            idx_dev = idx.to(self.device)
+            batch = self._batch(split_name, idx, idx_dev)
+            out = self._forward(split_name, idx_dev, batch)
             observed = split.posterior_rules[idx].numpy()
             if cfg.model == "ofpr":
                 feats = predicted_features(out).cpu().numpy()
@@ -368,6 +386,7 @@ class Runner:
             return self._finish(m, history=[], throughput=None, gpu=None)
 
         self._place_data()
+        self._labels_to_device()
         train = self.data["train"]
         if cfg.train_on == "expected":
             keep = train.surprising == 0
@@ -416,6 +435,7 @@ class Runner:
                     self.net.backbone.eval()
                 only = cfg.category if epoch >= cfg.warmup_epochs else None
                 perm = train_idx_all[torch.randperm(len(train_idx_all))]
+                perm_dev = perm.to(self.device)
                 losses = []
                 if self.device.type == "cuda":
                     torch.cuda.synchronize(self.device)
@@ -424,9 +444,9 @@ class Runner:
                     idx = perm[start:start + cfg.batch_size]
                     if len(idx) < 2 and len(perm) > 1 and not cfg.freeze_backbone:
                         continue     # BatchNorm cannot train on one clip
-                    batch = (_batch_labels(train, idx, self.device) if cfg.freeze_backbone
-                             else _batch(train, idx, self.device))
-                    out_ = self._forward("train", train, idx, batch)
+                    idx_dev = perm_dev[start:start + cfg.batch_size]
+                    batch = self._batch("train", idx, idx_dev)
+                    out_ = self._forward("train", idx_dev, batch)
                     loss = compute_loss(self.net, out_, batch, only)
                     opt.zero_grad(set_to_none=True)
                     loss.backward()
@@ -489,11 +509,6 @@ class Runner:
         if self.out_dir:
             (self.out_dir / "metrics.json").write_text(json.dumps(result, indent=1, default=_json_default))
         return result
-
-
-def _batch_labels(split: Split, idx, device):
-    return {"features": split.features[idx].to(device), "prior_rules": split.prior_rules[idx].to(device),
-            "posterior_rules": split.posterior_rules[idx].to(device), "surprising": split.surprising[idx].to(device)}
 
 
 def _selection_key(val: dict | None, epoch: int, has_val: bool) -> tuple:
