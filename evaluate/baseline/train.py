@@ -93,9 +93,10 @@ class TrainConfig:
 
 
 def pick_device(name: str = "auto") -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+    dev = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if name == "auto" else name)
+    if dev.type == "cuda" and dev.index is None:    # "cuda" -> "cuda:N", so device comparisons hold
+        dev = torch.device("cuda", torch.cuda.current_device())
+    return dev
 
 
 def set_seed(seed: int) -> None:
