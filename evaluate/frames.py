@@ -12,6 +12,9 @@ import io
 import math
 import os
 import tempfile
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -116,23 +119,80 @@ def decoder_name() -> str:
     raise RuntimeError("no video decoder: install av (pip install 'voebench[eval]') or imageio-ffmpeg")
 
 
-@functools.lru_cache(maxsize=32)
-def _read(path: str, indices: tuple[int, ...]) -> np.ndarray:
-    wanted = set(indices)
-    got = _DECODERS[decoder_name()][1](path, wanted)
+def _decode_now(path: str, indices: tuple[int, ...]) -> np.ndarray:
+    got = _DECODERS[decoder_name()][1](path, set(indices))
     missing = [i for i in indices if i not in got]
     if missing:
         raise RuntimeError(f"{path}: video has fewer frames than the manifest says (frame {missing[0]} missing)")
-    out = np.stack([got[i] for i in indices])
-    return out
+    return np.stack([got[i] for i in indices])
+
+
+# Decoded clips are kept as futures of a small thread pool: the frames of a whole batch decode in parallel
+# (PyAV and OpenCV release the GIL), and the runner can prefetch the next batch while the model works on this one.
+_LOCK = threading.Lock()
+_FUTURES: OrderedDict[tuple[str, tuple[int, ...]], Future] = OrderedDict()
+_POOL: ThreadPoolExecutor | None = None
+_CACHE_SIZE = 64
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _POOL
+    if _POOL is None:
+        _POOL = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)),
+                                   thread_name_prefix="voebench-decode")
+    return _POOL
+
+
+def _future(path: str, indices) -> tuple[tuple, Future]:
+    key = (os.path.abspath(path), tuple(int(i) for i in indices))
+    if not key[1]:
+        raise ValueError("no frame indices")
+    with _LOCK:
+        fut = _FUTURES.get(key)
+        if fut is None:
+            fut = _pool().submit(_decode_now, *key)
+            _FUTURES[key] = fut
+            excess = len(_FUTURES) - _CACHE_SIZE
+            for k in list(_FUTURES):
+                if excess <= 0:
+                    break
+                if k != key and _FUTURES[k].done():
+                    del _FUTURES[k]
+                    excess -= 1
+        else:
+            _FUTURES.move_to_end(key)
+    return key, fut
 
 
 def read_frames(path: str, indices: list[int] | tuple[int, ...]) -> np.ndarray:
-    """The frames `indices` of `path` as a (T, H, W, 3) uint8 array (small LRU cache: CoT and one-shot
-    reuse videos; treat it as read-only)."""
-    if not indices:
-        raise ValueError("no frame indices")
-    return _read(os.path.abspath(path), tuple(int(i) for i in indices))
+    """The frames `indices` of `path` as a (T, H, W, 3) uint8 array (cached: CoT and one-shot reuse videos; treat
+    it as read-only)."""
+    key, fut = _future(path, indices)
+    try:
+        return fut.result()
+    except Exception:
+        with _LOCK:
+            if _FUTURES.get(key) is fut:
+                del _FUTURES[key]
+        raise
+
+
+def prefetch(items) -> None:
+    """Start decoding (path, indices) pairs in the background; `read_frames` later picks up the result."""
+    for path, indices in items:
+        _future(path, indices)
+
+
+def ensure_cache_size(n: int) -> None:
+    """Keep at least `n` decoded clips (the runner sizes this to its batches)."""
+    global _CACHE_SIZE
+    with _LOCK:
+        _CACHE_SIZE = max(_CACHE_SIZE, int(n))
+
+
+def clear_cache() -> None:
+    with _LOCK:
+        _FUTURES.clear()
 
 
 def encode_png(frame: np.ndarray) -> bytes:

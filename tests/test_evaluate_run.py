@@ -301,3 +301,42 @@ def test_report_compare(tiny_set, tmp_path, capsys):
     assert main(["report", *runs, "--compare", png, "--bootstrap", "200"]) == 0
     assert os.path.getsize(png) > 1000
     assert "# voebench results: fake:oracle" in capsys.readouterr().out
+
+
+def test_evaluate_never_imports_the_blender_side():
+    import pathlib
+    import subprocess
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "evaluate"
+    for f in root.rglob("*.py"):
+        if "baseline" in f.parts:
+            continue
+        text = f.read_text()
+        for bad in ("import bpy", "voebench.generator", "voebench.scenes", "from generator", "from scenes"):
+            assert bad not in text, f"{f}: {bad}"
+    code = ("import sys\n"
+            "import voebench.evaluate.cli, voebench.evaluate.run, voebench.evaluate.report, voebench.evaluate.tasks\n"
+            "import voebench.evaluate.models.openai, voebench.evaluate.models.replay, voebench.evaluate.models.fake\n"
+            "import voebench.evaluate.export.grasp_csv, voebench.evaluate.export.lmms_eval\n"
+            "bad = [m for m in sys.modules if m.split('.')[0] == 'bpy' or m.startswith(('voebench.generator',"
+            " 'voebench.scenes'))]\n"
+            "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]\n"
+            "assert not bad and not heavy, (bad, heavy)\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_frame_prefetch_and_cache(tiny_set):
+    from voebench.evaluate import frames
+
+    m = load_manifest(tiny_set)
+    paths = [m.video(e).path for e in m.entries[:6]]
+    frames.clear_cache()
+    frames.prefetch((p, [0, 7]) for p in paths)
+    got = [frames.read_frames(p, [0, 7]) for p in paths]
+    assert all(g.shape == (2, 48, 64, 3) for g in got)
+    assert frames.read_frames(paths[0], [0, 7]) is got[0]  # cached
+    with pytest.raises(RuntimeError):
+        frames.read_frames(paths[0], [99])
+    with pytest.raises(RuntimeError):  # failed decodes are dropped from the cache and tried again
+        frames.read_frames(paths[0], [99])

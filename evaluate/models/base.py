@@ -35,6 +35,7 @@ class Adapter:
 
     name: str = "adapter"
     batch_size: int = 1
+    decodes_video: bool = False  # True: the runner prefetches (decodes) the next batch's frames in the background
 
     def settings(self) -> dict:
         """Everything that changes the model's answers (goes into the cache key and the log)."""

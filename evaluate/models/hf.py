@@ -30,6 +30,7 @@ class HFAdapter(Adapter):
         self.torch = torch
         self.path = path
         self.name = f"hf:{path}"
+        self.decodes_video = True
         self.batch_size = max(1, int(batch_size))
         self.max_new_tokens = int(max_new_tokens)
         self.do_sample = do_sample
@@ -81,8 +82,9 @@ class HFAdapter(Adapter):
         from transformers.video_utils import VideoMetadata  # noqa: PLC0415
 
         texts, videos, metas = [], [], []
-        for r in requests:
-            conv, vids = self._conversation(r.messages)
+        convs = [self._conversation(r.messages) for r in requests]
+        frames_mod.prefetch((v["path"], v["indices"]) for _, vids in convs for v in vids)  # decode in parallel
+        for conv, vids in convs:
             texts.append(self.processor.apply_chat_template(conv, tokenize=False, add_generation_prompt=True))
             for v in vids:
                 videos.append(frames_mod.read_frames(v["path"], v["indices"]))

@@ -41,14 +41,14 @@ class _Retryable(Exception):
         self.retry_after = retry_after
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)
 def _mp4_data_url(path: str, indices: tuple[int, ...], fps: float) -> str:
     clip = frames_mod.read_frames(path, indices)
     data = frames_mod.encode_mp4(clip, fps)
     return "data:video/mp4;base64," + base64.b64encode(data).decode("ascii")
 
 
-@functools.lru_cache(maxsize=16)
+@functools.lru_cache(maxsize=64)
 def _frame_urls(path: str, indices: tuple[int, ...]) -> tuple[str, ...]:
     clip = frames_mod.read_frames(path, indices)
     try:
@@ -82,6 +82,7 @@ class OpenAIAdapter(Adapter):
         self.temperature = temperature
         self.extra_body = dict(extra_body or {})
         self.name = f"openai:{model}"
+        self.decodes_video = video_mode != "video_file"
         self.batch_size = max(self.concurrency, int(batch_size or 0), 1)
         self._lock = threading.Lock()
         self.stats = {"requests": 0, "retries": 0, "failed": 0}
