@@ -8,16 +8,21 @@ import sys
 
 @contextlib.contextmanager
 def quiet():
-    """Silence Blender's C-level prints ("Saved: ...", "bake: frame ...") on stdout, which would otherwise
-    interleave with progress bars and break `--json` outputs."""
+    """Silence Blender's C-level prints ("Saved: ...", "bake: frame ...", and the harmless EGL_BAD_MATCH
+    lines of the first software-GL render) on stdout and stderr, which would otherwise interleave with
+    progress bars. Python exceptions still propagate."""
     sys.stdout.flush()
-    saved = os.dup(1)
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
     devnull = os.open(os.devnull, os.O_WRONLY)
     try:
         os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
         yield
     finally:
         sys.stdout.flush()
-        os.dup2(saved, 1)
-        os.close(saved)
-        os.close(devnull)
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
