@@ -1,0 +1,303 @@
+"""`voebench audit`: passes on clean ground truth, fails on each kind of broken input.
+
+Synthetic sets are written with the project's own HDF5 writer from Scenes built in numpy (exact analytic
+motion, a made-up segmentation), so each test controls exactly what is wrong. One test audits a real tiny
+Level 1 render."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from voebench.generator import audit, edits
+from voebench.generator.io.hdf5 import StatesWriter
+from voebench.generator.kinematics import roll
+from voebench.generator.scene import RigidBody, Scene
+
+W, H = 16, 12
+FPS, T = 25.0, 50
+G = 9.81
+
+
+# ------------------------------------------------------------------------------------------- builders
+
+
+def scene() -> Scene:
+    """A floor, a wall, an occluder and a table; a ball that rolls behind the occluder and stops, a cube at
+    rest on the floor, a small ball dropped onto the floor, and a block on the table."""
+    s = Scene(T, FPS)
+    s.add("floor", "box", (8, 8, 1), (0, 0, -0.5), role="floor")
+    s.add("wall", "box", (0.2, 8, 1), (3.1, 0, 0.5), role="wall")
+    s.add("occluder", "box", (1.0, 0.1, 1.0), (0.2, -0.6, 0.5), role="occluder")
+    s.add("table", "box", (1.0, 1.0, 0.5), (-2.5, -2.5, 0.25), role="table")
+    ball = s.add("ball", "sphere", (0.4,) * 3, (-2, 0, 0.2), role="ball", color=(1, 0, 0),
+                 body=RigidBody("active"))
+    roll(ball, (-2, 0, 0.2), (1, 0, 0), speed=2.0, deceleration=1.0, start_frame=5, fps=FPS)  # stops at x=0
+    s.add("cube", "box", (0.5,) * 3, (-1, 1.5, 0.25), role="cube", color=(0, 0, 1), body=RigidBody("active"))
+    drop = s.add("drop", "sphere", (0.3,) * 3, (1, 1.5, 1.5), role="ball", body=RigidBody("active"))
+    t = np.arange(T) / FPS
+    drop.position[:, 2] = np.maximum(1.5 - 0.5 * G * t**2, 0.15)  # free fall, lands and stays
+    s.add("block", "box", (0.4, 0.4, 0.4), (-2.5, -2.5, 0.7), role="block", color=(0, 1, 0))
+    s.add("cone", "cone", (0.4, 0.4, 0.6), (2, -2, 0.3), role="object")
+    s.add("ring", "torus", (0.6, 0.6, 0.1), (-1, -1.5, 0.05), role="object")
+    s.add("can", "cylinder", (0.3, 0.3, 0.4), (1.5, 0.2, 0.2), role="object")
+    s.add("mug", "mesh", (0.5, 0.5, 0.5), (0.5, 2.5, 0.25), role="container", mesh=([], []))
+    s.look((0, -6, 3), (0, 0, 0))
+    return s
+
+
+def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = True, hide=None) -> None:
+    """One video's HDF5 and manifest line, as the runner writes them. Every existing object covers two pixels
+    of the segmentation, except at the frames listed for it in `hide` (name -> frames)."""
+    hide = hide or {}
+    suite = "grasp-l2" if paired else "grasp-l1"
+    pair_id = f"{suite}/{test}/{index:05d}" if paired else None
+    rel = f"{suite}/{test}/{index:05d}" + (f"-{condition}" if paired else "")
+    os.makedirs(os.path.join(out, suite, test), exist_ok=True)
+    attrs = {"id": rel, "suite": suite, "test": test, "index": index, "condition": condition,
+             "pair_id": pair_id or "", "seed": 0, "fps": FPS, "n_frames": T, "width": W, "height": H,
+             "engine": "none", "generator_version": "test", "params": "{}"}
+    w = StatesWriter(os.path.join(out, rel + ".h5"), s, W, H, attrs)
+    for t in range(T):
+        seg = np.zeros((H, W), np.uint16)
+        for o in s.objects.values():
+            if o.visible[t] and t not in hide.get(o.name, ()):
+                seg.flat[2 * o.id: 2 * o.id + 2] = o.id
+        w.add_frame(t, t, np.ones((H, W), np.float32), seg)
+    w.f.attrs["complete"] = True
+    w.close()
+    entry = {"id": rel, "suite": suite, "test": test, "index": index, "condition": condition, "pair_id": pair_id,
+             "states": rel + ".h5", "video": None, "n_frames": T, "fps": FPS, "width": W, "height": H,
+             "violation": s.violation.as_dict() if s.violation else None}
+    with open(os.path.join(out, "manifest.jsonl"), "a") as f:
+        f.write(json.dumps(entry) + "\n")
+
+
+BEHIND = (19, 20)  # the ball is behind the occluder here (x ~ -0.2 .. 0)
+
+
+def pair(out, test, index, implausible, hide_implausible=None):
+    """A plausible scene and its implausible twin, made by `implausible(scene)` (an edit)."""
+    write(out, scene(), test, index, "plausible")
+    s = scene()
+    implausible(s)
+    write(out, s, test, index, "implausible", hide=hide_implausible)
+
+
+def hidden_teleport(s):
+    edits.teleport(s, "ball", BEHIND[1], s["ball"].position[BEHIND[1]] + (0.6, 0, 0), ["continuity"], hidden=True)
+
+
+CLEAN_VIOLATIONS = {
+    "teleport": (hidden_teleport, {"ball": BEHIND}),
+    "recolor": (lambda s: edits.recolor(s, "cube", 25, (1, 1, 0), ["unchangeableness"]), None),
+    "vanish": (lambda s: edits.vanish(s, "cube", 25, None, ["permanence"]), None),
+    "freeze": (lambda s: edits.freeze(s, "drop", 6, ["gravity"]), None),
+}
+
+
+def results(out) -> dict:
+    return {r.id: r for r in audit.audit_set(str(out))}
+
+
+def failed(res, vid) -> set:
+    return set(res[vid].failed_checks())
+
+
+# ------------------------------------------------------------------------------------------- clean data
+
+
+def test_clean_set_passes(tmp_path):
+    write(tmp_path, scene(), "l1", 0, "ball", paired=False)
+    for i, (kind, (edit, hide)) in enumerate(CLEAN_VIOLATIONS.items()):
+        pair(tmp_path, kind, i, edit, {k: range(v[0], v[1] + 1) for k, v in (hide or {}).items()})
+    res = results(tmp_path)
+    assert len(res) == 9
+    for r in res.values():
+        assert r.ok, (r.id, [f.detail for f in r.findings])
+    assert audit.main(str(tmp_path), json_path=str(tmp_path / "a.json"), verbose=False) == 0
+    data = json.load(open(tmp_path / "a.json"))
+    assert data["passed"] == 9
+    one = next(v for v in data["results"] if v["id"].endswith("teleport/00000-implausible"))
+    assert one["checks"]["violation_present"]["ok"] and one["checks"]["hidden_when_manipulated"]["ok"]
+
+
+def test_geometry_gaps_are_exact_for_touching_shapes(tmp_path):
+    write(tmp_path, scene(), "l1", 0, "ball", paired=False)
+    v = audit.Video(str(tmp_path / "grasp-l1/l1/00000.h5"))
+    for name in ("cube", "cone", "ring", "can", "ball"):
+        gap = v.geometry(name, "floor").gap
+        assert np.nanmax(np.abs(gap)) < 1e-6, name  # resting exactly on the floor
+    assert abs(v.geometry("block", "table").gap[0]) < 1e-6
+
+
+# ------------------------------------------------------------------------------------------- broken data
+
+
+def test_teleport_in_plausible_video_fails(tmp_path):
+    s = scene()
+    s["ball"].position[30:] += (0.8, 0, 0)  # an unrecorded jump mid-roll (20 m/s)
+    write(tmp_path, s, "l1", 0, "ball", paired=False)
+    assert {"no_teleport", "no_velocity_jump"} <= failed(results(tmp_path), "grasp-l1/l1/00000")
+
+
+def test_small_teleport_is_a_velocity_jump(tmp_path):
+    s = scene()
+    s["ball"].position[30:] += (0.1, 0, 0)  # 2.5 m/s extra for one frame: under MAX_SPEED, but no push
+    write(tmp_path, s, "l1", 0, "ball", paired=False)
+    assert failed(results(tmp_path), "grasp-l1/l1/00000") == {"no_velocity_jump"}
+
+
+def test_interpenetration_fails(tmp_path):
+    s = scene()
+    s["cube"].position[:, 2] -= 0.03  # sunk 3 cm into the floor
+    write(tmp_path, s, "l1", 0, "cube", paired=False)
+    res = results(tmp_path)
+    assert failed(res, "grasp-l1/l1/00000") == {"no_interpenetration"}
+    assert "cube and floor" in res["grasp-l1/l1/00000"].findings[0].detail
+
+
+def test_rolling_ball_through_cone_fails(tmp_path):
+    s = scene()
+    s["cone"].position[:] = (-0.3, 0.1, 0.3)  # in the ball's path
+    write(tmp_path, s, "l1", 0, "cone", paired=False)
+    r = results(tmp_path)["grasp-l1/l1/00000"]
+    assert any(f.check == "no_interpenetration" and {f.object, f.other} == {"ball", "cone"} for f in r.findings)
+
+
+def test_visible_manipulation_fails(tmp_path):
+    pair(tmp_path, "teleport", 0, hidden_teleport, hide_implausible=None)  # recorded hidden, but in view
+    res = results(tmp_path)
+    assert failed(res, "grasp-l2/teleport/00000-implausible") == {"hidden_when_manipulated"}
+    assert res["grasp-l2/teleport/00000-plausible"].ok
+
+
+def test_unintended_colour_change_fails(tmp_path):
+    s = scene()
+    s["block"].color[30:] = (0.5, 0.5, 0.5)
+    write(tmp_path, s, "l1", 0, "cube", paired=False)
+    assert failed(results(tmp_path), "grasp-l1/l1/00000") == {"color_constant"}
+
+    def teleport_and_recolor(s):  # the designed teleport, plus a colour change nobody recorded
+        hidden_teleport(s)
+        s["cube"].color[30:] = (0.5, 0.5, 0.5)
+
+    pair(tmp_path, "teleport", 0, teleport_and_recolor, {"ball": range(19, 21)})
+    assert failed(results(tmp_path), "grasp-l2/teleport/00000-implausible") == {"color_constant"}
+
+
+def test_violating_object_checked_outside_its_window(tmp_path):
+    def teleport_twice(s):
+        hidden_teleport(s)
+        s["ball"].position[40:] += (0, 0.5, 0)  # a second, unrecorded jump after the window
+
+    pair(tmp_path, "teleport", 0, teleport_twice, {"ball": range(19, 21)})
+    f = failed(results(tmp_path), "grasp-l2/teleport/00000-implausible")
+    assert "no_teleport" in f or "no_velocity_jump" in f
+
+
+def test_pair_differing_before_onset_fails(tmp_path):
+    write(tmp_path, scene(), "recolor", 0, "plausible")
+    s = scene()
+    s["cube"].position[3:] += (0.01, 0, 0)  # 1 cm elsewhere from frame 3, long before the onset
+    s["cube"].position[3:4] = s["cube"].position[2]  # (moved while at rest, by a 1 cm step: a legal shove)
+    edits.recolor(s, "cube", 25, (1, 1, 0), ["unchangeableness"])
+    write(tmp_path, s, "recolor", 0, "implausible")
+    res = results(tmp_path)
+    for vid in ("grasp-l2/recolor/00000-implausible", "grasp-l2/recolor/00000-plausible"):
+        assert "pair_identical_before_onset" in failed(res, vid)
+
+
+def test_absent_violation_fails(tmp_path):
+    pair(tmp_path, "teleport", 0, lambda s: edits.record(s, ["continuity"], "teleport", "ball", 19, 20))
+    assert failed(results(tmp_path), "grasp-l2/teleport/00000-implausible") == {"violation_present"}
+
+
+def test_missing_violation_record_fails(tmp_path):
+    pair(tmp_path, "recolor", 0, lambda s: s["cube"].color.__setitem__(slice(25, None), (1, 1, 0)))
+    res = results(tmp_path)
+    assert "violation_record" in failed(res, "grasp-l2/recolor/00000-implausible")
+
+
+def test_hovering_and_overhanging_fail(tmp_path):
+    s = scene()
+    s["cube"].position[:, 2] += 0.3  # floats 30 cm above the floor
+    s["block"].position[:, 0] -= 0.65  # centre 15 cm beyond the table's edge, at rest
+    write(tmp_path, s, "l1", 0, "cube", paired=False)
+    r = results(tmp_path)["grasp-l1/l1/00000"]
+    assert {f.object for f in r.findings if f.check == "falls_when_unsupported"} == {"cube"}
+    assert {f.object for f in r.findings if f.check == "resting_supported"} == {"cube", "block"}
+
+
+def test_wrong_gravity_fails(tmp_path):
+    s = scene()
+    t = np.arange(T) / FPS
+    s["drop"].position[:, 2] = np.maximum(1.5 - 0.5 * 0.5 * G * t**2, 0.15)  # falls at half g
+    write(tmp_path, s, "l1", 0, "ball", paired=False)
+    r = results(tmp_path)["grasp-l1/l1/00000"]
+    assert {(f.check, f.object) for f in r.findings} == {("falls_when_unsupported", "drop")}
+
+
+def test_vanish_in_plausible_fails(tmp_path):
+    s = scene()
+    s["cube"].visible[20:30] = False
+    write(tmp_path, s, "l1", 0, "cube", paired=False)
+    assert failed(results(tmp_path), "grasp-l1/l1/00000") == {"visible_constant"}
+
+
+def test_cli_exit_codes(tmp_path):
+    from conftest import voebench
+
+    write(tmp_path, scene(), "l1", 0, "ball", paired=False)
+    p = voebench("audit", tmp_path, "--json", tmp_path / "r.json")
+    assert "grasp-l1/l1" in p.stdout and json.load(open(tmp_path / "r.json"))["passed"] == 1
+    s = scene()
+    s["cube"].position[:, 2] -= 0.05
+    write(tmp_path, s, "l1", 1, "ball", paired=False)
+    p = voebench("audit", tmp_path, check=False)
+    assert p.returncode == 1 and "no_interpenetration" in p.stdout
+
+
+# ------------------------------------------------------------------------------------------- real renders
+
+
+def test_real_level1_render_passes(level1_set):
+    res = audit.audit_set(str(level1_set))
+    assert len(res) == 12
+    bad = {r.id: [f.detail for f in r.findings] for r in res if not r.ok}
+    assert not bad, bad
+
+
+@pytest.mark.slow
+def test_real_bullet_drops_pass(tmp_path):
+    """Bullet's own contacts (landing, resting, rolling) of every primitive shape pass the tolerances."""
+    from voebench.generator.kinematics import quat_from_axis_angle
+    from voebench.generator.physics import simulate
+
+    for fps in (50.0, 10.0):
+        s = Scene(int(3 * fps), fps)
+        s.add("floor", "box", (10, 10, 1), (0, 0, -0.5), role="floor", body=RigidBody("passive"))
+        s.add("wall", "box", (0.2, 4, 1), (2.5, 0, 0.5), role="wall", body=RigidBody("passive"))
+        s.add("ball", "sphere", (0.4,) * 3, (0, 0, 2), role="ball", body=RigidBody("active", restitution=0.5))
+        s.add("cube", "box", (0.5,) * 3, (-1, 0, 1.5), role="cube", quaternion=quat_from_axis_angle((1, 1, 0), 0.4),
+              body=RigidBody("active"))
+        s.add("cyl", "cylinder", (0.6, 0.6, 0.3), (-1, 1.5, 1.0), role="object", body=RigidBody("active"))
+        s.add("cone", "cone", (0.6, 0.6, 0.8), (1, -1.5, 1.0), role="object", body=RigidBody("active"))
+        s.add("ring", "torus", (0.8, 0.8, 0.2), (-2, -1.5, 1.0), role="object", body=RigidBody("active"))
+        s.add("roller", "sphere", (0.4,) * 3, (0, 1.5, 0.2), role="ball", body=RigidBody("active", velocity=(3, 0, 0)))
+        s.add("side", "cylinder", (0.4, 0.4, 0.6), (-3, 2.5, 0.2), quaternion=quat_from_axis_angle((1, 0, 0), np.pi / 2),
+              role="object", body=RigidBody("active", velocity=(0, -2, 0)))
+        s.look((0, -6, 3), (0, 0, 0))
+        simulate(s)
+        global T, FPS
+        old = (T, FPS)
+        T, FPS = s.n_frames, fps
+        try:
+            write(tmp_path, s, "bullet", int(fps), "ball", paired=False)
+        finally:
+            T, FPS = old
+    res = audit.audit_set(str(tmp_path))
+    assert all(r.ok for r in res), [f.detail for r in res for f in r.findings]
