@@ -147,37 +147,54 @@ def finish(scene: Scene, p, x0: float) -> None:
     cam.look_at[:, 0] = 2 * x0 - cam.look_at[:, 0]
 
 
-def _corners(obj: SceneObject, t: int, margin: float) -> np.ndarray:
+def _fibonacci_sphere(n: int = 160) -> np.ndarray:
+    i = np.arange(n) + 0.5
+    phi = np.arccos(1 - 2 * i / n)
+    theta = np.pi * (1 + 5**0.5) * i
+    return np.stack([np.cos(theta) * np.sin(phi), np.sin(theta) * np.sin(phi), np.cos(phi)], axis=1)
+
+
+_SPHERE_PTS = _fibonacci_sphere()
+# the convex hull of _SPHERE_PTS * R contains the sphere of radius R * _SPHERE_INRADIUS (checked numerically)
+_SPHERE_INRADIUS = 0.97
+
+
+def _hull_points(obj: SceneObject, t: int, margin: float) -> np.ndarray:
+    """Points whose convex hull contains the object grown by `margin`: a circumscribed point sphere for
+    spheres, the 8 bounding-box corners otherwise."""
+    if obj.shape == "sphere" and np.allclose(obj.dimensions, obj.dimensions[0]):
+        return obj.position[t] + _SPHERE_PTS * ((obj.dimensions[0] / 2 + margin) / _SPHERE_INRADIUS)
     half = obj.dimensions / 2 + margin
     signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
     return obj.position[t] + (signs * half) @ quat_to_matrix(obj.quaternion[t]).T
 
 
-def _segment_hits_box(eye, point, box: SceneObject, t: int) -> bool:
-    """Whether the segment eye->point passes through the (oriented) box `box` at frame t."""
+def _segments_hit_box(eye, points, box: SceneObject, t: int) -> bool:
+    """Whether every segment eye->point (points (N,3)) passes through the oriented box `box` at frame t."""
     r = quat_to_matrix(box.quaternion[t])
-    a = r.T @ (np.asarray(eye) - box.position[t])
-    b = r.T @ (np.asarray(point) - box.position[t])
+    a = r.T @ (np.asarray(eye, float) - box.position[t])  # (3,)
+    b = (np.asarray(points, float) - box.position[t]) @ r  # (N,3) in box frame
     d = b - a
     half = box.dimensions / 2
-    lo, hi = 0.0, 1.0
-    for k in range(3):
-        if abs(d[k]) < 1e-12:
-            if abs(a[k]) > half[k]:
-                return False
-            continue
-        t0, t1 = (-half[k] - a[k]) / d[k], (half[k] - a[k]) / d[k]
-        lo, hi = max(lo, min(t0, t1)), min(hi, max(t0, t1))
-        if lo > hi:
-            return False
-    return True
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t0 = (-half - a) / d
+        t1 = (half - a) / d
+    parallel = np.abs(d) < 1e-12
+    lo = np.where(parallel, -np.inf, np.minimum(t0, t1))
+    hi = np.where(parallel, np.inf, np.maximum(t0, t1))
+    if np.any(parallel & (np.abs(a) > half)):
+        return False
+    lo = np.maximum(lo.max(axis=1), 0.0)
+    hi = np.minimum(hi.min(axis=1), 1.0)
+    return bool(np.all(lo <= hi))
 
 
 def hidden_frames(scene: Scene, obj: str, occluder: str | list, margin: float = 0.02) -> np.ndarray:
-    """(T,) bool: at frame t the object `obj` (its bounding box grown by `margin` m) lies entirely in the
-    shadow, seen from the camera, of one convex box `occluder` (or of any one box of a list), or does not
-    exist (visible False). Exact for boxes: the shadow of a convex box is convex, so testing the 8 corners
-    suffices. Use it to place hidden edits inside the window where the object cannot be seen."""
+    """(T,) bool: at frame t the object `obj` (grown by `margin` m) lies entirely in the shadow, seen from
+    the camera, of one convex box `occluder` (or of any one box of a list), or does not exist (visible
+    False). The shadow of a convex box is convex, so testing points whose convex hull contains the object
+    suffices (bounding-box corners; a dense circumscribed point sphere for balls). Use it to place hidden
+    edits inside the window where the object cannot be seen."""
     o = scene[obj]
     occs = [occluder] if isinstance(occluder, str) else list(occluder)
     out = np.zeros(scene.n_frames, bool)
@@ -186,7 +203,6 @@ def hidden_frames(scene: Scene, obj: str, occluder: str | list, margin: float = 
             out[t] = True
             continue
         eye = scene.camera.position[t]
-        corners = _corners(o, t, margin)
-        out[t] = any(scene[c].visible[t] and all(_segment_hits_box(eye, q, scene[c], t) for q in corners)
-                     for c in occs)
+        pts = _hull_points(o, t, margin)
+        out[t] = any(scene[c].visible[t] and _segments_hit_box(eye, pts, scene[c], t) for c in occs)
     return out

@@ -1,0 +1,82 @@
+"""Test 2, Unchangeableness (colour): a ball rolls out from behind a side panel across the floor of a plywood
+casing, slowing down (rolling resistance), passes behind a narrow occluder in the foreground and rolls on
+until it reaches the far side wall, where it comes to rest. Plausible: it reappears looking the same.
+Implausible: it reappears with a different colour (changed while it was completely hidden).
+
+Unity original (reference Part 3, Test 2): floor top y = 11.326, ball 0.2 from x 2.511 to 5.111, occluder
+0.4 x 0.7 at (3.811, 11.676, -0.407), entry panel 0.6 x 2.0. Coordinates via apparatus.U.
+"""
+
+import numpy as np
+
+from voebench.generator import edits
+from voebench.generator.kinematics import roll
+from voebench.generator.params import Range
+from voebench.scenes.common import hsv_color
+from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
+
+NUMBER = 2
+OBSERVATION = "the outcome of the experiment"
+PRINCIPLES = ["unchangeableness"]
+
+FLOOR_TOP = U(0, 11.326, 0)[2]
+X0 = U(3.811, 0, 0)[0]  # mirror plane
+BALL_Z = -0.271  # Unity z of the ball's path
+START_UX, END_UX = 2.511, 5.111  # ball centre touching the left / right inner side wall (Unity x)
+
+SPACE = {
+    "ball": {"diameter": 0.2, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "speed": Range(0.8, 1.4),  # m/s when it starts rolling (GRASP: constant U(0.5, 1.2))
+    "arrive_fraction": Range(0.25, 0.5),  # speed at the far wall as a fraction of the start speed (rolling resistance)
+    "new_hue_shift": Range(0.3, 0.7),  # implausible: the hue turns by this much (of the colour circle)
+    "start_delay": Range(1.0, 3.0),  # s (GRASP: 50-150 frames)
+    "camera": camera_space(dx=(-0.4, 0.4), dy=(0.0, 0.0), dz=(-0.4, 0.4)),  # GRASP: x, y offsets +-0.4
+    **VISUAL,
+}
+
+
+def build(scene, p, condition):
+    room(scene, p)
+    d = p.ball.diameter
+    wood(scene, "floor_plank", S(3.0, 0.1, 0.9), U(3.811, 11.276, -0.27), p)
+    dark(scene, "back_panel", S(2.8, 1.8, 0.05), U(3.811, 11.326 + 0.9, 0.205))
+    for side, ux in (("left", 2.361), ("right", 5.261)):
+        wood(scene, f"side_{side}", S(0.1, 1.8, 0.9), U(ux, 11.326 + 0.9, -0.27), p)
+    wood(scene, "top_panel", S(3.0, 0.1, 0.9), U(3.811, 13.176, -0.27), p)
+    wood(scene, "start_box", S(0.6, 2.0, 0.05), U(2.611, 11.226 + 1.0, -0.745), p)  # hides where the ball starts
+    cover(scene, "occluder", S(0.4, 0.7, 0.05), U(3.811, 11.676, -0.407))
+
+    start = U(START_UX, 0, BALL_Z)
+    start[2] = FLOOR_TOP + d / 2
+    hue = p.ball.hue
+    ball = scene.add("ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(hue, p.ball.saturation, p.ball.value))
+    length = END_UX - START_UX
+    v1 = p.arrive_fraction * p.speed
+    deceleration = (p.speed**2 - v1**2) / (2 * length)
+    # rolls without slipping, slowing down, until it touches the far wall, where it stops (inelastic contact)
+    roll(ball, start, (1.0, 0.0, 0.0), p.speed, deceleration, scene.frame(p.start_delay), scene.fps, max_distance=length)
+    look(scene, p, U(3.811, 12.183, -2.259), U(3.811, 11.990, -0.130))
+
+    if condition == "implausible":
+        hidden = np.flatnonzero(hidden_frames(scene, "ball", "occluder", margin=0.02))
+        hidden = hidden[hidden > scene.frame(p.start_delay)]
+        if len(hidden) < 2:
+            raise RuntimeError("t02: the ball is never completely behind the occluder (too fast for the frame rate?)")
+        f = int(hidden[len(hidden) // 2])
+        new = hsv_color((hue + p.new_hue_shift) % 1.0, p.ball.saturation, p.ball.value)
+        edits.recolor(scene, "ball", f, new, PRINCIPLES, hidden=True)
+    finish(scene, p, X0)
+
+
+def describe(p, condition):
+    side, other = ("right", "left") if p.mirror else ("left", "right")
+    text = (f"After {p.start_delay:.1f} s a sphere rolls into view from the {side} and rolls towards the {other}, "
+            f"slowing down on the way. There is an occluding object, larger than the sphere, in the foreground. "
+            f"When the sphere rolls behind that object it disappears from view and then reappears on the other side "
+            f"of the object. ")
+    if condition == "plausible":
+        text += "When the sphere reappears it looks exactly the same as before."
+    else:
+        text += "When the sphere reappears it has a different color."
+    return text + " The sphere continues to roll until it reaches a wall where it comes to rest."

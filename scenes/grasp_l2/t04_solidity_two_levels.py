@@ -1,0 +1,125 @@
+"""Test 4, Solidity & continuity (two levels): a room with a lower floor and, 0.3 m above it, an upper floor
+made of two plates with a gap in the middle that is narrower than the ball. A ball is dropped from above
+(behind a top panel), falls into the room and disappears behind an occluder that covers the middle of both
+levels. When the ball has come to rest, the occluder drops into a slot. Plausible: the ball lies on the upper
+floor (in the gap, which is too narrow for it). Implausible: it fell through the upper floor (while hidden)
+and lies on the lower floor.
+
+Motion is exact free fall with inelastic bounces (restitution `bounce`) on the plates' edges or the floor.
+
+Unity original (reference Part 3, Test 4): room x 2.411-5.211, lower floor top y = 11.228, plates at
+y = 11.533, gap U(0, d - 0.05), ball 0.25 dropped from y = 13.109, occluder 1.5 x 0.8 at z = -0.598.
+Coordinates via apparatus.U.
+"""
+
+import numpy as np
+
+from voebench.generator import edits
+from voebench.generator.kinematics import G
+from voebench.generator.params import Range
+from voebench.scenes.common import hsv_color
+from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, look, move_by, room, wood
+
+NUMBER = 4
+OBSERVATION = "the final position of the ball"
+PRINCIPLES = ["solidity", "continuity"]
+
+X0 = U(3.811, 0, 0)[0]  # mirror plane (the room is symmetric but the holders are not)
+LOWER_TOP = U(0, 11.228, 0)[2]
+PLATE_T = 0.03  # upper-floor plate thickness, m (GRASP: 0.01, hard to see)
+UPPER_TOP = U(0, 11.538, 0)[2]
+BALL_UZ = -0.327
+ROOM_Z = (-0.55, 0.325)  # Unity z extent of the floors (front, back)
+
+SPACE = {
+    "ball": {"diameter": 0.25, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "gap": Range(0.0, 0.2),  # m, gap in the upper floor (supplementary Section 3; GRASP: U(0, d - 0.05))
+    "holder_shift": Range(-0.2, 0.2),  # m, the two holders of the upper floor move apart/together by this
+    "bounce": Range(0.2, 0.4),  # coefficient of restitution of the ball's bounces
+    "wait": Range(0.5, 1.2),  # s after the ball is at rest (in either condition) until the occluder drops
+    "occluder_speed": Range(0.4, 0.6),  # m/s (GRASP: 0.5)
+    "start_delay": Range(1.0, 4.0),  # s before the ball is dropped (GRASP: 50-250 frames)
+    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
+    **VISUAL,
+}
+
+
+def fall(z0: float, z_rest: float, start: int, n: int, fps: float, e: float):
+    """Height (n,) of a ball released at rest from z0 at frame `start`, bouncing on a support that holds its
+    centre at z_rest with restitution e until the bounces are below 2 mm; and the frame it comes to rest."""
+    t = (np.arange(n) - start) / fps
+    z = np.full(n, z0, float)
+    v = np.sqrt(2 * G * (z0 - z_rest))
+    t_hit = v / G
+    m = (t >= 0) & (t < t_hit)
+    z[m] = z0 - 0.5 * G * t[m] ** 2
+    z[t >= t_hit] = z_rest
+    v *= e
+    while v**2 / (2 * G) > 0.002:
+        dur = 2 * v / G
+        m = (t >= t_hit) & (t < t_hit + dur)
+        tt = t[m] - t_hit
+        z[m] = z_rest + v * tt - 0.5 * G * tt**2
+        t_hit += dur
+        v *= e
+    return z, int(np.ceil(start + t_hit * fps))
+
+
+def holders(p):
+    return 3.086 - p.holder_shift, 4.536 + p.holder_shift
+
+
+def build(scene, p, condition):
+    room(scene, p)
+    d, r = p.ball.diameter, p.ball.diameter / 2
+    zc = (ROOM_Z[0] + ROOM_Z[1]) / 2
+    depth = ROOM_Z[1] - ROOM_Z[0]
+    wood(scene, "lower_floor", S(2.9, 0.1, depth), U(3.811, 11.178, zc), p)
+    dark(scene, "back_wall", S(2.8, 2.1, 0.05), U(3.811, 11.228 + 1.05, ROOM_Z[1] + 0.025))
+    for side, ux in (("left", 2.361), ("right", 5.261)):
+        wood(scene, f"side_{side}", S(0.1, 2.1, depth), U(ux, 11.228 + 1.05, zc), p)
+    wood(scene, "ceiling", S(2.9, 0.05, depth + 0.1), U(3.811, 13.301, zc - 0.05), p)
+    wood(scene, "top_panel", S(2.9, 0.55, 0.02), U(3.811, 13.276 - 0.275, ROOM_Z[0] - 0.06), p)  # hides the drop
+    wood(scene, "front_panel", S(2.9, 1.0, 0.02), U(3.811, 11.228 - 0.5, -0.64), p)  # hides the dropped occluder
+    # upper floor: two plates meeting in the middle, a gap opened between them, on two holders
+    w = 1.4 - p.gap / 2
+    for side, sign in (("left", -1), ("right", 1)):
+        wood(scene, f"upper_floor_{side}", S(w, PLATE_T, depth), U(3.811 + sign * (p.gap / 2 + w / 2), 11.538 - PLATE_T / 2, zc), p,
+             role="floor_upper")
+    for side, ux in zip(("left", "right"), holders(p)):
+        hh = 11.538 - PLATE_T - 11.228
+        wood(scene, f"holder_{side}", S(0.01, hh, depth), U(ux, 11.228 + hh / 2, zc), p)
+    h = 0.8
+    occ = cover(scene, "occluder", S(1.5, h, 0.01), U(3.811, 11.145 + h / 2, -0.598))
+
+    start = U(3.811, 13.08, BALL_UZ)
+    ball = scene.add("ball", "sphere", (d,) * 3, start, role="ball",
+                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    go, T, fps = scene.frame(p.start_delay), scene.n_frames, scene.fps
+    z_upper = UPPER_TOP + np.sqrt(r**2 - (p.gap / 2) ** 2)  # resting on the gap's edges (or flat on the plate)
+    z_lower = LOWER_TOP + r
+    zu, rest_u = fall(start[2], z_upper, go, T, fps, p.bounce)
+    zl, rest_l = fall(start[2], z_lower, go, T, fps, p.bounce)
+    ball.position[:, 2] = zu if condition == "plausible" else zl
+    # the occluder drops at the same time in both conditions, once the ball would be at rest in either
+    move_by(occ, (0, 0, -h), p.occluder_speed, max(rest_u, rest_l) + int(round(p.wait * fps)), fps)
+    look(scene, p, U(3.811, 11.794, -2.166), U(3.811, 11.726, -0.130))
+
+    if condition == "implausible":
+        # from the frame it would touch the upper floor until its top is below the plates
+        through = np.flatnonzero((zl < z_upper - 1e-9) & (zl + r > UPPER_TOP - PLATE_T))
+        edits.record(scene, PRINCIPLES, "pass_through", "ball", through[0], through[-1], hidden=True)
+    finish(scene, p, X0)
+
+
+def describe(p, condition):
+    text = ("There is a room enclosed by walls at the sides and at the back, with a lower floor at the very bottom "
+            "and an upper floor parallel to it a certain height above. Both floors are solid and extend to the "
+            f"back wall and the side walls; the upper floor has a gap of {p.gap * 100:.0f} cm in the middle, "
+            "narrower than the sphere. An occluder at the front of the room starts at the lower floor and "
+            f"extends over the upper floor. After {p.start_delay:.1f} s a sphere falls into the room from above "
+            "and disappears behind the occluder. The part of the occluder that reaches over the upper floor is "
+            "higher and wider than the diameter of the sphere. The occluder is removed by a mechanism and both "
+            "floors are completely visible. ")
+    return text + ("The sphere lies on the upper floor." if condition == "plausible" else "The sphere lies on the lower floor.")
