@@ -85,3 +85,20 @@ def test_evaluate_cli_with_hf(tiny_qwen, tiny_set, tmp_path):
     assert main(args) == 0
     with open(os.path.join(run, "run.json")) as fh:
         assert json.load(fh)["model_calls_this_run"] == 0
+
+
+@pytest.fixture(scope="session")
+def tiny_smol(tmp_path_factory):
+    pytest.importorskip("num2words")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    from voebench.evaluate.models.tiny import build_tiny_smolvlm2
+    return build_tiny_smolvlm2(str(tmp_path_factory.mktemp("tiny-smolvlm2")))
+
+
+def test_smolvlm2_through_the_same_path(tiny_smol, tiny_set):
+    a = make_adapter(f"hf:{tiny_smol}", batch_size=3, max_new_tokens=3, do_sample=False, device="cpu")
+    assert type(a.model).__name__ == "SmolVLMForConditionalGeneration"
+    reqs = _requests(tiny_set, "one-shot", n=3)
+    batched = a.generate(reqs)
+    assert all(isinstance(x, str) for x in batched)
+    assert batched == [a.generate([r])[0] for r in reqs]

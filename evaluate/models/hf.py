@@ -4,8 +4,8 @@ checkpoint's own ``AutoProcessor`` chat template.
 We decode the frames ourselves (PyAV, `frames.read_frames`: exactly the indices the harness chose and logged) and
 pass them as numpy arrays plus ``VideoMetadata`` (original fps, total frames, the chosen indices) with
 ``do_sample_frames=False``, so the processor neither resamples nor needs torchcodec. Batches are left-padded.
-Tested with Qwen2.5-VL; other families whose processor takes ``videos=`` (SmolVLM2, LLaVA-OneVision, ...) use the
-same path.
+Tested with Qwen2.5-VL and SmolVLM2; other families whose processor takes ``videos=`` (LLaVA-OneVision, ...) use
+the same path.
 """
 
 from __future__ import annotations

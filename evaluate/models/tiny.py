@@ -89,3 +89,52 @@ def build_tiny_qwen25vl(folder: str, *, hidden: int = 64, layers: int = 2, visio
     model.save_pretrained(folder)
     processor.save_pretrained(folder)
     return folder
+
+
+SMOL_SPECIAL = ["<|im_start|>", "<end_of_utterance>", "<fake_token_around_image>", "<image>", "<global-img>",
+                "<video>", "<|endoftext|>"]
+
+
+def build_tiny_smolvlm2(folder: str, *, hidden: int = 64, layers: int = 2, vocab: int = 400, seed: int = 0) -> str:
+    """Build, save and return `folder` holding a random SmolVLM2 checkpoint + processor (needs num2words)."""
+    import torch  # noqa: PLC0415
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: PLC0415
+    from transformers import (PreTrainedTokenizerFast, SmolVLMConfig,  # noqa: PLC0415
+                              SmolVLMForConditionalGeneration, SmolVLMImageProcessor, SmolVLMProcessor)
+    from transformers.models.smolvlm.processing_smolvlm import DEFAULT_CHAT_TEMPLATE  # noqa: PLC0415
+    from transformers.models.smolvlm.video_processing_smolvlm import SmolVLMVideoProcessor  # noqa: PLC0415
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train_from_iterator(_CORPUS, trainers.BpeTrainer(vocab_size=vocab, special_tokens=[],
+                                                         initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SMOL_SPECIAL])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<end_of_utterance>",
+                                        pad_token="<|endoftext|>", bos_token="<|im_start|>")
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SMOL_SPECIAL}
+    size = {"longest_edge": 32}
+    image_processor = SmolVLMImageProcessor(size=size, max_image_size=size, do_image_splitting=False)
+    video_processor = SmolVLMVideoProcessor(size=size, max_image_size=size,
+                                            video_sampling={"max_frames": 4, "fps": 2, "video_size": size})
+    processor = SmolVLMProcessor(image_processor=image_processor, tokenizer=tokenizer,
+                                 video_processor=video_processor, image_seq_len=4,
+                                 chat_template=DEFAULT_CHAT_TEMPLATE)
+    config = SmolVLMConfig(
+        text_config=dict(model_type="llama", vocab_size=len(tokenizer), hidden_size=hidden,
+                         intermediate_size=hidden * 2, num_hidden_layers=layers, num_attention_heads=4,
+                         num_key_value_heads=2, bos_token_id=ids["<|im_start|>"],
+                         eos_token_id=ids["<end_of_utterance>"], pad_token_id=ids["<|endoftext|>"]),
+        vision_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                           image_size=32, patch_size=8),
+        scale_factor=2, image_token_id=ids["<image>"],
+    )
+    torch.manual_seed(seed)
+    model = SmolVLMForConditionalGeneration(config)
+    model.generation_config.pad_token_id = ids["<|endoftext|>"]
+    model.generation_config.eos_token_id = ids["<end_of_utterance>"]
+    model.generation_config.do_sample = False
+    os.makedirs(folder, exist_ok=True)
+    model.save_pretrained(folder)
+    processor.save_pretrained(folder)
+    return folder
