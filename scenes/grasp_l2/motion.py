@@ -1,0 +1,95 @@
+"""Exact ball motion for the Level 2 scene scripts of tests 8-14 and 16: positions come from closed-form
+kinematics (rolling with rolling resistance, rolling down an incline at a = 5/7 g sin(theta), free fall and
+projectile flight), and the orientation follows from the positions, so a ball that rolls turns exactly as
+much as it travels (rotation vector n x dp / r per frame, n the surface normal) and a ball in flight keeps
+its spin. Pure numpy, no Blender.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from voebench.generator.kinematics import G, quat_from_axis_angle, quat_multiply
+
+ROLL_FACTOR = 5.0 / 7.0  # a solid sphere rolling without slipping down an incline: a = 5/7 g sin(theta)
+UP = np.array([0.0, 0.0, 1.0])
+
+
+def rolling_rotations(positions, normals, radius: float) -> np.ndarray:
+    """Per-frame rotation vectors (T-1, 3) (axis * angle, radians) of a ball rolling without slipping along
+    `positions` (T,3) on surfaces with unit `normals` ((T-1,3) or (3,)): angle |dp|/r about n x dp."""
+    dp = np.diff(np.asarray(positions, float), axis=0)
+    n = np.broadcast_to(np.asarray(normals, float), dp.shape)
+    return np.cross(n, dp) / radius
+
+
+def orientations(q0, rotations) -> np.ndarray:
+    """Quaternions (T,4), T = len(rotations) + 1, from the initial orientation `q0` by composing the per-frame
+    rotation vectors (`rotations[t]` turns frame t into frame t+1). Canonical sign (w >= 0)."""
+    rotations = np.asarray(rotations, float)
+    q = np.empty((len(rotations) + 1, 4))
+    q[0] = q0
+    for t, rv in enumerate(rotations):
+        angle = float(np.linalg.norm(rv))
+        q[t + 1] = q[t] if angle < 1e-12 else quat_multiply(quat_from_axis_angle(rv / angle, angle), q[t])
+    q[q[:, 0] < 0] *= -1
+    return q
+
+
+def set_rolling_track(ball, positions, normals, radius: float | None = None) -> None:
+    """Give the ball the track `positions` (T,3), turning as it rolls on surfaces with `normals`."""
+    r = ball.dimensions[0] / 2 if radius is None else radius
+    ball.position[:] = positions
+    ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(positions, normals, r))
+
+
+def decelerate(t, speed: float, deceleration: float) -> tuple[np.ndarray, np.ndarray]:
+    """Distance and speed after time t (>= 0) from `speed` under constant deceleration, stopping at zero."""
+    t = np.maximum(np.asarray(t, float), 0.0)
+    if deceleration <= 0:
+        return speed * t, np.full_like(t, speed)
+    tc = np.minimum(t, speed / deceleration)
+    return speed * tc - 0.5 * deceleration * tc**2, speed - deceleration * tc
+
+
+def time_to_cover(distance: float, speed: float, deceleration: float) -> float:
+    """Time (s) to cover `distance` from `speed` under constant deceleration (inf if it stops first)."""
+    if deceleration <= 0:
+        return distance / speed
+    disc = speed**2 - 2 * deceleration * distance
+    if disc < 0:
+        return np.inf
+    return (speed - np.sqrt(disc)) / deceleration
+
+
+def polyline(points, s) -> tuple[np.ndarray, np.ndarray]:
+    """Positions (T,3) at arc lengths `s` (T,) along the polyline through `points` (K,3), clipped to its
+    ends, and the index of the segment each lies on."""
+    pts = np.asarray(points, float)
+    seg = np.diff(pts, axis=0)
+    lengths = np.linalg.norm(seg, axis=1)
+    cum = np.concatenate([[0.0], np.cumsum(lengths)])
+    s = np.clip(np.asarray(s, float), 0.0, cum[-1])
+    idx = np.clip(np.searchsorted(cum, s, side="right") - 1, 0, len(seg) - 1)
+    frac = (s - cum[idx]) / lengths[idx]
+    return pts[idx] + frac[:, None] * seg[idx], idx
+
+
+def frame_times(n_frames: int, fps: float, start_frame: int) -> np.ndarray:
+    """Seconds since `start_frame` for every frame (negative before it)."""
+    return (np.arange(n_frames) - start_frame) / fps
+
+
+def first_frame_where(mask) -> int:
+    """Index of the first True; the last frame if none (a video cut shorter than the event)."""
+    idx = np.flatnonzero(mask)
+    return int(idx[0]) if len(idx) else len(mask) - 1
+
+
+def frame_at(seconds: float, fps: float, n_frames: int) -> int:
+    """The first frame at or after time `seconds`, clipped to the video."""
+    return int(np.clip(np.ceil(seconds * fps - 1e-9), 0, n_frames - 1))
+
+
+__all__ = ["G", "ROLL_FACTOR", "UP", "orientations", "set_rolling_track", "decelerate", "first_frame_where", "frame_at", "frame_times",
+           "polyline", "rolling_rotations", "time_to_cover"]

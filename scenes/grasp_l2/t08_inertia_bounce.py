@@ -1,0 +1,85 @@
+"""Test 8, Inertia: seen from above, a ball rolls out from under the start roof diagonally across a tray with a
+white centre line, hits the far wall exactly at the line and bounces off. Plausible: the wall reverses only
+the velocity component along the line (angle of reflection = angle of incidence), so the ball rolls back on
+the other side of the line and disappears under the roof with the mirrored lateral offset. Implausible: it
+rolls straight back along its incoming path, on the same side of the line, with the same offset.
+
+The ball slows down by rolling resistance the whole way (it loses `speed_loss` of its speed by the time it
+is back at the entry wall, where it stops, under the roof). Tray frame and camera: see `topdown.py`.
+"""
+
+import numpy as np
+
+from voebench.generator import edits
+from voebench.generator.params import Choice, Range
+from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2 import topdown as td
+from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times, orientations, polyline, rolling_rotations
+
+NUMBER = 8
+OBSERVATION = "the trajectory of the ball"
+PRINCIPLES = ["inertia"]
+
+SPACE = {
+    "angle": Range(8.0, 24.0),  # deg, angle between the ball's path and the white line (deflection angle)
+    "side": Choice((-1, 1)),  # which side of the line the ball enters on (+1 = +v)
+    "speed": Range(1.5, 2.5),  # m/s when it starts rolling (GRASP: 1.5-2.5 units/s)
+    "speed_loss": Range(0.1, 0.3),  # fraction of the speed lost to rolling resistance over the whole path
+    "start_delay": Range(0.0, 1.5),  # s before the ball starts (GRASP: 0-100 frames)
+    "ball": td.BALL,
+    "camera": td.camera_space(-45.0, 45.0),  # GRASP: the far wall is roughly at the top, +-54 deg
+    **VISUAL,
+}
+
+START_U = -td.INNER + 0.25  # the ball's resting place under the start roof (centre)
+
+
+def path(p, reflect: bool):
+    """Waypoints (u, v) of the ball centre: start, bounce point on the line, stop at the entry wall."""
+    r = p.ball.diameter / 2
+    bounce_u = td.INNER - r
+    run = bounce_u - START_U
+    v0 = p.side * run * np.tan(np.radians(p.angle))
+    end_u = -td.INNER + r
+    v_end = v0 * (bounce_u - end_u) / run
+    back = -v_end if reflect else v_end
+    return np.array([[START_U, v0], [bounce_u, 0.0], [end_u, back]])
+
+
+def track(scene, p, tray, reflect: bool):
+    pts = path(p, reflect)
+    r = p.ball.diameter / 2
+    length = np.linalg.norm(np.diff(pts, axis=0), axis=1).sum()
+    decel = p.speed**2 * (1 - (1 - p.speed_loss) ** 2) / (2 * length)
+    s, _ = decelerate(frame_times(scene.n_frames, scene.fps, scene.frame(p.start_delay)), p.speed, decel)
+    uv, _ = polyline(pts, s)
+    pos = tray.world(uv[:, 0], uv[:, 1], td.FLOOR_TOP + r)
+    return pos, s, np.linalg.norm(pts[1] - pts[0])
+
+
+def build(scene, p, condition):
+    tray = td.build_tray(scene, p)
+    r = p.ball.diameter / 2
+    # the white line along the middle of the tray, from the roof to the far wall
+    scene.add("white_line", "box", (td.INNER + 1.4, 0.08, 0.004), tray.world((td.INNER - 1.4) / 2, 0.0, td.FLOOR_TOP + 0.002),
+              role="marking", color=(1.0, 1.0, 1.0))
+    pts = path(p, True)
+    ball = td.add_ball(scene, p, tray, *pts[0])
+    pos, s, to_wall = track(scene, p, tray, reflect=True)
+    ball.position[:] = pos
+    ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, UP, r))
+    if condition == "implausible":
+        bad, _, _ = track(scene, p, tray, reflect=False)
+        first = int(np.flatnonzero(s > to_wall)[0]) if np.any(s > to_wall) else scene.n_frames - 1
+        quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
+        edits.replace_track(scene, "ball", first, bad[first:], quat[first:], PRINCIPLES, kind="reverse")
+    td.look_down(scene, p, tray)
+
+
+def describe(p, condition):
+    back = "on the other side of the line, at the same angle" if condition == "plausible" else \
+        "straight back along its incoming path, on the same side of the line"
+    return (f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "
+            f"and heads diagonally, at {p.angle:.0f} degrees to a white line along the middle of the tray, toward "
+            f"the far wall, slowing down slightly. It hits the wall at the line and rolls back {back}, "
+            f"disappearing under the roof again.")

@@ -1,0 +1,159 @@
+"""The top-down tray of Level 2 tests 8, 12 and 16: a 5 x 5 m tray with a dark floor and four low plywood
+walls on the table, a plywood start roof over the entry end that hides where the ball starts, and a camera
+straight above with a random in-plane rotation. All four room walls get the random background tint (as in
+the Unity originals of these three tests).
+
+Tray frame (documented for the scene scripts): origin at the tray centre on the table top (world origin);
+`u` runs from the entry end (under the start roof, u < 0) to the far wall (u > 0) along world -x; `v` is
+lateral, along world +y, or -y when the trial is mirrored. Heights are world z.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from voebench.generator.kinematics import quat_from_euler_z
+from voebench.generator.params import Choice, Range
+from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, hsv_color, room, table
+from voebench.scenes.grasp_l2.apparatus import COVER_TINT, background_color, wood_tint
+from voebench.scenes.grasp_l2.motion import UP, orientations, polyline, rolling_rotations
+
+SIZE = 5.0  # outer size of the tray, m
+WALL_T = 0.1  # wall thickness
+WALL_H = 0.5  # wall height above the tray floor
+FLOOR_TOP = 0.1  # the tray floor's top above the table
+INNER = SIZE / 2 - WALL_T  # inner faces of the walls at |u|, |v| = 2.4
+ROOF_Z = FLOOR_TOP + WALL_H + 0.06  # underside of the start roof and the end cover, just above the walls
+ROOF_INNER_U = -1.4  # the start roof covers the tray from its entry wall to here
+CAMERA_HEIGHT = 5.5  # m above the table (Unity: 15.774 - 10.274)
+
+BALL = {"diameter": 0.3, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)}
+
+
+def camera_space(roll_lo: float, roll_hi: float) -> dict:
+    return {"offset_x": Range(-0.5, 0.5), "offset_y": Range(-0.5, 0.5),  # m, camera and look-at shift
+            "roll": Range(roll_lo, roll_hi),  # deg, in-plane rotation of the image; 0 = far wall at the top
+            "height": CAMERA_HEIGHT, "fov": 70.0}  # m above the table; vertical field of view, deg
+
+
+class Tray:
+    """Maps tray coordinates (u, v, z) to the world for one trial."""
+
+    def __init__(self, mirror: bool):
+        self.sign = -1.0 if mirror else 1.0
+
+    def world(self, u, v, z) -> np.ndarray:
+        u, v, z = np.broadcast_arrays(np.asarray(u, float), np.asarray(v, float), np.asarray(z, float))
+        return np.stack([-u, self.sign * v, z], axis=-1)
+
+    def yaw(self, angle_uv: float) -> float:
+        """World yaw of a direction at `angle_uv` radians from +u toward +v."""
+        d = self.world(np.cos(angle_uv), np.sin(angle_uv), 0.0)
+        return float(np.arctan2(d[1], d[0]))
+
+
+def build_tray(scene, p, start_roof: bool = True) -> Tray:
+    tray = Tray(bool(p.mirror))
+    table(scene)
+    room(scene, floor_z=-TABLE_HEIGHT, wall_color=background_color(p), wall_texture_seed=int(p.wood_seed) % 97)
+    wood = {"pattern": "wood", "seed": int(p.wood_seed)}
+    scene.add("tray_floor", "box", (SIZE, SIZE, FLOOR_TOP), (0.0, 0.0, FLOOR_TOP / 2), role="tray", color=POLE_GREY)
+    z = FLOOR_TOP + WALL_H / 2
+    half = SIZE / 2 - WALL_T / 2
+    for name, u, v, du, dv in [("wall_far", half, 0.0, WALL_T, SIZE), ("wall_entry", -half, 0.0, WALL_T, SIZE),
+                               ("wall_side_a", 0.0, half, SIZE, WALL_T), ("wall_side_b", 0.0, -half, SIZE, WALL_T)]:
+        scene.add(f"tray_{name}", "box", (du, dv, WALL_H), tray.world(u, v, z), role="wall", color=wood_tint(p),
+                  texture=wood)
+    if start_roof:
+        u0, u1 = -SIZE / 2 - 0.15, ROOF_INNER_U
+        scene.add("start_roof", "box", (u1 - u0, SIZE + 0.3, 0.03), tray.world((u0 + u1) / 2, 0.0, ROOF_Z + 0.015),
+                  role="occluder", color=wood_tint(p), texture=wood)
+    return tray
+
+
+def add_ball(scene, p, tray: Tray, u: float, v: float):
+    d = p.ball.diameter
+    return scene.add("ball", "sphere", (d, d, d), tray.world(u, v, FLOOR_TOP + d / 2), role="ball",
+                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+
+
+def end_cover(scene, p, tray: Tray, depth: float, lift_frame: int, speed: float):
+    """A rusty-metal cover over the far end of the tray (from the far wall's outer face `depth` m inward),
+    which slides out beyond the far wall at `speed` m/s from `lift_frame` until it has cleared the tray.
+    Returns the frame at which the far end is fully uncovered."""
+    u1 = SIZE / 2 + 0.1
+    u0 = INNER - depth
+    centre = tray.world((u0 + u1) / 2, 0.0, ROOF_Z + 0.015)
+    cover = scene.add("end_cover", "box", (u1 - u0, SIZE + 0.3, 0.03), centre, role="occluder",
+                      color=COVER_TINT, texture={"pattern": "rust", "seed": int(p.wood_seed) + 1})
+    travel = u1 - u0 + 0.1
+    t = (np.arange(scene.n_frames) - lift_frame) / scene.fps
+    shift = np.clip(t * speed, 0.0, travel)
+    cover.position[:] = tray.world((u0 + u1) / 2 + shift, 0.0, ROOF_Z + 0.015)
+    return int(min(lift_frame + np.ceil(travel / speed * scene.fps), scene.n_frames - 1))
+
+
+def corner(tray: Tray, side: float, radius: float, gap: float = 0.02) -> np.ndarray:
+    """(u, v) of a ball of `radius` resting in the far corner on side +1 (v > 0) or -1."""
+    c = INNER - radius - gap
+    return np.array([c, side * c])
+
+
+def look_down(scene, p, tray: Tray) -> None:
+    """Camera straight above the tray centre (shifted by the offsets), image rotated by `camera.roll`."""
+    c = p.camera
+    up_angle = np.radians(c.roll)
+    up = tray.world(np.cos(up_angle), np.sin(up_angle), 0.0)
+    eye = np.array([c.offset_x, c.offset_y, c.height])
+    scene.look(eye, eye * (1, 1, 0), fov_deg=c.fov, up=tuple(up))
+
+
+def plank_pose(tray: Tray, side: float, leg: float, thickness: float, height: float):
+    """Centre and yaw quaternion of a plank cutting off the far corner on `side` so that it meets both walls
+    `leg` m from the corner: the walls and the plank form a triangle."""
+    # hypotenuse from (INNER - leg, side*INNER) to (INNER, side*(INNER - leg)), pushed out by half the thickness
+    mid = np.array([INNER - leg / 2, side * (INNER - leg / 2)])
+    normal = np.array([-1.0, -side]) / np.sqrt(2)  # into the tray
+    mid = mid + normal * thickness / 2
+    yaw = tray.yaw(np.arctan2(-side, 1.0))  # along the hypotenuse
+    return tray.world(mid[0], mid[1], FLOOR_TOP + height / 2), quat_from_euler_z(yaw)
+
+
+# --------------------------------------------------------------------------- tests 12 and 16: roll into a corner
+
+CORNER_SPACE = {
+    "corner": Choice((-1, 1)),  # the far corner the ball rolls toward: +1 = +v side, -1 = -v side
+    "start": Range(-0.9, 0.9),  # lateral start position under the roof, fraction of the half width
+    "speed": Range(1.5, 2.5),  # m/s when it starts rolling (GRASP: 1.5-2.5 units/s)
+    "arrival_speed": Range(0.35, 0.6),  # fraction of the speed left when it reaches the corner and stops there
+    "start_delay": Range(0.0, 1.0),  # s before the ball starts (GRASP: 0-100 frames)
+    "cover_wait": Range(0.3, 0.8),  # s between the ball's arrival and the cover starting to slide away
+    "cover_speed": 1.0,  # m/s of the cover's slide (GRASP: 0.5; faster so that 10 s hold the whole event)
+    "ball": BALL,
+    "camera": camera_space(0.0, 360.0),  # GRASP: camera straight above, in-plane rotation random
+}
+
+
+def corner_run(scene, p, tray: Tray, cover_depth: float):
+    """A ball rolls from under the start roof to the far corner `p.corner`, slowing down, and stops there,
+    under the end cover, which then slides away. Returns (ball, arrival frame, frame the cover starts
+    moving, frame the far end is uncovered)."""
+    r = p.ball.diameter / 2
+    start = np.array([-INNER + 0.25, p.start * (INNER - r - 0.1)])
+    goal = corner(tray, p.corner, r)
+    ball = add_ball(scene, p, tray, *start)
+    dist = float(np.linalg.norm(goal - start))
+    k = p.arrival_speed
+    decel = p.speed**2 * (1 - k**2) / (2 * dist)
+    t_arrive = dist / (p.speed * (1 + k) / 2)
+    t = (np.arange(scene.n_frames) - scene.frame(p.start_delay)) / scene.fps
+    s = np.minimum(p.speed * np.clip(t, 0, None) - 0.5 * decel * np.clip(t, 0, None) ** 2, dist)
+    s[t >= t_arrive] = dist  # the corner stops it
+    uv, _ = polyline([start, goal], s)
+    pos = tray.world(uv[:, 0], uv[:, 1], FLOOR_TOP + r)
+    ball.position[:] = pos
+    ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, UP, r))
+    arrive = int(np.flatnonzero(s >= dist)[0]) if np.any(s >= dist) else scene.n_frames - 1
+    lift = min(arrive + max(4, scene.frame(p.cover_wait)), scene.n_frames - 1)
+    open_ = end_cover(scene, p, tray, cover_depth, lift, p.cover_speed)
+    return ball, arrive, lift, open_
