@@ -201,9 +201,12 @@ def plot(summary: dict, path: str, title: str = "") -> str | None:
 def plot_comparison(runs: list[tuple[str, dict]], path: str, suite: str | None = None) -> str | None:
     """GRASP Figure 3: one bar per run (model) = mean accuracy over the tests of `suite` (default: the Level 2
     suite if present), error bar = std over tests, red line = chance."""
-    import matplotlib  # noqa: PLC0415
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    try:
+        import matplotlib  # noqa: PLC0415
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except ImportError:
+        raise UsageError("--compare needs matplotlib (pip install 'voebench[eval]')") from None
 
     names, means, stds, chance = [], [], [], []
     for name, summary in runs:

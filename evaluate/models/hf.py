@@ -96,7 +96,12 @@ class HFAdapter(Adapter):
         kwargs = {"text": texts, "padding": True, "return_tensors": "pt"}
         if videos:
             kwargs.update(videos=videos, video_metadata=metas, do_sample_frames=False)
-        inputs = self.processor(**kwargs)
+        try:
+            inputs = self.processor(**kwargs)
+        except TypeError:  # an older processor without video_metadata / do_sample_frames: frames as they are
+            kwargs.pop("video_metadata", None)
+            kwargs.pop("do_sample_frames", None)
+            inputs = self.processor(**kwargs)
         out = {}
         for k, v in inputs.items():
             if hasattr(v, "to"):
