@@ -1,0 +1,130 @@
+"""A Support: an object is dropped onto a grey block with part of its width over the block's right edge.
+
+Expected: Bullet decides; an object whose centre of mass is over the block stays (A1), one whose centre of
+mass is past the edge tips over and falls (A2). Surprising, as in the original: the same object with its
+centre of mass moved inside it (the only change), to near the far end of the part over the block if it fell
+(so it now stays, balancing on a sliver) or to the middle of the part past the edge if it stayed (so it
+now topples off). Not hidden.
+
+Original (scene-facts Part 6 A): block 5 x 4 x 4 m centred (-4.5, -6.892, 2.05), right edge x = -2, top
+z = 4.05; the object's lowest point starts 1.05 m above the top; contact point c = fraction of the width past
+the edge. c = 0.5 (centre of mass exactly over the edge, outcome decided by numerical noise) is left out.
+"""
+
+import numpy as np
+
+from voebench.evaluate.baseline.labels import make_labels
+from voebench.generator import edits
+from voebench.generator.kinematics import quat_to_matrix
+from voebench.generator.params import Choice, Range
+from voebench.generator.physics import simulate
+from voebench.generator.scene import RigidBody
+from voebench.scenes.avoe.world import (SUPPORT_COLOR, add_object, first_divergence, local_points,
+                                        object_size, simulate_variant, stage, tilt_deg, z_extent)
+
+CATEGORY = "A"
+SUBTYPES = {"A1": "the support holds the object (most of it is over the block)",
+            "A2": "the object falls (most of it is past the edge)"}
+OBSERVATION = "what happens to the object after it lands on the block"
+ASSUMPTION = "The object is dropped from a height."
+
+SUPPORT_SIZE, SUPPORT_CENTER = (5.0, 4.0, 4.0), (-4.5, -6.892, 2.05)
+EDGE_X = SUPPORT_CENTER[0] + SUPPORT_SIZE[0] / 2  # -2.0
+TOP_Z = SUPPORT_CENTER[2] + SUPPORT_SIZE[2] / 2  # 4.05
+
+SPACE = {
+    "object": {
+        "shape": Choice(["cube", "cylinder", "torus", "sphere", "cone", "side_cylinder"]),  # no inverted cone (6, as the original)
+        "width": Range(0.4, 1.6),  # x extent, units of 2 m
+        "height": Range(0.4, 1.6),  # z extent, units of 2 m
+        "depth": 1.0,  # y extent, units of 2 m (the original's constant)
+    },
+    # fraction of the object's width past the edge (0.5 left out: the centre of mass would sit on the edge)
+    "contact": Choice([0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]),
+    "drop_gap": 1.05,  # m between the object's lowest point and the block top at release
+    "friction": 0.5,  # object and block (Bullet multiplies them)
+}
+
+
+def subtype(p) -> str:
+    return "A1" if p.contact < 0.5 else "A2"
+
+
+def build(scene, p, condition):
+    stage(scene)
+    scene.add("support", "box", SUPPORT_SIZE, SUPPORT_CENTER, role="support", color=SUPPORT_COLOR,
+              body=RigidBody("passive", friction=p.friction, collision_shape="MESH"))  # as the original
+    W, D, H = object_size(p.object.shape, p.object.width, p.object.height, p.object.depth)
+    x = EDGE_X + (p.contact - 0.5) * W
+    add_object(scene, "object", p.object.shape, (W, D, H), (x, SUPPORT_CENTER[1], TOP_Z + p.drop_gap + H / 2),
+               body=RigidBody("active", mass=1.0, friction=p.friction))
+    simulate(scene)
+    if condition == "surprising":
+        falls = fell(scene)
+        expected = scene["object"].position.copy(), scene["object"].quaternion.copy()
+        shift_center_of_mass(scene, toward_support=falls)
+        if fell(scene) == falls:  # a round bottom (sphere, torus) that still rolls off: it stops where it lands
+            o = scene["object"]
+            o.position[:], o.quaternion[:] = expected
+            land = next(t for t in range(scene.n_frames) if z_extent(o, t)[0] < TOP_Z + 0.02)
+            edits.freeze(scene, "object", land, ["support", "gravity"])
+
+
+def shift_center_of_mass(scene, toward_support: bool) -> None:
+    """Re-simulate with the object's centre of mass (Blender: its origin) moved along x inside the object."""
+    obj = scene["object"]
+    x, W = obj.position[0, 0], _world_width(obj)
+    left, right = x - W / 2, x + W / 2
+    # near the far end of the supported part (round shapes then roll back onto the block), or the middle of
+    # the part past the edge
+    target = left + 0.2 * (EDGE_X - left) if toward_support else (EDGE_X + right) / 2
+    R0 = quat_to_matrix(obj.quaternion[0])
+    delta_local = R0.T @ np.array([target - x, 0.0, 0.0])
+    pts = local_points(obj)
+
+    def change(twin):
+        o = twin["object"]
+        o.shape, o.mesh = "mesh", (pts - delta_local, [])
+        o.position[:] = obj.position[0] + R0 @ delta_local
+        o.quaternion[:] = obj.quaternion[0]
+        o.body.collision_shape = "CONVEX_HULL"
+
+    twin = simulate_variant(scene, change)
+    o = twin["object"]
+    centre = np.array([o.position[t] - quat_to_matrix(o.quaternion[t]) @ delta_local for t in range(scene.n_frames)])
+    first = first_divergence(np.c_[obj.position, obj.quaternion], np.c_[centre, o.quaternion], tol=1e-3)
+    first = scene.n_frames - 1 if first is None else first
+    obj.position[first:] = centre[first:]
+    obj.quaternion[first:] = o.quaternion[first:]
+    edits.record(scene, ["support", "gravity"], "center_of_mass", "object", first, scene.n_frames - 1, hidden=False)
+
+
+def _world_width(obj) -> float:
+    pts = local_points(obj) @ quat_to_matrix(obj.quaternion[0]).T
+    return float(np.ptp(pts[:, 0]))
+
+
+def fell(scene) -> bool:
+    """From the track: at the last frame the object's centre is below the block top, or it is tipping over
+    (tilted by more than 30 deg with its centre past the edge)."""
+    o, t = scene["object"], scene.n_frames - 1
+    return bool(o.position[t, 2] < TOP_Z or (tilt_deg(o, t) > 30 and o.position[t, 0] > EDGE_X))
+
+
+def labels(scene, p) -> dict:
+    majority = p.contact < 0.5  # most of the width, and (shapes symmetric in x) most of the volume, over the block
+    return make_labels(CATEGORY,
+                       features={"object_height": p.object.height, "object_width": p.object.width,
+                                 "contact_point": p.contact, "object_shape": p.object.shape},
+                       prior_rules={"object_majority_contact": majority, "object_majority_volume": majority},
+                       posterior_rules={"support_holds_object": not fell(scene)})
+
+
+def describe(scene, p) -> str:
+    W, D, H = object_size(p.object.shape, p.object.width, p.object.height, p.object.depth)
+    shape = p.object.shape.replace("_", " ")
+    outcome = ("It tips over the edge and falls to the ground." if fell(scene)
+               else "It stays on the block.")
+    return (f"A {shape} {W:.1f} m wide and {H:.1f} m tall is dropped onto a grey block, with {p.contact:.0%} of "
+            f"its width past the block's right edge. {outcome}")
+

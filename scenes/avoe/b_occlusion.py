@@ -1,0 +1,176 @@
+"""B Occlusion: a cyan screen comes down in front of the path; an object then slides from left to right
+behind it. The screen's two side parts are 5 m tall; its 3 m wide middle part is lower (middle height m).
+
+Expected: a tall enough object shows above the middle part while passing it (B1), a short one stays hidden
+(B2); whether it shows is exact geometry (the motion is scripted), measured on the tracks for the label.
+Surprising: B1: the object is not seen in the middle: it stops existing from a frame where it is hidden
+behind the left side part until one where it is hidden behind the right one. B2: while hidden behind the
+left part it is lifted so that it shows above the middle part, and put back while hidden behind the right
+part. Both edits happen while the object shows no pixel.
+
+Original (scene-facts Part 6 B): screen in the plane y = -2, 13 x 5 m, middle x in [-1.5, 1.5]; it comes
+down from z = 6 to the ground over frames 1-20; the object rests on the ground at y = 0 and moves from
+x = -12.5 to 10 over frames 15-40 (eased: Blender's default Bezier keys).
+"""
+
+import numpy as np
+
+from voebench.evaluate.baseline.labels import make_labels
+from voebench.generator import edits
+from voebench.generator.kinematics import smoothstep
+from voebench.generator.params import Choice, Range
+from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, SHAPES, add_object, local_points,
+                                        object_size, stage, visible_points, world_points)
+
+CATEGORY = "B"
+SUBTYPES = {"B1": "the object is seen above the middle part", "B2": "the object is not seen in the middle"}
+OBSERVATION = "what is seen of the object while it passes behind the screen"
+ASSUMPTION = "The object has an initial velocity from an external source; the screen moving is always expected."
+
+PLANE_Y, THICK = -2.0, 0.05  # the screen's back face, its thickness (m)
+SCREEN_H, HALF_W, NOTCH = 5.0, 6.5, 1.5  # side parts' height, half width, middle part's half width (m)
+PANELS = ("screen_left", "screen_middle", "screen_right")
+
+SPACE = {
+    "object": {
+        "shape": Choice(list(SHAPES)),
+        "width": Range(0.4, 1.6),  # x (and y) extent, units of 2 m
+        "height": Range(0.4, 1.6),  # z extent, units of 2 m
+    },
+    "middle": Range(0.1, 0.9),  # the middle part's height, fraction of the 5 m screen
+    "margin": 0.1,  # m: the object's top clears (or misses) the middle part's line of sight by at least this
+    "path": {"start_x": -12.5, "end_x": 10.0, "first_frame": 15, "last_frame": 40},  # original 24 fps frames
+    "screen": {"start_z": 6.0, "first_frame": 1, "last_frame": 20},  # its bottom edge comes down to the ground
+    "lift_peek": 0.5,  # m the lifted object shows above the middle part (surprising B2)
+}
+
+
+def _crossing(points):
+    """Where the camera's rays to `points` cross the screen's back face: (x, z) per point."""
+    s = (PLANE_Y - CAMERA_EYE[1]) / (points[:, 1] - CAMERA_EYE[1])
+    return CAMERA_EYE[0] + s * (points[:, 0] - CAMERA_EYE[0]), CAMERA_EYE[2] + s * (points[:, 2] - CAMERA_EYE[2])
+
+
+def _probe(p):
+    """The object's surface points at rest at x = 0 (their crossing heights do not depend on x)."""
+    from voebench.generator.scene import Scene
+
+    sc = Scene(1, ORIGINAL_FPS)
+    W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
+    o = add_object(sc, "o", p.object.shape, (W, D, H), (0.0, 0.0, H / 2))
+    return local_points(o) @ _rot(o) + o.position[0]
+
+
+def _rot(o):
+    from voebench.generator.kinematics import quat_to_matrix
+
+    return quat_to_matrix(o.quaternion[0]).T
+
+
+def middle_height(p) -> float:
+    """The middle part's height (m), nudged by at most `margin` so the object clearly shows or clearly not."""
+    M = p.middle * SCREEN_H
+    top = float(_crossing(_probe(p))[1].max())  # highest crossing over all points
+    clearance = top - M
+    if abs(clearance) < p.margin:
+        M = top - p.margin if clearance >= 0 else top + p.margin
+    return float(M)
+
+
+def subtype(p) -> str:
+    return "B1" if _crossing(_probe(p))[1].max() > middle_height(p) else "B2"
+
+
+def build(scene, p, condition):
+    stage(scene)
+    M = middle_height(p)
+    T = scene.n_frames
+    t = np.arange(T) / scene.fps
+    down = 1.0 - smoothstep(t, (p.screen.first_frame - 1) / ORIGINAL_FPS, (p.screen.last_frame - 1) / ORIGINAL_FPS)
+    for name, x0, x1, h in (("screen_left", -HALF_W, -NOTCH, SCREEN_H), ("screen_middle", -NOTCH, NOTCH, M),
+                            ("screen_right", NOTCH, HALF_W, SCREEN_H)):
+        o = scene.add(name, "box", (x1 - x0, THICK, h), ((x0 + x1) / 2, PLANE_Y - THICK / 2, h / 2),
+                      role="occluder", color=OCCLUDER_COLOR)
+        o.position[:, 2] = h / 2 + p.screen.start_z * down
+    W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
+    obj = add_object(scene, "object", p.object.shape, (W, D, H), (p.path.start_x, 0.0, H / 2))
+    f = smoothstep(t, (p.path.first_frame - 1) / ORIGINAL_FPS, (p.path.last_frame - 1) / ORIGINAL_FPS)
+    obj.position[:, 0] = p.path.start_x + f * (p.path.end_x - p.path.start_x)
+    if condition == "surprising":
+        if seen_frames(scene):
+            _vanish(scene)
+        else:
+            _lift(scene, M, p.lift_peek)
+
+
+def _counts(scene):
+    loc = local_points(scene["object"])
+    return [visible_points(scene, "object", t, PANELS, loc) for t in range(scene.n_frames)]
+
+
+def seen_frames(scene) -> list[int]:
+    """Frames in which some point of the object is seen through the gap above the middle part."""
+    out = []
+    for t, pts in enumerate(_counts(scene)):
+        if len(pts) and (np.abs(_crossing(pts)[0]) < NOTCH).any():
+            out.append(t)
+    return out
+
+
+def _window(scene, core):
+    """Hidden frames just before and just after the frames `core` (None where there is none)."""
+    vis = [len(v) for v in _counts(scene)]
+    before = [t for t in range(core[0]) if vis[t] == 0]
+    after = [t for t in range(core[-1] + 1, scene.n_frames) if vis[t] == 0]
+    return (before[-1] if before else None), (after[0] if after else None)
+
+
+def _behind_middle(scene) -> list[int]:
+    """Frames in which some ray to the object crosses the screen plane within the middle part's width."""
+    o = scene["object"]
+    loc = local_points(o)
+    return [t for t in range(scene.n_frames) if (np.abs(_crossing(world_points(o, t, loc))[0]) < NOTCH).any()]
+
+
+def _vanish(scene):
+    core = seen_frames(scene)
+    a, b = _window(scene, core)
+    hidden = a is not None and b is not None
+    a = core[0] if a is None else a
+    b = core[-1] if b is None else b
+    edits.vanish(scene, "object", a, b, ["object permanence"], hidden=hidden)
+
+
+def _lift(scene, M, peek):
+    core = _behind_middle(scene)
+    a, b = _window(scene, core)
+    a = core[0] if a is None else a
+    b = core[-1] if b is None else b
+    o = scene["object"]
+    pts = world_points(o, 0)
+    s = (PLANE_Y - CAMERA_EYE[1]) / (pts[:, 1] - CAMERA_EYE[1])
+    z_c = _crossing(pts)[1]
+    i = int(np.argmax(z_c))
+    lift = max(0.0, (min(M + peek, SCREEN_H - 0.2) - z_c[i]) / s[i])
+    o.position[a:b + 1, 2] += lift
+    hidden = all(len(visible_points(scene, "object", t, PANELS)) == 0 for t in (a, b))
+    edits.record(scene, ["object permanence", "solidity"], "teleport", "object", a, b, hidden=hidden)
+
+
+def labels(scene, p) -> dict:
+    M = middle_height(p)
+    seen = bool(seen_frames(scene))
+    return make_labels(CATEGORY,
+                       features={"object_height": p.object.height, "object_width": p.object.width,
+                                 "middle_segment_height": round(M / SCREEN_H, 4), "object_shape": p.object.shape},
+                       prior_rules={"object_taller_than_middle": subtype(p) == "B1"},
+                       posterior_rules={"object_seen_in_middle": seen})
+
+
+def describe(scene, p) -> str:
+    W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
+    shape = p.object.shape.replace("_", " ")
+    seen = "Its top is seen above the middle part as it passes." if seen_frames(scene) else \
+        "It is not seen while it passes the middle part."
+    return (f"A cyan screen comes down; its sides are 5 m tall and its middle part {middle_height(p):.1f} m. "
+            f"A {shape} {W:.1f} m wide and {H:.1f} m tall then slides from left to right behind it. {seen}")
