@@ -1,0 +1,275 @@
+"""C Containment: an object is dropped toward an open pink container (a box or a mug); a small cyan screen
+in front hides the container's opening, and comes down at the end to show the result.
+
+Expected: Bullet decides; an object narrower than the opening falls in, and is either contained (C1: it fits
+and its top stays below the rim) or sticks out (C2, also: too wide, it stays on the rim or falls beside).
+Surprising, as in the original: a contained object does not go in (the container's top acts as closed, so
+the object lands on it); an object that would stick out or not fit goes in and disappears (container and
+ground do not collide with it), or, for one that fits but sticks out, 50/50 (`c2_violation`), lands on a closed
+top instead. Only colliders change; the divergence happens behind the screen where the geometry allows (the
+`hidden` flag of the violation says whether the object showed no pixel then).
+
+Original (scene-facts Part 6 C): container at (-2, -6.892) on the ground; object centre starts at z = 6.25;
+screen 4 x 2 m at y = -10.5 on the line of sight to the opening, lowered 6 m over frames 35-50.
+Ours: container 3 cw wide and 2.4 ch tall (the original's FBX box was 2.89 cw x 3.23 cw x 2.45 ch, its mug
+3.19 cw across and 2.39 ch tall), walls 0.1 m thick; objects 2 w wide, 2 h tall (1 unit = 2 m).
+"""
+
+import numpy as np
+
+from voebench.evaluate.baseline.labels import make_labels
+from voebench.generator import edits
+from voebench.generator.params import Choice, Range
+from voebench.generator.physics import simulate
+from voebench.generator.scene import RigidBody
+from voebench.scenes.avoe.world import (CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, SHAPES,
+                                        UNIT, add_object, first_divergence, hidden, object_size, simulate_variant,
+                                        stage, take_track, world_points)
+
+CATEGORY = "C"
+SUBTYPES = {"C1": "the object goes in and is fully contained", "C2": "the object sticks out or does not fit"}
+OBSERVATION = "where the object ends up"
+ASSUMPTION = "The object is dropped from a height; the screen moving is always expected."
+
+CX, CY = -2.0, -6.892  # container centre on the ground
+WALL = 0.1  # m, wall and floor thickness
+SCREEN_Y = -10.5
+
+SPACE = {
+    "object": {
+        "shape": Choice(list(SHAPES)),
+        "width": Range(0.4, 1.6),  # x and y extent, units of 2 m
+        "height": Range(0.4, 1.6),  # z extent, units of 2 m
+    },
+    "container": {
+        "shape": Choice(["box", "mug"]),
+        "width": Range(0.5, 1.5),  # W_Con: outer width (box) / cup diameter (mug) = width * scale_width m
+        "height": Range(0.5, 1.5),  # H_Con: outer height = height * scale_height m
+        "scale_width": 3.0,  # m per unit: the original FBX box was 2.89-3.23 cw, the mug 3.19 cw across
+        "scale_height": 2.4,  # m per unit: the original box 2.45 ch, mug 2.39 ch tall
+    },
+    "start_z": 6.25,  # m, the object's centre at release (raised if needed to clear the rim by 0.3 m)
+    "fit_margin": 0.08,  # m of play around an object that fits; closer calls are nudged (object width)
+    "rim_margin": 0.15,  # m between a contained object's top and the rim, either way (object height nudged)
+    "c2_violation": Choice(["pass_through", "closed_top"]),  # for an object that fits but sticks out
+    "screen": {"first_frame": 35, "last_frame": 50, "drop": 6.0},  # original frames; m
+}
+
+
+# ---------------------------------------------------------------------------------------- geometry
+
+
+def _footprint_extent(shape, W, D):
+    """(kind, a, b) of the object's plan: a circle of radius a, or a rectangle of half sizes a x b."""
+    if shape in ("cylinder", "sphere", "cone", "inverted_cone"):
+        return "circle", W / 2, W / 2
+    return "rect", W / 2, D / 2
+
+
+def _cw(p) -> float:
+    return p.container.width * p.container.scale_width
+
+
+def _ch(p) -> float:
+    return p.container.height * p.container.scale_height
+
+
+def fit_slack(shape, W, D, container, cw) -> float:
+    """m of play between the object's plan and the inner plan of a container `cw` m wide (negative: no fit)."""
+    inner = cw / 2 - WALL
+    kind, a, b = _footprint_extent(shape, W, D)
+    if container == "box":
+        return inner - max(a, b)
+    return inner - (a if kind == "circle" else float(np.hypot(a, b)))
+
+
+def object_dims(p):
+    """The object's (width, height) in units after nudging close calls out of the dead zones."""
+    w, h = p.object.width, p.object.height
+    W, D, _ = object_size(p.object.shape, w, h)
+    slack = fit_slack(p.object.shape, W, D, p.container.shape, _cw(p))
+    if -p.fit_margin * 2 < slack < p.fit_margin:  # too close to call: make it fit with margin
+        w = w * (W - 2 * (p.fit_margin - slack)) / W if W > 2 * (p.fit_margin - slack) + 0.2 else w
+    rim = _ch(p)
+    top = WALL + h * UNIT
+    if abs(top - rim) < p.rim_margin:
+        h = (rim - WALL + (p.rim_margin if top >= rim else -p.rim_margin)) / UNIT
+    return float(w), float(h)
+
+
+def predicted(p) -> tuple[bool, bool]:
+    """(fits, protrudes) from geometry, for the sub-type."""
+    w, h = object_dims(p)
+    W, D, H = object_size(p.object.shape, w, h)
+    fits = fit_slack(p.object.shape, W, D, p.container.shape, _cw(p)) > 0
+    return fits, (not fits) or WALL + H > _ch(p)
+
+
+def subtype(p) -> str:
+    fits, protrudes = predicted(p)
+    return "C1" if fits and not protrudes else "C2"
+
+
+def open_box_mesh(X, Y, Z, t=WALL):
+    """An open-topped box (outer X x Y x Z, walls t) as one closed mesh, origin at its bounding-box centre."""
+    verts, faces = [], []
+
+    def block(x0, x1, y0, y1, z0, z1):
+        base = len(verts)
+        verts.extend([(x, y, z) for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)])
+        for f in ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)):
+            faces.append(tuple(base + i for i in f))
+
+    x, y, z = X / 2, Y / 2, Z / 2
+    block(-x, x, -y, y, -z, -z + t)  # floor
+    block(-x, -x + t, -y, y, -z + t, z)
+    block(x - t, x, -y, y, -z + t, z)
+    block(-x + t, x - t, -y, -y + t, -z + t, z)
+    block(-x + t, x - t, y - t, y, -z + t, z)
+    return np.array(verts, float), faces
+
+
+def mug_mesh(R, Z, t=WALL, n=32):
+    """A mug: a hollow cylinder (outer radius R, height Z, walls t) with a floor and a handle on its left
+    back; origin at the cup's centre (the handle sticks out beyond the cup's radius)."""
+    verts, faces = [], []
+    ang = 2 * np.pi * np.arange(n) / n
+    z0, z1, zf = -Z / 2, Z / 2, -Z / 2 + t
+
+    def ring(r, z):
+        base = len(verts)
+        verts.extend([(r * np.cos(a), r * np.sin(a), z) for a in ang])
+        return base
+
+    ob, ot, it, ib = ring(R, z0), ring(R, z1), ring(R - t, z1), ring(R - t, zf)
+    for i in range(n):
+        j = (i + 1) % n
+        faces += [(ob + i, ob + j, ot + j, ot + i), (ot + i, ot + j, it + j, it + i), (it + i, it + j, ib + j, ib + i)]
+    cb, cf = len(verts), len(verts) + 1
+    verts += [(0.0, 0.0, z0), (0.0, 0.0, zf)]
+    for i in range(n):
+        j = (i + 1) % n
+        faces += [(cb, ob + j, ob + i), (cf, ib + i, ib + j)]
+    # handle: a half ring of a tube in the vertical plane through the cup's axis at angle 150 deg
+    phi = np.radians(150.0)
+    d = np.array([np.cos(phi), np.sin(phi), 0.0])
+    rh, tube, m = 0.3 * Z, 0.12 * min(R, Z / 2) + 0.03, 12
+    start = len(verts)
+    k = 8
+    for i in range(m + 1):
+        u = -np.pi / 2 + np.pi * i / m
+        c = d * (R - t / 2 + rh * np.cos(u)) + np.array([0, 0, rh * np.sin(u)])
+        tangent = d * (-np.sin(u)) + np.array([0, 0, np.cos(u)])
+        side = np.cross(tangent, (0, 0, 1)) if abs(tangent[2]) < 0.99 else np.cross(tangent, d)
+        side /= np.linalg.norm(side)
+        up = np.cross(side, tangent)
+        for jj in range(k):
+            v = 2 * np.pi * jj / k
+            verts.append(tuple(c + tube * (np.cos(v) * side + np.sin(v) * up)))
+    for i in range(m):
+        for jj in range(k):
+            a, b = start + i * k + jj, start + i * k + (jj + 1) % k
+            faces.append((a, b, b + k, a + k))
+    return np.array(verts, float), faces
+
+
+# ---------------------------------------------------------------------------------------- scene
+
+
+def build(scene, p, condition):
+    stage(scene)
+    cw, ch = _cw(p), _ch(p)
+    if p.container.shape == "box":
+        mesh = open_box_mesh(cw, cw, ch)
+    else:
+        mesh = mug_mesh(cw / 2, ch)
+    centre = (mesh[0].min(0) + mesh[0].max(0)) / 2  # position = bounding-box centre (the mug's handle)
+    mesh = (mesh[0] - centre, mesh[1])
+    scene.add("container", "mesh", np.ptp(mesh[0], axis=0), np.array([CX, CY, ch / 2]) + centre, role="container",
+              color=CONTAINER_COLOR, mesh=mesh, body=RigidBody("passive", friction=0.5, collision_shape="MESH"))
+    w, h = object_dims(p)
+    W, D, H = object_size(p.object.shape, w, h)
+    z0 = max(p.start_z, ch + 0.3 + H / 2)
+    add_object(scene, "object", p.object.shape, (W, D, H), (CX, CY, z0),
+               body=RigidBody("active", mass=1.0, friction=0.5))
+    _screen(scene, p, cw, ch)
+    simulate(scene)
+    if condition == "surprising":
+        fit, protruded = outcome(scene, p)
+        if fit and not protruded:
+            kind = "closed_top"
+        elif not predicted(p)[0] or not fit:
+            kind = "pass_through"
+        else:
+            kind = p.c2_violation
+        _violate(scene, kind)
+
+
+def _screen(scene, p, cw, ch):
+    """A thin cyan screen on the camera's lines of sight to the rim, hiding the opening."""
+    rim = np.array([(CX + sx * cw / 2, CY + sy * cw / 2, ch) for sx in (-1, 1) for sy in (-1, 1)])
+    s = (SCREEN_Y - CAMERA_EYE[1]) / (rim[:, 1] - CAMERA_EYE[1])
+    xc = CAMERA_EYE[0] + s * (rim[:, 0] - CAMERA_EYE[0])
+    zc = CAMERA_EYE[2] + s * (rim[:, 2] - CAMERA_EYE[2])
+    x0, x1, z0, z1 = xc.min() - 0.3, xc.max() + 0.3, zc.min() - 0.6, zc.max() + 0.8
+    o = scene.add("screen", "box", (x1 - x0, 0.05, z1 - z0), ((x0 + x1) / 2, SCREEN_Y, (z0 + z1) / 2),
+                  role="occluder", color=OCCLUDER_COLOR)
+    t = np.arange(scene.n_frames) / scene.fps
+    a, b = (p.screen.first_frame - 1) / ORIGINAL_FPS, (p.screen.last_frame - 1) / ORIGINAL_FPS
+    o.position[:, 2] -= p.screen.drop * np.clip((t - a) / (b - a), 0.0, 1.0)
+
+
+def _violate(scene, kind):
+    def change(twin):
+        if kind == "closed_top":
+            twin["container"].body.collision_shape = "CONVEX_HULL"
+        else:
+            twin["container"].body = None
+            twin["ground"].body = None
+
+    twin = simulate_variant(scene, change)
+    o = scene["object"]
+    first = first_divergence(np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion],
+                             tol=1e-3)
+    first = scene.n_frames - 1 if first is None else first
+    take_track(scene, twin, "object", first)
+    hid = hidden(scene, "object", range(max(first - 1, 0), first + 1), ("screen",))
+    edits.record(scene, ["continuity", "solidity"], kind, "object", first, scene.n_frames - 1, hidden=hid)
+
+
+def outcome(scene, p) -> tuple[bool, bool]:
+    """(fit, protruded) from the last frame: fit = the object's centre is inside the container's inner plan and
+    its lowest point below the rim; protruded = its highest point is above the rim."""
+    o, t = scene["object"], scene.n_frames - 1
+    pts = world_points(o, t)
+    rim = _ch(p)
+    inner = _cw(p) / 2 - WALL
+    dx, dy = o.position[t, 0] - CX, o.position[t, 1] - CY
+    inside = max(abs(dx), abs(dy)) < inner if p.container.shape == "box" else np.hypot(dx, dy) < inner
+    return bool(inside and pts[:, 2].min() < rim - 0.05), bool(pts[:, 2].max() > rim + 0.02)
+
+
+def labels(scene, p) -> dict:
+    w, h = object_dims(p)
+    fits, _ = predicted(p)
+    fit, protruded = outcome(scene, p)
+    return make_labels(CATEGORY,
+                       features={"object_height": h, "object_width": w, "container_height": p.container.height,
+                                 "container_width": p.container.width, "object_shape": p.object.shape,
+                                 "container_shape": p.container.shape},
+                       prior_rules={"object_taller_than_container": WALL + h * UNIT > _ch(p),
+                                    "object_thinner_than_container": fits},
+                       posterior_rules={"object_fit": fit, "object_protruded": protruded})
+
+
+def describe(scene, p) -> str:
+    w, h = object_dims(p)
+    W, D, H = object_size(p.object.shape, w, h)
+    fit, protruded = outcome(scene, p)
+    shape = p.object.shape.replace("_", " ")
+    end = ("It goes into the container and is fully inside." if fit and not protruded else
+           "It goes into the container but sticks out of the top." if fit else
+           "It does not go in; it ends up on top of or beside the container.")
+    return (f"A {shape} {W:.1f} m wide and {H:.1f} m tall is dropped toward a pink {p.container.shape} "
+            f"{_cw(p):.1f} m wide and {_ch(p):.1f} m tall; a cyan screen hides "
+            f"the opening and comes down at the end. {end}")

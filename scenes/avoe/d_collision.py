@@ -1,0 +1,171 @@
+"""D Collision: two objects on a frictionless floor are pushed toward each other and collide.
+
+Sub-types as in the original (which always has equal sizes or equal speeds): D1 different sizes, same speed;
+D2 same size, same speed; D3 same size, different speeds. Mass = size^3 (the supplementary's "height is
+proportional to mass^(1/3)").
+
+Expected: Bullet (coefficient of restitution `restitution`). Surprising, as in the original, by changing masses
+only (which shows nothing before the contact): D1 the two masses are swapped; D3 the slower object is 100x
+heavier; D2 one side (`d2_side`) is 100x heavier and stops dead at the contact. Not hidden.
+
+Original (scene-facts Part 6 D): objects at x = -5 and +5 on the ground at y = 0, friction 0; each is moved
+0.75 v toward the other over frames 1-5 and then released (so v = 1 is 4.5 m/s).
+"""
+
+import numpy as np
+
+from voebench.evaluate.baseline.labels import make_labels
+from voebench.generator import edits
+from voebench.generator.params import Choice
+from voebench.generator.physics import simulate
+from voebench.generator.scene import RigidBody
+from voebench.scenes.avoe.world import (ORIGINAL_FPS, UNIT, add_object, first_divergence, object_size,
+                                        simulate_variant, stage, take_track)
+
+CATEGORY = "D"
+SUBTYPES = {"D1": "different sizes, same speed", "D2": "same size, same speed", "D3": "same size, different speeds"}
+OBSERVATION = "how the two objects move after they meet"
+ASSUMPTION = "The objects have an initial velocity from an external source."
+
+SIZES = [0.5, 0.75, 1.0, 1.25, 1.5]  # H_Obj, units of 2 m (size 2h, mass h^3)
+SPEEDS = [0.5, 1.0, 1.5, 2.0, 2.5]  # V_Obj, units of `speed_scale` m/s
+D_SHAPES = ["cube", "cylinder", "sphere", "cone", "side_cylinder", "inverted_cone"]  # no torus, as the original
+
+SPACE = {
+    # Table 1 proportions (2190 : 564 : 2246 of 5000)
+    "subtype": Choice(["D1", "D2", "D3"], weights=[2190, 564, 2246]),
+    "left": {"shape": Choice(D_SHAPES), "size": Choice(SIZES), "speed": Choice(SPEEDS)},
+    "right": {"shape": Choice(D_SHAPES),
+              "size_step": Choice([1, 2, 3, 4]),  # D1: the right size is this many list steps from the left's (cyclic)
+              "speed_step": Choice([1, 2, 3, 4])},  # D3: the same for the speed
+    "start_x": 5.0,  # m, both objects' distance from the middle
+    "speed_scale": 4.5,  # m/s per speed unit (the original moved 0.75 v in 4 frames at 24 fps)
+    "push_frames": 4,  # original frames of the push before release
+    "restitution": 0.8,  # coefficient of restitution of the collision (Bullet multiplies both bodies' values)
+    "d2_side": Choice(["left", "right"]),  # D2 surprising: the side that turns heavy and stops dead
+}
+
+
+def subtype(p) -> str:
+    return p.subtype
+
+
+def sizes_speeds(p):
+    """(left size, right size, left speed, right speed) in units, from the sub-type."""
+    i = SIZES.index(p.left.size)
+    j = SPEEDS.index(p.left.speed)
+    right_size = SIZES[(i + p.right.size_step) % len(SIZES)] if p.subtype == "D1" else p.left.size
+    right_speed = SPEEDS[(j + p.right.speed_step) % len(SPEEDS)] if p.subtype == "D3" else p.left.speed
+    return p.left.size, right_size, p.left.speed, right_speed
+
+
+def build(scene, p, condition):
+    stage(scene)
+    scene["ground"].body.friction = 0.0
+    hl, hr, vl, vr = sizes_speeds(p)
+    release = max(1, int(round(p.push_frames / ORIGINAL_FPS * scene.fps)))
+    t = np.arange(scene.n_frames) / scene.fps
+    e = float(np.sqrt(p.restitution))
+    for name, shape, h, v, sign in (("left_object", p.left.shape, hl, vl, 1.0),
+                                    ("right_object", p.right.shape, hr, vr, -1.0)):
+        size = object_size(shape, h, h)
+        x0 = -sign * p.start_x
+        speed = v * p.speed_scale
+        # pushed at constant speed from the first frame, released with that velocity
+        body = RigidBody("active", mass=h**3, friction=0.0, restitution=e, linear_damping=0.0, angular_damping=0.0,
+                         release_frame=release, velocity=(sign * speed, 0.0, 0.0))
+        o = add_object(scene, name, shape, size, (x0, 0.0, size[2] / 2), body=body, role="object")
+        o.position[:, 0] = x0 + sign * speed * np.minimum(t, release / scene.fps)
+    simulate(scene)
+    if condition == "surprising":
+        _violate(scene, p, hl, hr, vl, vr)
+
+
+def _violate(scene, p, hl, hr, vl, vr):
+    ml, mr = hl**3, hr**3
+    stop = None
+    if p.subtype == "D1":
+        ml, mr = mr, ml
+    elif p.subtype == "D3":
+        if vl < vr:
+            ml *= 100
+        else:
+            mr *= 100
+    else:
+        stop = f"{p.d2_side}_object"
+        if stop == "left_object":
+            ml *= 100
+        else:
+            mr *= 100
+
+    def change(twin):
+        twin["left_object"].body.mass, twin["right_object"].body.mass = ml, mr
+
+    twin = simulate_variant(scene, change)
+    tracks = lambda s: np.c_[s["left_object"].position, s["right_object"].position]  # noqa: E731
+    first = first_divergence(tracks(scene), tracks(twin), tol=1e-3)
+    if first is None:  # no contact within the video: nothing to change
+        first = scene.n_frames - 1
+    for name in ("left_object", "right_object"):
+        take_track(scene, twin, name, first)
+    if stop is not None:
+        scene[stop].hold(first)
+    edits.record(scene, ["momentum", "collision"], "mass_change", stop or "left_object", first,
+                 scene.n_frames - 1, hidden=False)
+
+
+def _velocities(scene, name, release):
+    """x displacement per frame just after the release and over the last two frames."""
+    x = scene[name].position[:, 0]
+    a = min(release, scene.n_frames - 2)
+    return float(x[a + 1] - x[a]), float(x[-1] - x[-2])
+
+
+def outcome(scene, p):
+    """Per object: (changed direction, sped up, posterior velocity in units) measured on the tracks. As the
+    original: direction compares the first frame after release with the last two frames; standing still
+    (|dx| < 0.01 x the first step... or under 1 mm) counts as a change."""
+    release = max(1, int(round(p.push_frames / ORIGINAL_FPS * scene.fps)))
+    hl, hr, vl, vr = sizes_speeds(p)
+    out = {}
+    for name, v, sign in (("left_object", vl, 1.0), ("right_object", vr, -1.0)):
+        before, after = _velocities(scene, name, release)
+        still = abs(after) < max(1e-3, 0.01 * abs(before))
+        changed = still or np.sign(after) != np.sign(before)
+        out[name] = (bool(changed), bool(abs(after) > abs(before) * 1.0001),
+                     float(sign * v * after / before) if before else 0.0)
+    return out
+
+
+def labels(scene, p) -> dict:
+    hl, hr, vl, vr = sizes_speeds(p)
+    o = outcome(scene, p)
+    return make_labels(CATEGORY,
+                       features={"left_size": hl, "right_size": hr, "left_prior_velocity": vl,
+                                 "right_prior_velocity": -vr, "left_posterior_velocity": round(o["left_object"][2], 4),
+                                 "right_posterior_velocity": round(o["right_object"][2], 4),
+                                 "left_shape": p.left.shape, "right_shape": p.right.shape},
+                       prior_rules={"right_object_larger": hr > hl, "objects_same_size": hr == hl,
+                                    "right_object_faster": vr > vl, "objects_same_speed": vr == vl},
+                       posterior_rules={"right_object_changed_direction": o["right_object"][0],
+                                        "left_object_changed_direction": o["left_object"][0],
+                                        "right_object_sped_up": o["right_object"][1],
+                                        "left_object_sped_up": o["left_object"][1]})
+
+
+def describe(scene, p) -> str:
+    hl, hr, vl, vr = sizes_speeds(p)
+    o = outcome(scene, p)
+
+    def after(name, v):
+        changed, faster, post = o[name]
+        if abs(post) < 1e-3 or (changed and abs(post) < 0.01 * v):
+            return "stops"
+        way = "bounces back" if changed else "keeps going"
+        return f"{way} {'faster' if faster else 'slower'}"
+
+    L, R = p.left.shape.replace("_", " "), p.right.shape.replace("_", " ")
+    return (f"A {L} {hl * UNIT:.1f} m tall slides right at {vl * p.speed_scale:.1f} m/s and a {R} "
+            f"{hr * UNIT:.1f} m tall slides left at {vr * p.speed_scale:.1f} m/s on a frictionless floor; they "
+            f"collide. Afterwards the left object {after('left_object', vl)} and the right object "
+            f"{after('right_object', vr)}.")

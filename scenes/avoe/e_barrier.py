@@ -1,0 +1,214 @@
+"""E Barrier: a cyan screen comes down; an object is pushed along the floor toward a barrier behind it, and
+the screen goes up again to show where the object ended.
+
+Barriers (the sub-types, drawn with Table 1's proportions 956 : 960 : 3084): E1 soft, a curtain of hanging
+strips; E2 normal, a solid wall; E3 open, a wall with a doorway from the ground up (opening width and height).
+
+Expected (Bullet for the object; the curtain's strips swing analytically, pushed by the object's track and
+falling back): the object goes through the curtain (E1), is stopped by the wall (E2), goes through the doorway
+if it is narrower and lower than it and is stopped otherwise (E3). Surprising, as in the original, by colliders
+only: E1 the curtain stops the object like a wall; E2 the object passes through the wall; E3 the outcome flips
+(the doorway acts as closed, or the wall lets the object through). The change happens behind the screen.
+
+Original (scene-facts Part 6 E): object extent 2 m along x, 2w deep, 2h tall, moved from x = -11.5 to -4.5
+over frames 40-50 and released; wall 2 x 8 x 4.3 m at x = 0; screen 9 x 6.4 m at y = -5, down over frames
+30-40, up over 60-70; frames 20-69 are rendered.
+"""
+
+import numpy as np
+
+from voebench.evaluate.baseline.labels import make_labels
+from voebench.generator import edits
+from voebench.generator.kinematics import quat_from_axis_angle, smoothstep
+from voebench.generator.params import Choice, Range
+from voebench.generator.physics import simulate
+from voebench.generator.scene import RigidBody
+from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, ROD_COLOR, SHAPES, UNIT,
+                                        WALL_COLOR, add_object, first_divergence, hidden, object_size,
+                                        simulate_variant, stage, take_track, world_points)
+
+CATEGORY = "E"
+SUBTYPES = {"E1": "soft barrier (a curtain)", "E2": "solid wall", "E3": "wall with an opening"}
+OBSERVATION = "where the object ends up"
+ASSUMPTION = ("The object has an initial velocity from an external source; the screen moving is always "
+              "expected.")
+WALL_TYPE = {"E1": "soft", "E2": "normal", "E3": "open"}
+
+FIRST_FRAME = 20  # the original renders frames 20-69
+WALL = {"thick": 2.0, "open_thick": 1.6, "length": 8.0, "height": 4.3}  # m
+PIVOT = (0.2, 5.15)  # curtain rod (x, z), m
+N_STRIPS, STRIP_W, STRIP_L = 10, 0.52, 5.0
+SCREEN_Y = -5.0
+
+SPACE = {
+    "subtype": Choice(["E1", "E2", "E3"], weights=[956, 960, 3084]),
+    "object": {
+        "shape": Choice(list(SHAPES)),
+        "width": Range(0.4, 1.6),  # y extent (across the path), units of 2 m
+        "height": Range(0.4, 1.6),  # z extent, units of 2 m
+        "length": 1.0,  # x extent (along the path), units of 2 m: the original's constant
+    },
+    "opening": {"width": Range(0.4, 1.4), "height": Range(0.4, 1.4)},  # E3 doorway, units of 2 m
+    "push": {"start_x": -11.5, "release_x": -4.5, "release_frame": 50,  # original frame of release
+             "speed": Range(12.0, 16.0)},  # m/s at release, reached with a constant push from rest
+    "screen": {"top_z": 10.3, "low_z": 3.3, "down": [30, 40], "up": [60, 70]},  # centre heights (m), frames
+}
+
+
+def subtype(p) -> str:
+    return p.subtype
+
+
+def _t(frame):
+    return (frame - FIRST_FRAME) / ORIGINAL_FPS
+
+
+def build(scene, p, condition):
+    stage(scene)
+    T = scene.n_frames
+    t = np.arange(T) / scene.fps
+    kind = WALL_TYPE[p.subtype]
+    barrier = _barrier(scene, p, kind)
+    # the object: pushed from rest with constant acceleration, released at release_x with the push speed
+    W, D, H = object_size(p.object.shape, p.object.length, p.object.height, p.object.width)
+    t_r = _t(p.push.release_frame)
+    run = p.push.release_x - p.push.start_x
+    t_s = t_r - 2 * run / p.push.speed
+    release = scene.frame(t_r)
+    body = RigidBody("active", mass=1.0, friction=0.5, release_frame=release, velocity=(p.push.speed, 0.0, 0.0))
+    obj = add_object(scene, "object", p.object.shape, (W, D, H), (p.push.start_x, 0.0, H / 2), body=body)
+    a = p.push.speed / (t_r - t_s)
+    obj.position[:, 0] = p.push.start_x + 0.5 * a * np.clip(t - t_s, 0.0, None) ** 2
+    # screen
+    x0 = _screen_x()
+    s = scene.add("screen", "box", (9.0, 0.05, 6.4), (x0, SCREEN_Y, p.screen.top_z), role="occluder",
+                  color=OCCLUDER_COLOR)
+    drop = p.screen.top_z - p.screen.low_z
+    s.position[:, 2] = p.screen.top_z - drop * (smoothstep(t, _t(p.screen.down[0]), _t(p.screen.down[1]))
+                                                - smoothstep(t, _t(p.screen.up[0]), _t(p.screen.up[1])))
+    simulate(scene)
+    if condition == "surprising":
+        _violate(scene, p, kind, barrier)
+    if kind == "soft":
+        _swing_strips(scene)
+
+
+def _screen_x():
+    """Centre x of the screen on the line of sight to the barrier (x = 0, y = 0)."""
+    s = (SCREEN_Y - CAMERA_EYE[1]) / (0.0 - CAMERA_EYE[1])
+    return float(CAMERA_EYE[0] + s * (0.0 - CAMERA_EYE[0]))
+
+
+def _barrier(scene, p, kind) -> list[str]:
+    """Add the barrier; return the names of its collider parts."""
+    L, Hw = WALL["length"], WALL["height"]
+    if kind == "normal":
+        scene.add("wall", "box", (WALL["thick"], L, Hw), (0.0, 0.0, Hw / 2), role="wall", color=WALL_COLOR,
+                  body=RigidBody("passive", friction=0.5))
+        return ["wall"]
+    if kind == "open":
+        ow, oh, th = p.opening.width * UNIT / 2, p.opening.height * UNIT, WALL["open_thick"]
+        parts = [("wall_left", (th, L / 2 - ow, Hw), (0.0, -(L / 2 + ow) / 2, Hw / 2)),
+                 ("wall_right", (th, L / 2 - ow, Hw), (0.0, (L / 2 + ow) / 2, Hw / 2)),
+                 ("wall_top", (th, 2 * ow, Hw - oh), (0.0, 0.0, (Hw + oh) / 2))]
+        for name, dims, pos in parts:
+            scene.add(name, "box", dims, pos, role="wall", color=WALL_COLOR, body=RigidBody("passive", friction=0.5))
+        return [n for n, _, _ in parts]
+    # soft: a curtain of strips hanging from a rod between two posts
+    px, pz = PIVOT
+    span = N_STRIPS * STRIP_W
+    scene.add("rod", "box", (0.2, span + 0.8, 0.2), (px, 0.0, pz + 0.1), role="wall", color=ROD_COLOR)
+    for i, y in enumerate((-span / 2 - 0.3, span / 2 + 0.3)):
+        scene.add(f"post{i}", "box", (0.2, 0.2, pz + 0.2), (px, y, (pz + 0.2) / 2), role="wall", color=ROD_COLOR)
+    for k in range(N_STRIPS):
+        y = -span / 2 + (k + 0.5) * STRIP_W
+        scene.add(f"strip{k}", "box", (0.04, STRIP_W - 0.02, STRIP_L), (px, y, pz - STRIP_L / 2), role="wall",
+                  color=WALL_COLOR)
+    return []
+
+
+def _swing_strips(scene):
+    """Each strip turns about the rod just as far as the object pushes it, and falls back at most 2.5 rad/s."""
+    px, pz = PIVOT
+    obj = scene["object"]
+    pts = [world_points(obj, t) for t in range(scene.n_frames)]
+    for k in range(N_STRIPS):
+        strip = scene[f"strip{k}"]
+        y0, y1 = strip.position[0, 1] - STRIP_W / 2, strip.position[0, 1] + STRIP_W / 2
+        theta = 0.0
+        for t in range(scene.n_frames):
+            q = pts[t]
+            q = q[(q[:, 1] > y0) & (q[:, 1] < y1)] if obj.visible[t] else q[:0]
+            dx, dz = q[:, 0] - px, pz - q[:, 2]
+            r, phi = np.hypot(dx, dz), np.arctan2(dx, dz)
+            need = float(phi[(r <= STRIP_L) & (phi > 0)].max()) if ((r <= STRIP_L) & (phi > 0)).any() else 0.0
+            theta = max(need, theta - 2.5 / scene.fps, 0.0)
+            R = quat_from_axis_angle((0, 1, 0), -theta)
+            strip.quaternion[t] = R
+            strip.position[t] = (px + np.sin(theta) * STRIP_L / 2, strip.position[0, 1], pz - np.cos(theta) * STRIP_L / 2)
+
+
+def _violate(scene, p, kind, barrier):
+    passed = passed_through(scene, p)
+
+    def change(twin):
+        if kind == "soft":  # the curtain acts as a solid sheet
+            px, pz = PIVOT
+            twin.add("curtain_collider", "box", (0.04, N_STRIPS * STRIP_W, STRIP_L), (px, 0.0, pz - STRIP_L / 2),
+                     role="wall", visible=False, body=RigidBody("passive", friction=0.5))
+        elif kind == "open" and passed:  # the doorway acts as closed
+            th, L, Hw = WALL["open_thick"], WALL["length"], WALL["height"]
+            twin.add("door_collider", "box", (th, L, Hw), (0.0, 0.0, Hw / 2), role="wall", visible=False,
+                     body=RigidBody("passive", friction=0.5))
+        else:  # the wall lets the object through
+            for name in barrier:
+                twin[name].body = None
+
+    twin = simulate_variant(scene, change)
+    o = scene["object"]
+    first = first_divergence(np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion],
+                             tol=1e-3)
+    first = scene.n_frames - 1 if first is None else first
+    take_track(scene, twin, "object", first)
+    blockers = ("screen",) + tuple(barrier)
+    hid = hidden(scene, "object", range(max(first - 1, 0), min(first + 2, scene.n_frames)), blockers)
+    kinds = {"soft": "solid_curtain", "normal": "pass_through"}
+    edits.record(scene, ["solidity"], kinds.get(kind, "closed_opening" if passed else "pass_through"), "object",
+                 first, scene.n_frames - 1, hidden=hid)
+
+
+def back_face(p) -> float:
+    kind = WALL_TYPE[p.subtype]
+    return {"normal": WALL["thick"] / 2, "open": WALL["open_thick"] / 2, "soft": PIVOT[0] + 0.02}[kind]
+
+
+def passed_through(scene, p) -> bool:
+    """At the last frame the whole object is beyond the barrier's far face."""
+    pts = world_points(scene["object"], scene.n_frames - 1)
+    return bool(pts[:, 0].min() > back_face(p) - 0.05)
+
+
+def labels(scene, p) -> dict:
+    kind = WALL_TYPE[p.subtype]
+    ow, oh = (p.opening.width, p.opening.height) if kind == "open" else (0.0, 0.0)
+    return make_labels(CATEGORY,
+                       features={"object_height": p.object.height, "object_width": p.object.width,
+                                 "wall_opening": kind == "open", "wall_soft": kind == "soft",
+                                 "opening_width": ow, "opening_height": oh, "object_shape": p.object.shape},
+                       prior_rules={"wall_has_opening": kind == "open", "blocker_soft": kind == "soft",
+                                    "object_thinner_than_opening": p.object.width < ow,
+                                    "object_shorter_than_opening": p.object.height < oh},
+                       posterior_rules={"object_passed_through_wall": passed_through(scene, p)})
+
+
+def describe(scene, p) -> str:
+    kind = WALL_TYPE[p.subtype]
+    W, D, H = object_size(p.object.shape, p.object.length, p.object.height, p.object.width)
+    barrier = {"soft": "a curtain of hanging blue strips",
+               "normal": f"a solid blue wall {WALL['height']:.1f} m tall",
+               "open": f"a blue wall with a doorway {p.opening.width * UNIT:.1f} m wide and "
+                       f"{p.opening.height * UNIT:.1f} m tall"}[kind]
+    end = "It ends up beyond the barrier." if passed_through(scene, p) else "It ends up in front of the barrier."
+    shape = p.object.shape.replace("_", " ")
+    return (f"A cyan screen comes down in front of {barrier}. A {shape} {D:.1f} m wide and {H:.1f} m tall is "
+            f"pushed along the floor toward it at {p.push.speed:.0f} m/s, and the screen goes up again. {end}")
