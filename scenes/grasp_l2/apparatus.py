@@ -26,6 +26,8 @@ API (additive changes only; other tests import it):
     dark(scene, name, dims, center, ...)       a dark "Pole" panel (back panels), passive collider
     cover(scene, name, dims, center, ...)      a green rusty-metal cover/occluder (no collider by default)
     move_by(obj, delta, speed, start_frame, fps) -> arrival frame   constant-speed mechanism motion
+    move_smooth(obj, delta, speed, accel, start_frame, fps) -> arrival frame   same, gentle start/stop
+    smooth_profile(distance, speed, accel, n, start_frame, fps) -> (s (n,), arrival frame)
     look(scene, p, eye, target, fov)  the camera at eye + (p.camera.dx, dy, dz)
     finish(scene, p, x0)              mirror (if p.mirror) about x = x0
     hidden_frames(scene, obj, occluder, margin)   (T,) bool: obj cannot be seen, occluded by occluder
@@ -206,3 +208,35 @@ def hidden_frames(scene: Scene, obj: str, occluder: str | list, margin: float = 
         pts = _hull_points(o, t, margin)
         out[t] = any(scene[c].visible[t] and _segments_hit_box(eye, pts, scene[c], t) for c in occs)
     return out
+
+
+def smooth_profile(distance: float, speed: float, accel: float, n: int, start_frame: int, fps: float):
+    """Distance covered per frame (n,) by a mechanism that starts at rest at `start_frame`, accelerates at
+    `accel` (m/s^2) to `speed` (m/s), cruises and brakes at `accel` to stop after `distance` (m); and the
+    arrival frame. A pin moved like this keeps a pushed object in contact while braking whenever `accel`
+    is below the object's friction deceleration."""
+    t_acc = speed / accel
+    if speed * t_acc > distance:  # triangular profile: never reaches `speed`
+        t_acc = np.sqrt(distance / accel)
+        speed = accel * t_acc
+    t_cruise = (distance - speed * t_acc) / speed
+    total = 2 * t_acc + t_cruise
+    t = np.clip((np.arange(n) - start_frame) / fps, 0.0, total)
+    s = np.where(t < t_acc, 0.5 * accel * t**2,
+                 np.where(t < t_acc + t_cruise, 0.5 * speed * t_acc + speed * (t - t_acc),
+                          distance - 0.5 * accel * np.maximum(total - t, 0.0) ** 2))
+    return s, int(np.ceil(start_frame + total * fps - 1e-9))
+
+
+def move_smooth(obj: SceneObject, delta, speed: float, accel: float, start_frame: int, fps: float) -> int:
+    """Like move_by, with the smooth_profile (gentle start and stop). Returns the arrival frame."""
+    delta = np.asarray(delta, float)
+    length = float(np.linalg.norm(delta))
+    start_frame = int(np.clip(start_frame, 0, obj.n_frames - 1))
+    if length == 0:
+        return start_frame
+    s, arrive = smooth_profile(length, speed, accel, obj.n_frames, start_frame, fps)
+    p0 = obj.position[start_frame].copy()
+    obj.position[start_frame:] = p0 + (s[start_frame:] / length)[:, None] * delta
+    obj.quaternion[start_frame:] = obj.quaternion[start_frame]
+    return arrive

@@ -79,7 +79,7 @@ def build(scene, p, condition):
     room(scene, p)
     # the box: floor, dark back panel, plywood sides, a front panel hiding the lowered screen
     wood(scene, "platform", S(2.8, 0.1, 1.95), U(3.811, 11.178, -0.655), p)
-    dark(scene, "back_panel", S(2.8, 3.0, 0.1), U(3.811, 11.2 + 1.5, 0.35))
+    dark(scene, "back_panel", S(2.8, 3.0, 0.1), U(3.811, 11.2 + 1.5, 0.315))
     for side, ux in (("left", 2.361), ("right", 5.261)):
         wood(scene, f"side_{side}", S(0.1, 1.6, 2.05), U(ux, 10.226 + 0.8, -0.655), p)
     wood(scene, "front_panel", S(2.8, 1.0, 0.02), U(3.811, 10.726, -1.635), p)

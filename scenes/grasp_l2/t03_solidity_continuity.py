@@ -55,7 +55,7 @@ def build(scene, p, condition):
     wood(scene, "plank", S(5.0, 0.1, 0.5), U(3.702, 10.907, PATH_UZ), p)
     wood(scene, "lower_plank", S(5.0, 0.1, 0.55), U(3.702, 10.407, PATH_UZ - 0.025), p)
     wood(scene, "front_panel", S(5.02, 0.6, 0.02), U(3.702, 10.657, -0.175), p)  # hides the dropped cover
-    dark(scene, "back_wall", S(5.02, 1.45, 0.05), U(3.702, 10.357 + 0.725, 0.393))
+    dark(scene, "back_wall", S(5.02, 1.45, 0.05), U(3.702, 10.357 + 0.725, 0.34))
     # the start box: front, top and a lintel on the inner side (the ball rolls out under it)
     wood(scene, "start_front", S(0.9, 0.5, 0.02), U(1.104, 10.957 + 0.25, -0.16), p)
     wood(scene, "start_top", S(0.9, 0.02, 0.55), U(1.104, 11.457, 0.105), p)

@@ -30,7 +30,7 @@ LOWER_TOP = U(0, 11.228, 0)[2]
 PLATE_T = 0.03  # upper-floor plate thickness, m (GRASP: 0.01, hard to see)
 UPPER_TOP = U(0, 11.538, 0)[2]
 BALL_UZ = -0.327
-ROOM_Z = (-0.55, 0.325)  # Unity z extent of the floors (front, back)
+ROOM_Z = (-0.55, 0.30)  # Unity z extent of the floors (front, back)
 
 SPACE = {
     "ball": {"diameter": 0.25, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
