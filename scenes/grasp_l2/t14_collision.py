@@ -157,7 +157,7 @@ def build(scene, p, condition):
         changed = np.flatnonzero(differs[0] | differs[1])
         first = int(changed[0]) if len(changed) else scene.n_frames - 1
         edits.record(scene, PRINCIPLES, "no_transfer", "ball2", first, scene.n_frames - 1)
-    look(scene, p, U(3.811, 11.656, -2.544), U(3.811, 11.726, -0.130))
+    look(scene, p, U(3.811, 11.656, -2.544), (X0, U(0, 0, -0.130)[1], FLOOR_TOP + 0.8))  # GRASP aims 1.4 m up
     finish(scene, p, X0)
 
 

@@ -1,0 +1,145 @@
+"""Test 11, Gravity & inertia: in a plywood box with tall panels hiding both ends, a ball comes out from
+behind the left panel rolling along the top of a block, slowing slightly (rolling resistance). Plausible:
+past the block's edge it falls in a parabola, keeping its sideways speed, lands on the floor and rolls on in
+the same direction until it disappears behind the right panel (where the end wall stops it). Implausible,
+one of two (supplementary Section 3): it floats on horizontally at the block's height at constant speed,
+or it stops dead just past the edge, drops straight down and stays where it lands.
+
+Unity original (reference Part 3, Test 11): block 1.3-2.0 long x 1.0-2.0 high, ball 0.2 m at 0.7-2.0 units/s
+moving kinematically at constant speed. Built unmirrored (block on the left), mirrored by `apparatus.finish`.
+"""
+
+import numpy as np
+
+from voebench.generator import edits
+from voebench.generator.kinematics import G
+from voebench.generator.params import Choice, Range
+from voebench.scenes.common import hsv_color
+from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
+from voebench.scenes.grasp_l2.motion import UP, orientations, rolling_rotations
+
+NUMBER = 11
+OBSERVATION = "the trajectory of the ball"
+PRINCIPLES = ["gravity", "inertia"]
+
+X0 = U(3.811, 0, 0)[0]
+FLOOR_TOP = U(0, 10.326, 0)[2]
+WALL_LEFT, WALL_RIGHT = U(1.911, 0, 0)[0], U(5.711, 0, 0)[0]  # inner faces of the end walls
+DEPTH_Y = U(0, 0, -0.13)[1]  # the block's depth (centre)
+BALL_Y = DEPTH_Y - 0.25  # the ball runs near the block's front edge, close behind the end panels
+FRONT_Y = DEPTH_Y - 0.42  # the end panels' plane, just in front of the block
+PANEL_W = 0.6
+
+SPACE = {
+    "block": {"extra_length": Range(0.0, 0.7), "extra_height": Range(0.0, 1.0)},  # m added to 1.3 x 1.0
+    "speed": Range(0.7, 2.0),  # m/s when it starts rolling (GRASP: 0.7-2.0 units/s)
+    "rolling_resistance": 0.05,  # m/s^2
+    "start_delay": Range(0.0, 2.0),  # s (GRASP: 0-100 frames)
+    "implausible": Choice(("float", "drop")),  # what the implausible ball does past the edge
+    "ball": {"diameter": 0.2, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x, y +-0.5
+    **VISUAL,
+}
+
+
+def tracks(scene, p):
+    """(plausible centre positions (T,3), index of the first frame past the edge, block top z, edge x,
+    horizontal distance s (T,) and speed (T,) of the plausible ball)."""
+    r = p.ball.diameter / 2
+    top = FLOOR_TOP + 1.0 + p.block.extra_height
+    edge = WALL_LEFT + 1.3 + p.block.extra_length
+    x0, x_end = WALL_LEFT + r, WALL_RIGHT - r
+    dec = p.rolling_resistance
+    start = scene.frame(p.start_delay)
+    t_all = (np.arange(scene.n_frames) - start) / scene.fps
+    # phase 1: rolling on the block top to the edge
+    d1 = edge - x0
+    v_edge = np.sqrt(p.speed**2 - 2 * dec * d1)
+    t1 = (p.speed - v_edge) / dec
+    # phase 2: flight (horizontal speed constant) until the centre is r above the floor
+    h = top - FLOOR_TOP
+    t2 = np.sqrt(2 * h / G)
+    # phase 3: rolling on the floor from the landing point, slowing, until the end wall
+    x_land = edge + v_edge * t2
+    x, z = np.empty(scene.n_frames), np.empty(scene.n_frames)
+    for i, t in enumerate(t_all):
+        if t <= 0:
+            x[i], z[i] = x0, top + r
+        elif t <= t1:
+            x[i], z[i] = x0 + p.speed * t - 0.5 * dec * t * t, top + r
+        elif t <= t1 + t2:
+            tau = t - t1
+            x[i], z[i] = edge + v_edge * tau, top + r - 0.5 * G * tau * tau
+        else:
+            tau = min(t - t1 - t2, v_edge / dec)
+            x[i], z[i] = min(x_land + v_edge * tau - 0.5 * dec * tau * tau, x_end), FLOOR_TOP + r
+    pos = np.stack([x, np.full_like(x, BALL_Y), z], axis=1)
+    past = int(np.flatnonzero(t_all > t1)[0]) if np.any(t_all > t1) else scene.n_frames - 1
+    return pos, past, top, edge, v_edge, t_all, t1
+
+
+def build(scene, p, condition):
+    room(scene, p)
+    r = p.ball.diameter / 2
+    # the box: floor, dark back panel, end walls, the block, the two tall end panels
+    wood(scene, "box_floor", S(4.0, 0.1, 1.0), U(3.811, 10.276, -0.13), p)
+    dark(scene, "back_panel", S(3.8, 2.8, 0.05), (X0, 8.95, FLOOR_TOP + 1.4))
+    for side, x in (("left", WALL_LEFT - 0.05), ("right", WALL_RIGHT + 0.05)):
+        wood(scene, f"end_wall_{side}", (0.1, 1.0, 2.8), (x, DEPTH_Y, FLOOR_TOP + 1.4), p)
+    pos, past, top, edge, v_edge, t_all, t1 = tracks(scene, p)
+    length = edge - WALL_LEFT
+    wood(scene, "block", (length, 0.8, top - FLOOR_TOP), (WALL_LEFT + length / 2, DEPTH_Y, (top + FLOOR_TOP) / 2), p,
+         role="block")
+    for side, x in (("left", WALL_LEFT - 0.1 + PANEL_W / 2), ("right", WALL_RIGHT + 0.1 - PANEL_W / 2)):
+        wood(scene, f"panel_{side}", (PANEL_W, 0.02, 2.8), (x, FRONT_Y, FLOOR_TOP + 1.4), p, role="occluder")
+
+    ball = scene.add("ball", "sphere", (2 * r,) * 3, pos[0], role="ball",
+                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    # in flight the ball keeps the spin it had at the edge (v_edge / r); on surfaces it rolls
+    rot = rolling_rotations(pos, UP, r)
+    flying = (t_all[:-1] >= t1) & (pos[:-1, 2] > FLOOR_TOP + r + 1e-9)
+    rot[flying] = np.array([0.0, v_edge / r / scene.fps, 0.0])
+    ball.position[:] = pos
+    ball.quaternion[:] = orientations(ball.quaternion[0], rot)
+
+    if condition == "implausible":
+        bad = pos.copy()
+        x_end = WALL_RIGHT - r
+        if p.implausible == "float":  # no gravity: on at the edge speed and height until the end wall
+            tau = np.clip(t_all[past:] - t1, 0.0, None)
+            bad[past:, 0] = np.minimum(edge + v_edge * tau, x_end)
+            bad[past:, 2] = top + r
+            rot_bad = np.zeros((len(pos) - 1, 3))
+            rot_bad[:past] = rot[:past]
+            moving = np.flatnonzero(np.diff(bad[:, 0]) > 0)
+            rot_bad[moving[moving >= past]] = (0.0, v_edge / r / scene.fps, 0.0)
+        else:  # stops dead once clear of the edge, drops straight down, stays where it lands
+            stop_x = edge + r + 0.02
+            f_stop = past + int(np.flatnonzero(np.r_[edge + v_edge * np.clip(t_all[past:] - t1, 0, None)] >= stop_x)[0])
+            tau_stop = (stop_x - edge) / v_edge
+            bad[past:f_stop, 0] = edge + v_edge * (t_all[past:f_stop] - t1)
+            bad[past:f_stop, 2] = top + r
+            bad[f_stop:, 0] = stop_x
+            tau = t_all[f_stop:] - t1 - tau_stop
+            bad[f_stop:, 2] = np.maximum(top + r - 0.5 * G * tau**2, FLOOR_TOP + r)
+            rot_bad = np.zeros((len(pos) - 1, 3))
+            rot_bad[:past] = rot[:past]
+            rot_bad[past:f_stop] = (0.0, v_edge / r / scene.fps, 0.0)
+        quat = orientations(ball.quaternion[0], rot_bad)
+        edits.replace_track(scene, "ball", past, bad[past:], quat[past:], PRINCIPLES,
+                            kind="floats" if p.implausible == "float" else "drops_straight")
+    look(scene, p, U(3.811, 11.726, -2.692), U(3.811, 11.726, 0.320))
+    finish(scene, p, X0)
+
+
+def describe(p, condition):
+    if condition == "plausible":
+        end = ("past the edge it falls in a curve, keeping its sideways motion, lands on the floor and rolls on in "
+               "the same direction until it disappears behind the panel at the other end")
+    elif p.implausible == "float":
+        end = "past the edge it keeps moving sideways at the same height, floating in the air, until it disappears"
+    else:
+        end = "just past the edge it stops, drops straight down and stays where it lands"
+    return (f"After {p.start_delay:.1f} s a ball comes out from behind a panel, rolling along the top of a block "
+            f"at {p.speed:.1f} m/s; {end}.")

@@ -1,0 +1,149 @@
+"""Test 13, Gravity & continuity: in a plywood box there are two parallel planks, one above the other. A ball
+comes out of a small start box on the left and rolls slowly along the upper plank, slowing slightly, until
+it disappears behind an occluder covering the right part of the box. The occluder then drops into a slot
+below, revealing a gap in the upper plank wider than the ball. Plausible: the ball fell through the gap
+(a parabola that clears the far edge of the gap), landed on the lower plank and rolled on to the end wall,
+where it lies at rest. Implausible: the ball rolled on across the gap as if the plank were continuous and
+lies at rest at the end wall on the upper plank, beyond the gap.
+
+Both balls follow the same horizontal motion; they differ only in height from the moment the ball's centre
+passes the gap's edge, behind the occluder (checked geometrically), until both are at rest, still before the
+occluder moves: that window is the recorded hidden violation. Unity original (reference Part 3, Test 13):
+the ball moves on a straight kinematic line to a target just past the gap on the lower plank, and the
+implausible ball is teleported to the opposite spawn point. Built unmirrored, mirrored by `apparatus.finish`.
+"""
+
+import numpy as np
+
+from voebench.generator import edits
+from voebench.generator.kinematics import G
+from voebench.generator.params import Range
+from voebench.scenes.common import hsv_color
+from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
+    look, move_by, room, wood
+from voebench.scenes.grasp_l2.motion import UP, orientations, rolling_rotations
+
+NUMBER = 13
+OBSERVATION = "the final position of the ball"
+PRINCIPLES = ["gravity", "continuity"]
+
+X0 = U(3.811, 0, 0)[0]
+LOWER_TOP = U(0, 11.328, 0)[2]
+UPPER_TOP = U(0, 11.638, 0)[2]
+LEFT, RIGHT = U(2.411, 0, 0)[0], U(5.211, 0, 0)[0]  # inner faces of the end walls
+GAP_LEFT = U(4.11, 0, 0)[0]  # the gap's left edge (the ball rolls from the left)
+BALL_Y = 8.30  # the ball's depth; the planks run from y 8.1 to the back panel
+FRONT_Y = 8.10  # the occluder's plane
+T_PLANK = 0.02
+
+SPACE = {
+    "gap": Range(0.28, 0.34),  # m, width of the gap (GRASP: 0.303; the ball is 0.1)
+    "speed": Range(0.7, 1.1),  # m/s when it starts rolling (GRASP: 0.6-1.2 units/s)
+    "rolling_resistance": 0.05,  # m/s^2
+    "start_delay": Range(0.5, 2.0),  # s (GRASP: 50-150 frames)
+    "reveal_wait": Range(0.3, 0.8),  # s between the ball coming to rest and the occluder starting to drop
+    "ball": {"diameter": 0.1, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.0), fov=70.0),  # GRASP: x +-0.5, y -0.5..0
+    **VISUAL,
+}
+OCCLUDER = (1.4, 0.8)  # m: width, height (GRASP: 1.35 x 0.8)
+
+
+def motion(scene, p):
+    """Horizontal centre x per frame (rolling from the start box to the end wall, slowing, with the wall
+    stopping it), the plausible centre z per frame, the time the centre passes the gap's edge and the frame
+    the ball is at rest."""
+    r = p.ball.diameter / 2
+    x0, x_end = LEFT + r + 0.02, RIGHT - r
+    dec = p.rolling_resistance
+    start = scene.frame(p.start_delay)
+    t = np.clip((np.arange(scene.n_frames) - start) / scene.fps, 0.0, None)
+    tc = np.minimum(t, p.speed / dec)
+    x = np.minimum(x0 + p.speed * tc - 0.5 * dec * tc**2, x_end)
+    disc = p.speed**2 - 2 * dec * (x_end - x0)
+    if disc <= 0:
+        raise ValueError("t13: the ball stops before the end wall; raise speed or lower rolling_resistance")
+    t_wall = (p.speed - np.sqrt(disc)) / dec
+    t_edge = (p.speed - np.sqrt(p.speed**2 - 2 * dec * (GAP_LEFT - x0))) / dec
+    # plausible height: on the upper plank, then free fall from the edge until it lands on the lower plank
+    z = np.full(scene.n_frames, UPPER_TOP + r)
+    tau = t - t_edge
+    falling = tau > 0
+    z[falling] = np.maximum(UPPER_TOP + r - 0.5 * G * tau[falling] ** 2, LOWER_TOP + r)
+    rest = int(min(start + np.ceil(t_wall * scene.fps), scene.n_frames - 1))
+    return x, z, t, t_edge, rest
+
+
+def clears_gap(p, t_edge) -> bool:
+    """Whether the falling ball's path keeps clear (by r) of the far edge of the gap (the right upper plank's
+    corner), checked at 1 ms steps."""
+    r = p.ball.diameter / 2
+    dec = p.rolling_resistance
+    v = p.speed - dec * t_edge
+    tau = np.arange(0.0, 0.5, 0.001)
+    cx = GAP_LEFT + v * tau - 0.5 * dec * tau**2
+    cz = np.maximum(UPPER_TOP + r - 0.5 * G * tau**2, LOWER_TOP + r)
+    corner = np.array([GAP_LEFT + p.gap, UPPER_TOP])
+    # distance from the centre to the right plank's box (left face and top/bottom faces)
+    dx = np.maximum(corner[0] - cx, 0.0)
+    dz = np.maximum.reduce([cz - UPPER_TOP, (UPPER_TOP - T_PLANK) - cz, np.zeros_like(cz)])
+    return bool(np.all(np.hypot(dx, dz) >= r - 1e-6))
+
+
+def build(scene, p, condition):
+    room(scene, p)
+    r = p.ball.diameter / 2
+    w = RIGHT - LEFT
+    depth = 0.8
+    y_mid = 8.9 - depth / 2
+    dark(scene, "back_panel", (w + 0.2, 0.05, 1.6), (X0, 8.93, LOWER_TOP + 0.4))
+    wood(scene, "lower_plank", (w, depth, 0.1), (X0, y_mid, LOWER_TOP - 0.05), p, role="plank")
+    wood(scene, "upper_plank_left", (GAP_LEFT - LEFT, depth, T_PLANK), ((LEFT + GAP_LEFT) / 2, y_mid, UPPER_TOP - T_PLANK / 2),
+         p, role="plank")
+    g1 = GAP_LEFT + p.gap
+    wood(scene, "upper_plank_right", (RIGHT - g1, depth, T_PLANK), ((g1 + RIGHT) / 2, y_mid, UPPER_TOP - T_PLANK / 2), p,
+         role="plank")
+    for side, x in (("left", LEFT - 0.05), ("right", RIGHT + 0.05)):
+        wood(scene, f"end_wall_{side}", (0.1, depth, 1.0), (x, y_mid, LOWER_TOP + 0.4), p)
+    wood(scene, "start_box", (0.5, 0.02, 0.2), (LEFT + 0.25, 8.12, UPPER_TOP + 0.1), p, role="occluder")
+    ow, oh = OCCLUDER
+    occ_bottom = LOWER_TOP - 0.15
+    occ = cover(scene, "occluder", (ow, 0.01, oh), (RIGHT - ow / 2, FRONT_Y, occ_bottom + oh / 2))
+    wood(scene, "front_skirt", (w + 0.2, 0.02, oh + 0.1), (X0, FRONT_Y - 0.03, occ_bottom - (oh + 0.1) / 2), p)
+
+    x, z, t, t_edge, rest = motion(scene, p)
+    if not clears_gap(p, t_edge):
+        raise ValueError("t13: the falling ball would hit the far edge of the gap; widen the gap or slow the ball")
+    pos = np.stack([x, np.full_like(x, BALL_Y), z], axis=1)
+    ball = scene.add("ball", "sphere", (2 * r,) * 3, pos[0], role="ball",
+                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    v_edge = p.speed - p.rolling_resistance * t_edge
+    rot = rolling_rotations(pos, UP, r)
+    flying = (t[:-1] > t_edge) & (pos[:-1, 2] > LOWER_TOP + r + 1e-9)
+    rot[flying] = (0.0, v_edge / r / scene.fps, 0.0)  # in flight it keeps its spin
+    ball.position[:] = pos
+    ball.quaternion[:] = orientations(ball.quaternion[0], rot)
+    drop = min(rest + max(2, scene.frame(p.reveal_wait)), scene.n_frames - 1)
+    move_by(occ, (0, 0, -oh - 0.05), COVER_SPEED, drop, scene.fps)
+    look(scene, p, U(3.811, 12.109, -2.203), U(3.811, 11.990, -0.130))
+
+    if condition == "implausible":
+        first = int(np.flatnonzero(t > t_edge)[0])
+        bad = pos.copy()
+        bad[:, 2] = UPPER_TOP + r  # it rolls on across the gap as if the plank were continuous
+        quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
+        ball.position[first:], ball.quaternion[first:] = bad[first:], quat[first:]
+        last = max(rest, first)
+        if not hidden_frames(scene, "ball", "occluder", margin=0.005)[first:last + 1].all():
+            raise RuntimeError("t13: the occluder does not hide the ball over the gap; check the camera offsets")
+        edits.record(scene, PRINCIPLES, "crosses_gap", "ball", first, last, hidden=True)
+    finish(scene, p, X0)
+
+
+def describe(p, condition):
+    end = ("the ball lies at rest on the lower plank, below the gap's far side" if condition == "plausible" else
+           "the ball lies at rest on the upper plank, on the far side of the gap")
+    return (f"After {p.start_delay:.1f} s a ball rolls slowly out of a small box along an upper plank, with a "
+            f"second plank below it, until it disappears behind an occluder. The occluder is lowered, revealing a "
+            f"gap in the upper plank wider than the ball: {end}.")
