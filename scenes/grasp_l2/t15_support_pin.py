@@ -1,0 +1,101 @@
+"""Test 15, Support & gravity: a cube rests on a long block standing on a table. A pin comes out of a housing
+at one end and pushes the cube along the block's top toward the other end, then is retracted. Plausible: the
+pin stops before the cube reaches the edge; the cube rests there. Implausible: the pin pushes it more than
+halfway over the edge (its centre of mass beyond the edge); the cube rests there at the same height, unsupported.
+
+The pin accelerates and brakes at 2.5 m/s^2, below the 4.9 m/s^2 at which friction (mu = 0.5) can stop the
+cube, so the cube stays against the pin and stops with it (exact quasi-static pushing). As in the description,
+the two videos share the push until the plausible pin starts braking; the violation (cube unsupported yet not
+falling) starts when the cube's centre passes the edge.
+
+Unity original (reference Part 3, Test 15): table top y = 11.794, block 3.5 x s x s (s ~ U(0.5, 0.9)) at
+x = 3.728, cube of edge s, pin 3.5 x 0.2 x 0.2 at constant U(1.5, 2) units/s. Coordinates via apparatus.U.
+"""
+
+import numpy as np
+
+from voebench.generator import edits
+from voebench.generator.params import Range
+from voebench.scenes.common import hsv_color
+from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, dark, finish, look, room, \
+    smooth_profile, wood
+
+NUMBER = 15
+OBSERVATION = "the final position of the top cube"
+PRINCIPLES = ["support", "gravity"]
+
+X0 = U(3.728, 0, 0)[0]  # mirror plane
+TABLE_TOP = U(0, 11.794, 0)[2]
+BLOCK_UX, BLOCK_LEN, BLOCK_UZ = 3.728, 3.5, -0.63
+EDGE_UX = BLOCK_UX - BLOCK_LEN / 2  # the edge the cube is pushed toward (Unity x 1.978)
+HOUSING_UX = 4.73  # inner (left) end of the pin's housing, Unity x
+PIN_LEN = 3.5
+
+SPACE = {
+    "size": Range(0.5, 0.9),  # m, block height/depth = cube edge (GRASP U(0.5, 0.9))
+    "cube": {"hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "pin": {"speed": Range(1.5, 2.0), "accel": 2.5,  # m/s (GRASP U(1.5, 2)); m/s^2 start/stop (< friction 4.9)
+            "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0),
+            "pause": Range(0.2, 0.6)},  # s before the pin is retracted
+    "gap": Range(0.1, 0.8),  # plausible: m left between the cube and the edge where the push ends
+    "overhang": Range(0.7, 1.2),  # implausible: fraction of the cube's width pushed beyond the edge
+    "start_delay": Range(0.4, 2.0),  # s (GRASP: 20-100 frames)
+    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=50.0),  # GRASP fov 70
+    **VISUAL,
+}
+
+
+def build(scene, p, condition):
+    room(scene, p)
+    fps, T = scene.fps, scene.n_frames
+    s = p.size
+    wood(scene, "table", S(10.0, 0.3, 2.0), U(3.728, 11.794 - 0.15, -0.63), p)
+    dark(scene, "back_panel", S(9.98, 2.0, 0.05), U(3.728, 11.794 + 1.0, 0.34))
+    scene.add("block", "box", S(BLOCK_LEN, s, s), U(BLOCK_UX, 11.794 + s / 2, BLOCK_UZ), role="support",
+              color=FABRIC_TINT, texture={"pattern": "fabric", "seed": 4})
+    # the pin's housing at the right end: front and top panels
+    hh = s + 0.6
+    wood(scene, "housing_front", S(4.0, hh, 0.02), U(HOUSING_UX + 2.0, 11.794 + hh / 2, -1.58), p)
+    wood(scene, "housing_top", S(4.0, 0.02, 1.9), U(HOUSING_UX + 2.0, 11.794 + hh, -0.63), p)
+
+    top = TABLE_TOP + s
+    x_edge = U(EDGE_UX, 0, 0)[0]
+    x_start = U(HOUSING_UX - 0.1, 0, 0)[0] - s / 2  # cube centre, left of the housing
+    cube = scene.add("cube", "box", (s, s, s), (x_start, U(0, 0, BLOCK_UZ)[1], top + s / 2), role="cube",
+                     color=hsv_color(p.cube.hue, p.cube.saturation, p.cube.value))
+    pin_color = hsv_color(p.pin.hue, p.pin.saturation, p.pin.value)
+    tip0 = U(HOUSING_UX + 0.05, 0, 0)[0]
+    pin = scene.add("pin", "box", (PIN_LEN, 0.2, 0.2), (tip0 + PIN_LEN / 2, U(0, 0, BLOCK_UZ)[1], top + s / 2),
+                    role="pin", color=pin_color)
+
+    if condition == "plausible":
+        x_end = x_edge + s / 2 + p.gap
+    else:
+        x_end = x_edge + s / 2 - p.overhang * s
+    push_len = (tip0 - (x_start + s / 2)) + (x_start - x_end)  # pin travel: reach the cube, then push it
+    go = scene.frame(p.start_delay)
+    sp, done = smooth_profile(push_len, p.pin.speed, p.pin.accel, T, go, fps)
+    back = done + int(round(p.pin.pause * fps))
+    sb, _ = smooth_profile(push_len, p.pin.speed, p.pin.accel, T, back, fps)
+    tip = tip0 - sp + sb
+    pin.position[:, 0] = tip + PIN_LEN / 2
+    cube.position[:, 0] = np.minimum(x_start, np.minimum.accumulate(tip - s / 2))
+    look(scene, p, U(3.728, 13.635, -5.691), U(3.728, 12.539, -0.130))
+
+    if condition == "implausible":
+        # from the frame its centre of mass is beyond the edge, the cube should tip and fall, but stays put
+        off = np.flatnonzero(cube.position[:, 0] < x_edge)
+        edits.record(scene, PRINCIPLES, "unsupported", "cube", int(off[0]), T - 1, hidden=False)
+    finish(scene, p, X0)
+
+
+def describe(p, condition):
+    side = "left" if not p.mirror else "right"
+    text = (f"A box rests on an object that has a flat and solid surface. After {p.start_delay:.1f} s a pin pushes "
+            f"the box sideways along that surface, to the {side}. ")
+    if condition == "plausible":
+        text += "Before the box reaches the edge of the surface the pin is retracted. "
+    else:
+        text += "After the box has been pushed more than halfway over the edge of the surface, the pin is retracted. "
+    return text + "The box rests at its new position. It has a different horizontal but the same vertical position as before."
