@@ -40,13 +40,21 @@ COLOR_TOL = 1e-4  # linear RGB: colours are written as float32 constants; any re
 PAIR_TOL = 1e-6  # m / unitless: twins come from the same deterministic build; only float noise may differ
 WINDOW_SLACK = 1  # frames: finite differences straddle the window's edges by one frame
 MAX_FRAMES_LISTED = 8  # frames quoted per finding in the report
+PLANE_THICKNESS = 0.05  # m: a `plane` is solid this far behind its face (Bullet's thin box collider, with margin)
 
 # Roles of scenery and mechanisms: they are not "free" objects (no gravity/support/velocity checks, since
 # scripts hold them in place or move them), but they take part in interpenetration checks as obstacles.
 FIXTURE_ROLES = frozenset({
     "floor", "wall", "table", "tray", "occluder", "barrier", "plank", "pin", "ramp", "incline", "ledge", "shelf",
     "platform", "screen", "cover", "container", "support", "pole", "rail", "track", "ground", "stand", "background",
-    "drawbridge", "apparatus", "divider", "stopper", "rim", "base", "frame", "post", "hinge", "mechanism"})
+    "drawbridge", "apparatus", "divider", "stopper", "rim", "base", "frame", "post", "hinge", "mechanism",
+    "marking", "roof", "lid", "door", "gate", "holder"})
+
+
+def is_fixture_role(role: str) -> bool:
+    """A role names a fixture if it, or any `_`/`-`-separated part of it, is a fixture role (`floor_upper`)."""
+    role = role.lower()
+    return role in FIXTURE_ROLES or any(part in FIXTURE_ROLES for part in role.replace("-", "_").split("_"))
 
 PLAUSIBLE_CONDITIONS = ("plausible", "expected")
 IMPLAUSIBLE_CONDITIONS = ("implausible", "surprising")
@@ -121,6 +129,7 @@ class Shape:
         self.known = kind != "mesh"
         self.com = np.zeros(3)
         self.sphere_radius = None  # exact sphere: distances from its centre are exact
+        self.offset = np.zeros(3)  # centre of the solid in the object's frame (planes: the slab behind them)
         if kind == "sphere":
             if np.ptp(d) < 1e-9:
                 self.sphere_radius = d[0] / 2.0
@@ -128,8 +137,11 @@ class Shape:
         elif kind in ("box", "mesh"):
             self.samples = _box_surface(self.h)
         elif kind == "plane":
-            self.h = np.array([d[0] / 2.0, d[1] / 2.0, 0.0])
-            self.samples = _box_surface(self.h)
+            # one-sided: a thin slab behind its face (local -z), so that what sinks below a ground plane is
+            # inside it rather than "outside, underneath"
+            self.h = np.array([d[0] / 2.0, d[1] / 2.0, PLANE_THICKNESS / 2.0])
+            self.offset = np.array([0.0, 0.0, -PLANE_THICKNESS / 2.0])
+            self.samples = _box_surface(self.h) + self.offset
         elif kind == "cylinder":
             self.samples = _revolution_surface(lambda z: 1.0, -1.0, 1.0) * self.h
         elif kind == "cone":
@@ -153,7 +165,7 @@ class Shape:
         larger than the true one)."""
         k = self.kind
         if k in ("box", "mesh", "plane"):
-            q = np.abs(p) - self.h
+            q = np.abs(p - self.offset) - self.h
             return np.linalg.norm(np.maximum(q, 0.0), axis=-1) + np.minimum(q.max(axis=-1), 0.0)
         if k == "sphere":
             if self.sphere_radius is not None:
@@ -215,7 +227,7 @@ class Track:
     @property
     def free(self) -> bool:
         """Moved (or held) by physics rather than by a script: subject to gravity, support and velocity checks."""
-        return self.dynamic or self.role not in FIXTURE_ROLES
+        return self.dynamic or not is_fixture_role(self.role)
 
     @property
     def moves(self) -> bool:
@@ -276,7 +288,27 @@ def _gap(a: Track, b: Track, f: np.ndarray):
     na = np.einsum("fij,fj->fi", b.rot[f], b.shape.grad(pa[rows, ia]))  # outward of b: pushes a
     nb = -np.einsum("fij,fj->fi", a.rot[f], a.shape.grad(pb[rows, ib]))  # into a's outward: reversed
     use_a = ma <= mb
-    return np.where(use_a, ma, mb), np.where(use_a[:, None], na, nb)
+    gap, n = np.where(use_a, ma, mb), np.where(use_a[:, None], na, nb)
+    for x, y, sign in ((a, b, 1.0), (b, a, -1.0)):
+        if x.shape.kind == "sphere" and x.shape.sphere_radius is None:
+            # an ellipsoid's samples are too sparse for a mm gap: add its extreme point toward y, exactly
+            world = _ellipsoid_extreme(x, f, -sign * n)  # toward y (n pushes a away from b)
+            ly = y.local(world[:, None, :], f)[:, 0]
+            dy = y.shape.sdf(ly)
+            better = dy < gap
+            if better.any():
+                ny = np.einsum("fij,fj->fi", y.rot[f], y.shape.grad(ly))  # outward of y
+                gap = np.where(better, dy, gap)
+                n = np.where(better[:, None], sign * ny, n)
+    return gap, n
+
+
+def _ellipsoid_extreme(x: Track, f: np.ndarray, toward: np.ndarray) -> np.ndarray:
+    """(F,3) the point of ellipsoid x farthest in world direction `toward` (F,3) at frames f."""
+    d_local = np.einsum("fji,fj->fi", x.rot[f], toward)
+    r2 = x.shape.h**2
+    pt = (d_local * r2) / np.sqrt(np.maximum((d_local**2 * r2).sum(axis=1, keepdims=True), 1e-18))
+    return x.position[f] + np.einsum("fij,fj->fi", x.rot[f], pt)
 
 
 def contact_points(a: Track, b: Track, t: int, tol: float = CONTACT_TOL):
@@ -301,7 +333,15 @@ def contact_points(a: Track, b: Track, t: int, tol: float = CONTACT_TOL):
         na = a.rot[t] @ a.shape.grad(la)[0]
         return (c - b.shape.sphere_radius * na)[None], -na[None]
     n = (b.rot[t] @ b.shape.grad(local[keep]).T).T
-    return pts[keep], n
+    pts = pts[keep]
+    if a.shape.kind == "sphere":  # an ellipsoid: its exact extreme point toward b
+        _, nn = _gap(a, b, f)
+        q = _ellipsoid_extreme(a, f, -nn)
+        lq = b.local(q[:, None, :], f)[0]
+        if b.shape.sdf(lq)[0] <= tol:
+            pts = np.r_[pts, q]
+            n = np.r_[n, (b.rot[t] @ b.shape.grad(lq).T).T]
+    return pts, n
 
 
 def _near(a: Track, b: Track, margin: np.ndarray | float) -> np.ndarray:
@@ -389,6 +429,16 @@ def _steps(tr: Track, before: int = 1) -> np.ndarray:
     return step
 
 
+def _relative_motion(a: Track, b: Track) -> np.ndarray:
+    """(T,) whether a moves relative to b between frame t-1 and t or t and t+1."""
+    key = np.c_[a.position - b.position, a.quaternion, b.quaternion]
+    change = np.abs(np.diff(key, axis=0)).max(axis=1) > 1e-9
+    out = np.zeros(len(key), bool)
+    out[1:] |= change
+    out[:-1] |= change
+    return out
+
+
 def _frames(mask_or_list) -> list:
     idx = np.flatnonzero(mask_or_list) if np.asarray(mask_or_list).dtype == bool else np.asarray(mask_or_list)
     return [int(i) for i in idx]
@@ -404,9 +454,10 @@ def _fmt_frames(frames: list) -> str:
 
 
 def check_no_interpenetration(v: Video) -> list[Finding]:
-    """No two solids overlap by more than PENETRATION_TOL (plus IMPACT_SLACK of their motion in that frame). Pairs of fixtures that never move are scenery
-    built as designed (tray walls meet at corners, table legs touch the top) and are not checked; mesh
-    objects (containers, mugs) have no stored geometry and are skipped."""
+    """No two solids overlap by more than PENETRATION_TOL (plus IMPACT_SLACK of their motion in that frame).
+    Fixtures may be built into each other (tray walls meet at corners, a plank's ends tuck into the walls), so
+    a pair of fixtures is flagged only in frames where one moves relative to the other (a screen sliding
+    through a platform). Mesh objects (containers, mugs) have no stored geometry and are skipped."""
     out = []
     names = list(v.tracks)
     for i, first in enumerate(names):
@@ -421,10 +472,12 @@ def check_no_interpenetration(v: Video) -> list[Finding]:
                 a, b, ta, tb = b, a, tb, ta  # report the free object first
             g = v.geometry(a, b)
             bad = g.gap < -(PENETRATION_TOL + IMPACT_SLACK * (_steps(ta, 2) + _steps(tb, 2)))
+            if not (ta.free or tb.free):  # fixtures may be built into each other, but not move through each other
+                bad &= _relative_motion(ta, tb)
             if bad.any():
                 frames = _frames(bad)
                 out.append(Finding("no_interpenetration", a, frames,
-                                   f"{a} and {b} overlap by up to {-np.nanmin(g.gap) * 1000:.0f} mm "
+                                   f"{a} and {b} overlap by up to {-np.nanmin(g.gap[bad]) * 1000:.0f} mm "
                                    f"(frames {_fmt_frames(frames)})", other=b))
     return out
 
@@ -527,8 +580,10 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
 
 
 def check_resting_supported(v: Video, name: str, m: Motion) -> list[Finding]:
-    """An object at rest for REST_FRAMES frames touches something below it (contact normal pointing up) and its
-    centre of mass lies over those contacts (their horizontal bounding box, plus SUPPORT_MARGIN)."""
+    """An object at rest for REST_FRAMES frames touches something below it (a contact whose normal points up by
+    SUPPORT_NORMAL_Z) and its centre of mass lies over its contacts (the horizontal bounding box of all its
+    contact points, plus SUPPORT_MARGIN; a wall it leans on counts, as a ball resting on a slope against a
+    wall)."""
     tr = v.tracks[name]
     slow = np.linalg.norm(v.velocity(name), axis=1) <= REST_SPEED  # (T-1,) between t and t+1
     still = tr.visible.copy()
@@ -562,7 +617,7 @@ def check_resting_supported(v: Video, name: str, m: Motion) -> list[Finding]:
 def _supported(v: Video, name: str, t: int) -> bool:
     tr = v.tracks[name]
     com = tr.position[t] + tr.rot[t] @ tr.shape.com
-    pts = []
+    pts, holds = [], False
     for other in v.others(name):
         ot = v.tracks[other]
         if not ot.visible[t]:
@@ -573,11 +628,13 @@ def _supported(v: Video, name: str, t: int) -> bool:
         if not (ot.shape.known and tr.shape.known):
             # a mesh's true surface is unknown: touching its bounding box counts as support (lenient)
             pts.append(com[None])
+            holds = True
             continue
         p, n = contact_points(tr, ot, t)
-        pts.append(p[n[:, 2] >= SUPPORT_NORMAL_Z])
+        pts.append(p)
+        holds = holds or bool((n[:, 2] >= SUPPORT_NORMAL_Z).any())
     pts = np.concatenate(pts) if pts else np.zeros((0, 3))
-    if not len(pts):
+    if not len(pts) or not holds:
         return False
     lo, hi = pts[:, :2].min(axis=0) - SUPPORT_MARGIN, pts[:, :2].max(axis=0) + SUPPORT_MARGIN
     return bool(np.all(com[:2] >= lo) and np.all(com[:2] <= hi))
@@ -595,17 +652,23 @@ def check_color_constant(v: Video) -> list[Finding]:
 
 
 def check_visible_constant(v: Video) -> list[Finding]:
-    """No object appears or vanishes (`visible` is the same in every frame). Shape and size are one value per
-    object in the HDF5, so a shape change can only be written as one object vanishing and another appearing,
-    which this check sees."""
+    """No object vanishes, and none appears except by coming into existence once, out of view (zero visible
+    pixels in its first frame; GRASP spawns balls behind panels), and staying. Shape and size are one value
+    per object in the HDF5, so a shape change can only be written as one object vanishing and another
+    appearing, which this check sees."""
     out = []
     for name, tr in v.tracks.items():
         change = tr.visible[1:] != tr.visible[:-1]
-        if change.any():
-            frames = [f + 1 for f in _frames(change)]
-            out.append(Finding("visible_constant", name, frames,
-                               f"{name} {'appears' if tr.visible[frames[0]] else 'vanishes'} at frame {frames[0]}"
-                               + (f" (and changes again at {_fmt_frames(frames[1:])})" if len(frames) > 1 else "")))
+        if not change.any():
+            continue
+        frames = [f + 1 for f in _frames(change)]
+        k = frames[0]
+        if len(frames) == 1 and tr.visible[k] and tr.visible_pixels[k] <= 0:
+            continue  # spawned out of view (or not measurable: states-only)
+        how = "appears" if tr.visible[k] else "vanishes"
+        seen = f" in view ({tr.visible_pixels[k]} pixels)" if how == "appears" and tr.visible_pixels[k] > 0 else ""
+        out.append(Finding("visible_constant", name, frames, f"{name} {how}{seen} at frame {k}"
+                           + (f" (and changes again at {_fmt_frames(frames[1:])})" if len(frames) > 1 else "")))
     return out
 
 
@@ -644,6 +707,28 @@ def check_violation_record(v: Video) -> list[Finding]:
         return [Finding("violation_record", str(viol.get("object")), [], f"a {cond or 'Level 1'} video with a "
                                                                          "violation record")]
     return []
+
+
+def violation_objects(v: Video) -> list[str]:
+    """The violation's object, plus any *replacement*: an object that appears inside the window where the
+    violation object is at that moment (a shape change is written as one object vanishing and another,
+    hidden until then, appearing in its place)."""
+    viol = v.violation
+    name = viol.get("object") if viol else None
+    if name not in v.tracks:
+        return []
+    out = [name]
+    win = _window(viol, v.n_frames)
+    main = v.tracks[name]
+    for other, tr in v.tracks.items():
+        if other == name:
+            continue
+        change = np.flatnonzero(tr.visible[1:] != tr.visible[:-1]) + 1
+        if len(change) and win[change].all() and tr.visible[change[0]]:
+            k = change[0]
+            if np.linalg.norm(tr.position[k] - main.position[k]) <= max(main.shape.radius, tr.shape.radius):
+                out.append(other)
+    return out
 
 
 def _window(viol: dict, T: int, slack: int = WINDOW_SLACK) -> np.ndarray:
@@ -693,6 +778,17 @@ def check_violation_present(v: Video, findings: list[Finding], twin: Video | Non
             problems.append("moves inside its freeze window")
         if not any(in_win(f, ("falls_when_unsupported", "resting_supported", "no_velocity_jump")) for f in mine):
             problems.append("stopping there breaks no physics check (nothing hovers, stops dead or overhangs)")
+    elif len(violation_objects(v)) > 1 or kind in ("reshape", "replace", "swap"):
+        repl = violation_objects(v)[1:]
+        if not repl:
+            problems.append("no object takes its place inside the window")
+        elif tr.visible[min(last + 1, v.n_frames - 1)] and last + 1 < v.n_frames:
+            problems.append("still there after the window, beside its replacement")
+        else:
+            new = v.tracks[repl[0]].shape
+            if new.kind == tr.shape.kind and np.allclose(new.dims, tr.shape.dims) \
+                    and np.allclose(v.tracks[repl[0]].color[last], tr.color[max(first - 1, 0)], atol=COLOR_TOL):
+                problems.append(f"its replacement {repl[0]} has the same shape, size and colour")
     elif kind == "pass_through":
         if not any(in_win(f, ("no_interpenetration",)) for f in mine) and twin is None:
             problems.append("no overlap inside the window")
@@ -700,7 +796,7 @@ def check_violation_present(v: Video, findings: list[Finding], twin: Video | Non
         d = _differs(tr, twin.tracks[name])
         if not d[first:last + 1].any():
             problems.append("identical to its plausible twin inside the window")
-    elif twin is None and kind not in ("teleport", "recolor", "vanish", "freeze", "pass_through"):
+    elif twin is None and kind not in ("teleport", "recolor", "vanish", "freeze", "pass_through", "reshape"):
         problems.append(f"kind {kind!r} can only be checked against a plausible twin, and there is none")
     if problems:
         return [Finding("violation_present", name, list(range(first, last + 1)),
@@ -708,16 +804,31 @@ def check_violation_present(v: Video, findings: list[Finding], twin: Video | Non
     return []
 
 
-def outside_window(v: Video, findings: list[Finding]) -> list[Finding]:
-    """Drop the violation object's findings inside the window (the designed violation); keep the rest."""
+def aftermath(v: Video) -> np.ndarray:
+    """(T,) frames after the window in which the violation object still holds the pose it had at the window's
+    last frame: the violation's lasting result (a ball stopped in mid-air stays there when revealed)."""
     viol = v.violation
-    if viol is None or viol.get("object") not in v.tracks:
+    out = np.zeros(v.n_frames, bool)
+    tr = v.tracks[viol["object"]]
+    last = viol["last_frame"]
+    for t in range(last + 1, v.n_frames):
+        if np.abs(tr.position[t] - tr.position[last]).max() > PAIR_TOL \
+                or np.abs(tr.quaternion[t] - tr.quaternion[last]).max() > PAIR_TOL:
+            break
+        out[t] = True
+    return out
+
+
+def outside_window(v: Video, findings: list[Finding]) -> list[Finding]:
+    """Drop the violation objects' findings inside the window (the designed violation) and in its aftermath
+    (the object left as the violation left it); keep the rest."""
+    names = set(violation_objects(v))
+    if not names:
         return findings
-    win = _window(viol, v.n_frames)
-    name = viol["object"]
+    win = _window(v.violation, v.n_frames) | aftermath(v)
     kept = []
     for f in findings:
-        if f.object == name or f.other == name:
+        if f.object in names or f.other in names:
             frames = [t for t in f.frames if not win[t]]
             if not frames:
                 continue
@@ -727,20 +838,22 @@ def outside_window(v: Video, findings: list[Finding]) -> list[Finding]:
 
 
 def check_hidden(v: Video) -> list[Finding]:
-    """A manipulation recorded as hidden happens while the object has zero visible pixels."""
+    """A manipulation recorded as hidden happens while the object (and any replacement) has zero visible
+    pixels, in every frame of the window."""
     viol = v.violation
     if not viol or not viol.get("hidden") or viol.get("object") not in v.tracks:
         return []
-    tr = v.tracks[viol["object"]]
-    px = tr.visible_pixels[viol["first_frame"]: viol["last_frame"] + 1]
-    if (px < 0).any():
-        return []  # not measured (states-only set): reported as skipped
-    bad = np.flatnonzero(px > 0) + viol["first_frame"]
-    if len(bad):
-        return [Finding("hidden_when_manipulated", tr.name, _frames(bad),
-                        f"hidden {viol['kind']} of {tr.name}, but it shows up to {px.max()} pixels at frames "
-                        f"{_fmt_frames(_frames(bad))}")]
-    return []
+    out = []
+    for name in violation_objects(v):
+        px = v.tracks[name].visible_pixels[viol["first_frame"]: viol["last_frame"] + 1]
+        if (px < 0).any():
+            continue  # not measured (states-only set): reported as skipped
+        bad = np.flatnonzero(px > 0) + viol["first_frame"]
+        if len(bad):
+            out.append(Finding("hidden_when_manipulated", name, _frames(bad),
+                               f"hidden {viol['kind']} of {viol['object']}, but {name} shows up to {px.max()} pixels "
+                               f"at frames {_fmt_frames(_frames(bad))}"))
+    return out
 
 
 def check_pair(v: Video, twin: Video, onset: int) -> list[Finding]:
