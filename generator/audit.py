@@ -40,7 +40,7 @@ COLOR_TOL = 1e-4  # linear RGB: colours are written as float32 constants; any re
 PAIR_TOL = 1e-6  # m / unitless: twins come from the same deterministic build; only float noise may differ
 WINDOW_SLACK = 1  # frames: finite differences straddle the window's edges by one frame
 MAX_FRAMES_LISTED = 8  # frames quoted per finding in the report
-PLANE_THICKNESS = 0.05  # m: a `plane` is solid this far behind its face (Bullet's thin box collider, with margin)
+PLANE_THICKNESS = 0.5  # m: a `plane` is solid this far behind its face, deeper than anything sinks into a ground
 
 # Roles of scenery and mechanisms: they are not "free" objects (no gravity/support/velocity checks, since
 # scripts hold them in place or move them), but they take part in interpenetration checks as obstacles.

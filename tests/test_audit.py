@@ -301,3 +301,69 @@ def test_real_bullet_drops_pass(tmp_path):
             T, FPS = old
     res = audit.audit_set(str(tmp_path))
     assert all(r.ok for r in res), [f.detail for r in res for f in r.findings]
+
+
+# ------------------------------------------------------------------------------------------- designs the scenes use
+
+
+def test_hover_revealed_after_a_hidden_window_passes(tmp_path):
+    """t10 style: the ball stops in mid-air while hidden; the record's window ends before the reveal, and the
+    ball stays where the violation left it (its lasting result, not a second violation)."""
+    def hover(s):
+        s["drop"].hold(6)
+        edits.record(s, ["gravity"], "freeze", "drop", 6, 12, hidden=True)
+
+    pair(tmp_path, "hover", 0, hover, {"drop": range(6, 13)})
+    assert all(r.ok for r in results(tmp_path).values())
+
+    def hover_then_drift(s):  # ... but moving on afterwards without any push is checked again
+        hover(s)
+        s["drop"].position[30:, 0] += np.arange(T - 30) * 0.1
+
+    pair(tmp_path, "hover2", 0, hover_then_drift, {"drop": range(6, 13)})
+    assert "falls_when_unsupported" in failed(results(tmp_path), "grasp-l2/hover2/00000-implausible")
+
+
+def test_shape_swap_behind_cover_passes_and_is_checked(tmp_path):
+    """t01 style: a hidden replacement object takes the place of the violation object."""
+    def build_with_alt(condition):
+        s = scene()
+        alt = s.add("cube_changed", "sphere", (0.5,) * 3, (-1, 1.5, 0.25), role="cube", visible=False)
+        if condition == "implausible":
+            s["cube"].visible[25:] = False
+            alt.visible[25:] = True
+            edits.record(s, ["unchangeableness"], "reshape", "cube", 24, 25, hidden=True)
+        return s
+
+    write(tmp_path, build_with_alt("plausible"), "swap", 0, "plausible")
+    write(tmp_path, build_with_alt("implausible"), "swap", 0, "implausible", hide={"cube": (24, 25),
+                                                                                 "cube_changed": (24, 25)})
+    res = results(tmp_path)
+    assert all(r.ok for r in res.values()), [f.detail for r in res.values() for f in r.findings]
+    write(tmp_path, build_with_alt("implausible"), "swap", 1, "implausible", hide={"cube": (24, 25)})
+    write(tmp_path, build_with_alt("plausible"), "swap", 1, "plausible")
+    f = [x for x in results(tmp_path)["grasp-l2/swap/00001-implausible"].findings]
+    assert {(x.check, x.object) for x in f} == {("hidden_when_manipulated", "cube_changed")}
+
+
+def test_spawn_out_of_view_passes_but_not_in_view(tmp_path):
+    """t09 style: a ball comes into existence behind a panel; appearing in view is a violation."""
+    s = scene()
+    s["cube"].visible[:10] = False
+    write(tmp_path, s, "l1", 0, "cube", paired=False, hide={"cube": range(0, 12)})
+    write(tmp_path, s, "l1", 1, "cube", paired=False)
+    res = results(tmp_path)
+    assert res["grasp-l1/l1/00000"].ok
+    assert failed(res, "grasp-l1/l1/00001") == {"visible_constant"}
+
+
+def test_ground_plane_is_one_sided(tmp_path):
+    """A `plane` ground: resting on it is touching; sinking below it is an overlap, not a gap."""
+    s = Scene(T, FPS)
+    s.add("ground", "plane", (20, 20, 0), (0, 0, 0), role="floor")
+    s.add("box", "box", (1, 1, 1), (0, 0, 0.5), role="object")
+    s.add("sunk", "box", (1, 1, 1), (3, 0, 0.45), role="object")
+    s.look((0, -6, 3), (0, 0, 0))
+    write(tmp_path, s, "l1", 0, "box", paired=False)
+    r = results(tmp_path)["grasp-l1/l1/00000"]
+    assert {(f.check, f.object) for f in r.findings} == {("no_interpenetration", "sunk")}
