@@ -547,7 +547,8 @@ def _held(m: Motion, t: int) -> bool:
 def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
     """falls_when_unsupported: with nothing within reach, an object accelerates at g (within FREE_ACC_TOL).
     no_velocity_jump: any other acceleration must be a push from something it touches (within CONTACT_CONE_DEG
-    of that contact's normal), or a launch from rest (scenes start motion with an initial velocity)."""
+    of that contact's normal), or the object's first launch from rest (scenes start motion with an initial
+    velocity, as the originals do; starting again later, with nothing pushing, is self-propulsion)."""
     cos_cone = np.cos(np.radians(CONTACT_CONE_DEG))
     unsupported, jumps = [], []
     for t in np.flatnonzero(m.defined):
@@ -555,7 +556,7 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
         mag = np.linalg.norm(e)
         if mag <= FREE_ACC_TOL:
             continue
-        launch = m.v_before[t] <= REST_SPEED
+        launch = m.v_before[t] <= REST_SPEED and t == m.first_motion
         if not m.contacts[t]:
             if not (launch and m.v_after[t] > REST_SPEED) and not _held(m, t):
                 unsupported.append(int(t))

@@ -367,3 +367,16 @@ def test_ground_plane_is_one_sided(tmp_path):
     write(tmp_path, s, "l1", 0, "box", paired=False)
     r = results(tmp_path)["grasp-l1/l1/00000"]
     assert {(f.check, f.object) for f in r.findings} == {("no_interpenetration", "sunk")}
+
+
+def test_starting_again_without_a_push_fails(tmp_path):
+    s = scene()
+    cube = s["cube"]
+    cube.position[30:, 0] += np.arange(T - 30) * 0.02  # at rest on the floor, then slides off on its own
+    write(tmp_path, s, "l1", 0, "cube", paired=False)
+    assert failed(results(tmp_path), "grasp-l1/l1/00000") == set()  # first motion: a launch, allowed
+    s["cube"].position[40:, 0] = s["cube"].position[40, 0]  # stops ...
+    s["cube"].position[40:, 0] += np.arange(T - 40) * 0.02  # ... and goes again by itself
+    s["cube"].position[40:42, 0] = s["cube"].position[40, 0]
+    write(tmp_path, s, "l1", 1, "cube", paired=False)
+    assert "no_velocity_jump" in failed(results(tmp_path), "grasp-l1/l1/00001")
