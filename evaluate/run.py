@@ -240,14 +240,15 @@ class Runner:
             bar = tqdm(total=total, desc=f"{self.adapter.name} calls", unit="call", dynamic_ncols=True)
         chunk = max(1, int(getattr(self.adapter, "batch_size", 1)))
         decodes = bool(getattr(self.adapter, "decodes_video", False))
+        ahead = max(chunk, 8)  # jobs whose videos are decoded in the background while the model works
         if decodes:
-            frames_mod.ensure_cache_size(4 * chunk + 8)
+            frames_mod.ensure_cache_size(2 * (chunk + ahead) + 8)
         try:
             for i in range(0, len(todo), chunk):
                 group = todo[i:i + chunk]
-                if decodes:  # decode the next batch's videos while the model answers this one
+                if decodes:
                     frames_mod.prefetch((m["video"]["path"], m["video"]["indices"])
-                                        for j in todo[i + chunk:i + 2 * chunk]
+                                        for j in todo[i + chunk:i + chunk + ahead]
                                         for m in self.messages(j, len(j.responses)) if m.get("video"))
                 while True:
                     pending = [j for j in group if not j.done and j.error is None]
