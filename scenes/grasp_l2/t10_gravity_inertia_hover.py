@@ -78,7 +78,7 @@ def build(scene, p, condition):
     dark(scene, "back_panel", (w, 0.05, 3.0), (X0, 8.93, FLOOR_TOP + 1.5))
     for side, sx in (("left", -1), ("right", 1)):
         wood(scene, f"side_{side}", (0.1, 1.0, 3.0), (X0 + sx * (w / 2 + 0.05), 8.4, FLOOR_TOP + 1.5), p)
-        wood(scene, f"holder_{side}", (0.1, 0.4, 0.3), (X0 + sx * p.holder_x, DEPTH_Y, FLOOR_TOP + 0.15), p, role="block")
+        wood(scene, f"holder_{side}", (0.1, 0.4, 0.3), (X0 + sx * p.holder_x, DEPTH_Y, FLOOR_TOP + 0.15), p, role="holder")
     wood(scene, "front_skirt", (w, 0.02, 1.1), (X0, FRONT_Y - 0.03, FLOOR_TOP - 0.55), p)
     wood(scene, "top_panel", (w, 0.02, 1.0), (X0, FRONT_Y - 0.03, FLOOR_TOP + 2.0), p, role="occluder")
     ow, oh = OCCLUDER

@@ -90,7 +90,7 @@ def build(scene, p, condition):
     pos, past, top, edge, v_edge, t_all, t1 = tracks(scene, p)
     length = edge - WALL_LEFT
     wood(scene, "block", (length, 0.8, top - FLOOR_TOP), (WALL_LEFT + length / 2, DEPTH_Y, (top + FLOOR_TOP) / 2), p,
-         role="block")
+         role="ledge")
     for side, x in (("left", WALL_LEFT - 0.1 + PANEL_W / 2), ("right", WALL_RIGHT + 0.1 - PANEL_W / 2)):
         wood(scene, f"panel_{side}", (PANEL_W, 0.02, 2.8), (x, FRONT_Y, FLOOR_TOP + 1.4), p, role="occluder")
 

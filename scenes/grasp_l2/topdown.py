@@ -93,7 +93,7 @@ def end_cover(scene, p, tray: Tray, depth: float, lift_frame: int, speed: float)
     return int(min(lift_frame + np.ceil(travel / speed * scene.fps), scene.n_frames - 1))
 
 
-def corner(tray: Tray, side: float, radius: float, gap: float = 0.02) -> np.ndarray:
+def corner(tray: Tray, side: float, radius: float, gap: float = 0.002) -> np.ndarray:
     """(u, v) of a ball of `radius` resting in the far corner on side +1 (v > 0) or -1."""
     c = INNER - radius - gap
     return np.array([c, side * c])
