@@ -3,8 +3,10 @@
 Labels are random but consistent: features are sampled per category, prior rules follow from the features and the
 expected posterior rules from features and priors by fixed toy physics (below); a surprising video is the same
 trial with its relevant posterior rules flipped. The clips are drawn so the labels are visible: an object-like
-rectangle whose size follows the first two relevant scalars and whose colour follows the shape class, and, in the
-second half of the clip, a bar whose position encodes the observed posterior rules. No torch, no bpy.
+rectangle whose size follows the first two relevant scalars and whose colour follows the shape class, one gauge
+bar per relevant feature along the top (its length is the value), and, in the second half of the clip, a bar
+whose position encodes the observed posterior rules. So a model that reads the features and knows the toy physics
+can tell expected from surprising; one that only looks at the outcome cannot. No torch, no bpy.
 """
 
 from __future__ import annotations
@@ -97,9 +99,20 @@ def _draw(category: str, feats: dict, post: dict, n_frames: int, size: int, rng)
     bits = [bool(post[n]) for n in L.RELEVANT_POSTERIOR_RULES[category]]
     code = sum(int(x) << i for i, x in enumerate(bits))
     n_codes = 2 ** len(bits)
+    # gauges: one bar per relevant feature along the top, length = value (scalars up to 2.5; classes by index),
+    # so every feature the labels hold is visible and a network can read it
+    band = max(1, size // 48)
+    gauges = np.zeros((size, size), bool)
+    for k, name in enumerate(L.RELEVANT_FEATURES[category]):
+        f = L.MODEL_FEATURE_BY_NAME[name]
+        frac = (min(float(feats[name]), 2.5) / 2.5 if f.head == "regression"
+                else (f.classes.index(feats[name]) + 1) / len(f.classes))
+        y = 1 + k * 2 * band
+        gauges[y:y + band, : max(1, int(round(frac * size)))] = True
     for t in range(n_frames):
+        frames[t][gauges] = 200
         x0 = int((size - w) * t / max(n_frames - 1, 1))
-        y0 = size // 2 - h // 2
+        y0 = size // 2 - h // 2 + size // 8
         frames[t, y0:y0 + h, x0:x0 + w] = colour
         if t >= n_frames // 2:   # the outcome bar
             bx = int((size - 4) * code / max(n_codes - 1, 1))
