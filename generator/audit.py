@@ -931,16 +931,15 @@ def audit_video(v: Video, twin: Video | None = None, twin_missing_reason: str | 
     checks = PHYSICS_CHECKS + ("violation_record",)
     paired = bool(a.get("pair_id"))
     if cond in IMPLAUSIBLE_CONDITIONS and v.violation is not None and not findings:
-        checks = checks + ("violation_present", "hidden_when_manipulated")
+        checks = checks + ("violation_present",)
         findings += check_violation_present(v, physics, twin)
         findings += outside_window(v, physics)
-        if v.violation.get("hidden"):
+        if v.violation.get("hidden"):  # (a violation meant to be seen has nothing to hide)
+            checks = checks + ("hidden_when_manipulated",)
             vp = v.tracks[v.violation["object"]].visible_pixels
             if (vp < 0).any():
                 skipped.append(("hidden_when_manipulated", "visible pixels not measured (no segmentation pass)"))
             findings += check_hidden(v)
-        else:
-            skipped.append(("hidden_when_manipulated", "the violation is not meant to be hidden"))
     else:
         findings += physics
     if paired:
