@@ -25,6 +25,7 @@ SPAWNS = ((2.907, -0.127), (3.368, -0.639), (4.200, -0.229), (4.702, -0.784), (4
           (2.799, -1.403))
 PLATFORM_TOP = U(0, 11.228, 0)[2]  # z of the box floor
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
+FRONT_UZ = -1.54  # Unity z of the front-most object face (the screen rises at z = -1.6)
 SIZE = 0.3  # ball diameter / cube edge / cylinder diameter and height, m
 SHAPES = ("sphere", "box", "cylinder")  # GRASP uses balls and cubes; a cylinder makes three different shapes
 NOUN = {"sphere": "ball", "box": "cube", "cylinder": "cylinder"}
@@ -69,6 +70,7 @@ def _objects(p):
         ux, uz = SPAWNS[s]
         j = p.jitter[f"o{i}"]
         pos = U(ux, 0, uz) + (j.x, j.y, 0.0)
+        pos[1] = max(pos[1], U(0, 0, FRONT_UZ + SIZE / 2)[1])  # keep clear of the screen's slot
         pos[2] = PLATFORM_TOP + SIZE / 2
         shape = SHAPES[(SHAPES.index(p.shape0) + i * int(p.shape_step)) % 3]
         out.append((f"object{i}", shape, pos, (p.hue0 + i / n + p.hue_jitter[f"o{i}"]) % 1.0))
@@ -78,7 +80,7 @@ def _objects(p):
 def build(scene, p, condition):
     room(scene, p)
     # the box: floor, dark back panel, plywood sides, a front panel hiding the lowered screen
-    wood(scene, "platform", S(2.8, 0.1, 1.95), U(3.811, 11.178, -0.655), p)
+    wood(scene, "platform", S(2.8, 0.1, 1.82), U(3.811, 11.178, -0.64), p)  # Unity z -1.55..0.27
     dark(scene, "back_panel", S(2.8, 3.0, 0.1), U(3.811, 11.2 + 1.5, 0.315))
     for side, ux in (("left", 2.361), ("right", 5.261)):
         wood(scene, f"side_{side}", S(0.1, 1.6, 2.05), U(ux, 10.226 + 0.8, -0.655), p)

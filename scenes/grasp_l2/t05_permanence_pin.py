@@ -6,7 +6,8 @@ middle between the occluders, and is retracted. In the implausible video the cub
 behind the right occluder to behind the left one the moment the pin starts: the `teleport` violation.
 
 As in the description (and the Unity scene), the two videos differ from the first frame in where the cube
-stands; the recorded violation is the hidden teleport.
+stands, so the recorded window runs from frame 0 to the teleport (`hidden` is False for the window as a whole;
+the teleport itself, frames push-1 -> push, happens behind the occluders, checked in tests/test_level2_a.py).
 
 Unity original (reference Part 3, Test 5, mirror index 1): occluders 0.5 x 1.0 start at x 4.542 and 6.542 and
 move -1 at 1 unit/s; shelf top y = 11.79; cube 0.3 x 0.4 x 0.3 at z = 0.07; pin 2.0 x 0.1 x 0.1 at U(1, 1.5)
@@ -54,7 +55,7 @@ def build(scene, p, condition):
     # shelf with a slot in which the occluders slide, dark panel behind
     wood(scene, "shelf_back", S(6.5, 0.3, 0.4), U(3.728, 11.79 - 0.15, 0.12), p)
     wood(scene, "shelf_front", S(6.5, 0.3, 0.25), U(3.728, 11.79 - 0.15, -0.325), p)
-    wood(scene, "shelf_slot_floor", S(6.5, 0.05, 0.1), U(3.728, 11.79 - 0.325, SLOT_UZ), p)
+    wood(scene, "shelf_slot_floor", S(6.5, 0.05, 0.1), U(3.728, 11.445, SLOT_UZ), p)  # below the occluders
     dark(scene, "back_panel", S(6.5, 1.6, 0.05), U(3.728, 11.79 + 0.8, 0.335))
     # the pin's housing at the left end: front and top panels
     wood(scene, "housing_front", S(2.5, 2.0, 0.02), U(0.478 + 1.25, 11.79 + 1.0, -0.30), p)
@@ -96,7 +97,9 @@ def build(scene, p, condition):
 
     if condition == "implausible":
         cube.position[:push, 0] = x_right_end  # stood between the occluders until the pin starts
-        edits.record(scene, PRINCIPLES, "teleport", "cube", push - 1, push, hidden=True)
+        # The pair differs from frame 0 (where the cube stands), so the record's window starts there and ends
+        # with the teleport; the teleport itself (push-1 -> push) happens behind the occluders (see tests).
+        edits.record(scene, PRINCIPLES, "teleport", "cube", 0, push, hidden=False)
     finish(scene, p, X0)
 
 

@@ -5,8 +5,8 @@ halfway over the edge (its centre of mass beyond the edge); the cube rests there
 
 The pin accelerates and brakes at 2.5 m/s^2, below the 4.9 m/s^2 at which friction (mu = 0.5) can stop the
 cube, so the cube stays against the pin and stops with it (exact quasi-static pushing). As in the description,
-the two videos share the push until the plausible pin starts braking; the violation (cube unsupported yet not
-falling) starts when the cube's centre passes the edge.
+the two videos share the push until the plausible pin starts braking; the recorded window starts there (the
+implausible push goes on) and lasts to the end; the cube's centre passes the edge a little later.
 
 Unity original (reference Part 3, Test 15): table top y = 11.794, block 3.5 x s x s (s ~ U(0.5, 0.9)) at
 x = 3.728, cube of edge s, pin 3.5 x 0.2 x 0.2 at constant U(1.5, 2) units/s. Coordinates via apparatus.U.
@@ -84,9 +84,12 @@ def build(scene, p, condition):
     look(scene, p, U(3.728, 13.635, -5.691), U(3.728, 12.539, -0.130))
 
     if condition == "implausible":
-        # from the frame its centre of mass is beyond the edge, the cube should tip and fall, but stays put
-        off = np.flatnonzero(cube.position[:, 0] < x_edge)
-        edits.record(scene, PRINCIPLES, "unsupported", "cube", int(off[0]), T - 1, hidden=False)
+        # the window starts where the implausible push goes on past the plausible one's braking point (the pair
+        # is identical before); the cube's centre passes the edge later, and from then on it should tip and fall
+        p_len = (tip0 - (x_start + s / 2)) + (x_start - (x_edge + s / 2 + p.gap))
+        sp_p, _ = smooth_profile(p_len, p.pin.speed, p.pin.accel, T, go, fps)
+        diverge = int(np.flatnonzero(np.abs(sp - sp_p) > 1e-12)[0])
+        edits.record(scene, PRINCIPLES, "unsupported", "cube", diverge, T - 1, hidden=False)
     finish(scene, p, X0)
 
 
