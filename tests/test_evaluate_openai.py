@@ -36,6 +36,7 @@ class Server:
         self.lock = threading.Lock()
         self.fail_first = fail_first
         self.slow = slow
+        self.delay = 0.0
         self.n_fail = 0
         server = self
 
@@ -85,6 +86,8 @@ class Server:
                     if kind == "malformed":
                         return self._send(200, b'{"choices": [{"message": {"content": "Yes')
                     return self._send(200, b'{"object": "chat.completion"}')
+                if server.delay:
+                    time.sleep(server.delay)
                 answer = f"Yes. q={_digest(text)}"
                 self._send(200, json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}]})
                            .encode())
@@ -209,3 +212,33 @@ def test_frames_mode_and_client_errors(tiny_set):
     assert isinstance(res[0], AdapterError) and dead.stats["retries"] == 2
     with pytest.raises(ValueError):
         OpenAIAdapter("m", "localhost:8000")
+
+
+def test_sigkill_mid_run_then_resume(tiny_set, tmp_path):
+    """A real kill -9 of `voebench evaluate` while it talks to a server; the rerun asks only for what is missing."""
+    import signal
+    import subprocess
+    import sys
+
+    run = str(tmp_path / "run")
+    args = ["evaluate", tiny_set, "--tests", "shape,t09_gravity", "--repeats", "2", "--num-frames", "2", "--out", run,
+            "--concurrency", "1", "--batch-size", "1", "--backoff", "0.01", "--no-progress"]
+    total = 8 * 2
+    with Server(fail_first=False) as srv:
+        srv.delay = 0.1
+        proc = subprocess.Popen([sys.executable, "-m", "voebench", *args, "--model", f"openai:m@{srv.url}"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 60
+        while len(srv.bodies) < 6 and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    with open(os.path.join(run, "cache.jsonl")) as fh:
+        cached = sum(1 for line in fh if line.strip().endswith("}"))
+    assert 5 <= cached < total
+    with Server(fail_first=False) as srv2:
+        assert main([*args, "--model", f"openai:m@{srv2.url}"]) == 0
+    assert len(srv2.bodies) == total - cached
+    recs = _records(run)
+    assert len(recs) == total and all(r["parsed"] == "yes" for r in recs)
