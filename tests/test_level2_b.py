@@ -174,3 +174,11 @@ def test_hidden_violations_have_no_visible_pixels():
             assert np.any(seg == oid)  # revealed at the end
         finally:
             r.close()
+
+
+@pytest.mark.parametrize("test", ["t08_inertia_bounce", "t13_gravity_continuity_gap"])
+def test_too_short_a_video_is_refused_not_mislabelled(test):
+    seed, p = SUITE.sample(test, SUITE.space(test), 0, 0)
+    SUITE.make_scene(Job("grasp-l2", test, 0, "plausible", seed, "x"), p, Timing(1, 10))
+    with pytest.raises(RuntimeError, match="render longer videos"):
+        SUITE.make_scene(Job("grasp-l2", test, 0, "implausible", seed, "x"), p, Timing(1, 10))

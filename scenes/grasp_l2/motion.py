@@ -36,13 +36,6 @@ def orientations(q0, rotations) -> np.ndarray:
     return q
 
 
-def set_rolling_track(ball, positions, normals, radius: float | None = None) -> None:
-    """Give the ball the track `positions` (T,3), turning as it rolls on surfaces with `normals`."""
-    r = ball.dimensions[0] / 2 if radius is None else radius
-    ball.position[:] = positions
-    ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(positions, normals, r))
-
-
 def decelerate(t, speed: float, deceleration: float) -> tuple[np.ndarray, np.ndarray]:
     """Distance and speed after time t (>= 0) from `speed` under constant deceleration, stopping at zero."""
     t = np.maximum(np.asarray(t, float), 0.0)
@@ -50,16 +43,6 @@ def decelerate(t, speed: float, deceleration: float) -> tuple[np.ndarray, np.nda
         return speed * t, np.full_like(t, speed)
     tc = np.minimum(t, speed / deceleration)
     return speed * tc - 0.5 * deceleration * tc**2, speed - deceleration * tc
-
-
-def time_to_cover(distance: float, speed: float, deceleration: float) -> float:
-    """Time (s) to cover `distance` from `speed` under constant deceleration (inf if it stops first)."""
-    if deceleration <= 0:
-        return distance / speed
-    disc = speed**2 - 2 * deceleration * distance
-    if disc < 0:
-        return np.inf
-    return (speed - np.sqrt(disc)) / deceleration
 
 
 def polyline(points, s) -> tuple[np.ndarray, np.ndarray]:
@@ -80,16 +63,13 @@ def frame_times(n_frames: int, fps: float, start_frame: int) -> np.ndarray:
     return (np.arange(n_frames) - start_frame) / fps
 
 
-def first_frame_where(mask) -> int:
-    """Index of the first True; the last frame if none (a video cut shorter than the event)."""
-    idx = np.flatnonzero(mask)
-    return int(idx[0]) if len(idx) else len(mask) - 1
+__all__ = ["G", "ROLL_FACTOR", "UP", "decelerate", "frame_times", "orientations", "polyline", "require",
+           "rolling_rotations"]
 
 
-def frame_at(seconds: float, fps: float, n_frames: int) -> int:
-    """The first frame at or after time `seconds`, clipped to the video."""
-    return int(np.clip(np.ceil(seconds * fps - 1e-9), 0, n_frames - 1))
-
-
-__all__ = ["G", "ROLL_FACTOR", "UP", "orientations", "set_rolling_track", "decelerate", "first_frame_where", "frame_at", "frame_times",
-           "polyline", "rolling_rotations", "time_to_cover"]
+def require(ok: bool, scene, test: str, what: str) -> None:
+    """Stop with a clear message when a video is too short for its event (e.g. `--seconds 2`): an implausible
+    video whose violation falls outside it would be mislabelled."""
+    if not ok:
+        raise RuntimeError(f"{test}: {what} does not happen within the video ({scene.n_frames / scene.fps:g} s); "
+                           f"render longer videos (GRASP: 10 s) or shorten start_delay")

@@ -14,7 +14,8 @@ from voebench.generator import edits
 from voebench.generator.params import Choice, Range
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
-from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times, orientations, polyline, rolling_rotations
+from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times, orientations, polyline, require, \
+    rolling_rotations
 
 NUMBER = 8
 OBSERVATION = "the trajectory of the ball"
@@ -70,7 +71,8 @@ def build(scene, p, condition):
     ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, UP, r))
     if condition == "implausible":
         bad, _, _ = track(scene, p, tray, reflect=False)
-        first = int(np.flatnonzero(s > to_wall)[0]) if np.any(s > to_wall) else scene.n_frames - 1
+        require(np.any(s[:-1] > to_wall), scene, "t08", "the bounce")
+        first = int(np.flatnonzero(s > to_wall)[0])
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
         edits.replace_track(scene, "ball", first, bad[first:], quat[first:], PRINCIPLES, kind="reverse")
     td.look_down(scene, p, tray)

@@ -20,7 +20,7 @@ from voebench.generator.params import Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
-from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, frame_times, orientations, rolling_rotations
+from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, frame_times, orientations, require, rolling_rotations
 
 NUMBER = 9
 OBSERVATION = "the trajectory of the ball"
@@ -98,6 +98,7 @@ def build(scene, p, condition):
     ball.visible[:start] = False  # it comes into existence behind the left panel
     if condition == "implausible":
         up, _ = roll_track(scene, p, False, start)
+        require(up[-1, 2] > up[0, 2] + 0.5 * (geometry(p)[0][1] - FLOOR_TOP), scene, "t09", "the climb up the plank")
         quat = orientations(ball.quaternion[0], rolling_rotations(up, n, r))
         edits.replace_track(scene, "ball", start, up[start:], quat[start:], PRINCIPLES, kind="rolls_uphill")
     look(scene, p, U(3.811, 11.726, -2.257), U(3.811, 11.726, -0.130))

@@ -18,7 +18,8 @@ from voebench.generator.kinematics import G
 from voebench.generator.params import Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, S, U, camera_space, cover, dark, finish, hidden_frames, \
+from voebench.scenes.grasp_l2.motion import require
+from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
     look, move_by, room, wood
 
 NUMBER = 10
@@ -92,11 +93,12 @@ def build(scene, p, condition):
                      color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
     ball.position[:, 2] = z
     drop = min(rest + max(2, scene.frame(p.reveal_wait)), scene.n_frames - 1)
-    move_by(occ, (0, 0, -oh - 0.02), COVER_SPEED, drop, scene.fps)
+    lowered = move_by(occ, (0, 0, -oh - 0.02), COVER_SPEED, drop, scene.fps)
     look(scene, p, U(3.811, 11.945, -2.309), U(3.811, 11.8, -0.13))
 
     if condition == "implausible":
         z_hover = FLOOR_TOP + p.hover_gap + r
+        require(lowered < scene.n_frames, scene, "t10", "the reveal")
         f = int(np.flatnonzero((np.arange(scene.n_frames) > start) & (z <= z_hover))[0])
         ball.position[f:, 2] = z_hover
         if not hidden_frames(scene, "ball", "occluder", margin=0.01)[f:rest + 1].all():

@@ -17,7 +17,7 @@ from voebench.generator.params import Choice, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
-from voebench.scenes.grasp_l2.motion import UP, orientations, rolling_rotations
+from voebench.scenes.grasp_l2.motion import UP, orientations, require, rolling_rotations
 
 NUMBER = 11
 OBSERVATION = "the trajectory of the ball"
@@ -104,6 +104,7 @@ def build(scene, p, condition):
     ball.quaternion[:] = orientations(ball.quaternion[0], rot)
 
     if condition == "implausible":
+        require(past + 10 < scene.n_frames, scene, "t11", "the ball passing the edge")
         bad = pos.copy()
         x_end = WALL_RIGHT - r
         if p.implausible == "float":  # no gravity: on at the edge speed and height until the end wall
@@ -116,7 +117,9 @@ def build(scene, p, condition):
             rot_bad[moving[moving >= past]] = (0.0, v_edge / r / scene.fps, 0.0)
         else:  # stops dead once clear of the edge, drops straight down, stays where it lands
             stop_x = edge + r + 0.02
-            f_stop = past + int(np.flatnonzero(np.r_[edge + v_edge * np.clip(t_all[past:] - t1, 0, None)] >= stop_x)[0])
+            beyond = np.flatnonzero(edge + v_edge * np.clip(t_all[past:] - t1, 0, None) >= stop_x)
+            require(len(beyond) > 0, scene, "t11", "the ball clearing the edge")
+            f_stop = past + int(beyond[0])
             tau_stop = (stop_x - edge) / v_edge
             bad[past:f_stop, 0] = edge + v_edge * (t_all[past:f_stop] - t1)
             bad[past:f_stop, 2] = top + r

@@ -16,6 +16,7 @@ Tray frame and camera: see `topdown.py`.
 from voebench.generator import edits
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
+from voebench.scenes.grasp_l2.motion import require
 
 NUMBER = 12
 OBSERVATION = "the final position of the ball"
@@ -31,7 +32,7 @@ SPACE = {
 
 def build(scene, p, condition):
     tray = td.build_tray(scene, p)
-    ball, arrive, lift, _ = td.corner_run(scene, p, tray, p.cover_depth)
+    ball, arrive, lift, opened = td.corner_run(scene, p, tray, p.cover_depth)
     k = p.plank
     length = k.leg * 2**0.5 + 2 * k.thickness  # its ends tuck into the walls
     pos, quat = td.plank_pose(tray, -p.corner, k.leg, k.thickness, k.height)
@@ -39,6 +40,7 @@ def build(scene, p, condition):
               color=td.wood_tint(p), texture={"pattern": "wood", "seed": int(p.wood_seed)})
     td.look_down(scene, p, tray)
     if condition == "implausible":
+        require(arrive < lift < opened < scene.n_frames, scene, "t12", "the reveal")
         frame = (arrive + lift) // 2  # the ball at rest in its corner, the cover not yet moving
         pos, quat = td.plank_pose(tray, p.corner, k.leg, k.thickness, k.height)
         plank = scene["plank"]

@@ -22,7 +22,7 @@ from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
     look, move_by, room, wood
-from voebench.scenes.grasp_l2.motion import UP, orientations, rolling_rotations
+from voebench.scenes.grasp_l2.motion import UP, orientations, require, rolling_rotations
 
 NUMBER = 13
 OBSERVATION = "the final position of the ball"
@@ -125,10 +125,11 @@ def build(scene, p, condition):
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rot)
     drop = min(rest + max(2, scene.frame(p.reveal_wait)), scene.n_frames - 1)
-    move_by(occ, (0, 0, -oh - 0.05), COVER_SPEED, drop, scene.fps)
+    lowered = move_by(occ, (0, 0, -oh - 0.05), COVER_SPEED, drop, scene.fps)
     look(scene, p, U(3.811, 12.109, -2.203), U(3.811, 11.990, -0.130))
 
     if condition == "implausible":
+        require(lowered < scene.n_frames, scene, "t13", "the reveal")
         first = int(np.flatnonzero(t > t_edge)[0])
         bad = pos.copy()
         bad[:, 2] = UPPER_TOP + r  # it rolls on across the gap as if the plank were continuous

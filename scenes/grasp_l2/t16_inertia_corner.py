@@ -11,6 +11,7 @@ constant speed), the target corner is random and the ball slows down by rolling 
 from voebench.generator import edits
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
+from voebench.scenes.grasp_l2.motion import require
 
 NUMBER = 16
 OBSERVATION = "the final position of the ball"
@@ -21,9 +22,10 @@ SPACE = {**td.CORNER_SPACE, "cover_depth": 1.5, **VISUAL}  # cover_depth: m of t
 
 def build(scene, p, condition):
     tray = td.build_tray(scene, p)
-    ball, arrive, lift, _ = td.corner_run(scene, p, tray, p.cover_depth)
+    ball, arrive, lift, opened = td.corner_run(scene, p, tray, p.cover_depth)
     td.look_down(scene, p, tray)
     if condition == "implausible":
+        require(arrive < lift < opened < scene.n_frames, scene, "t16", "the reveal")
         other = td.corner(tray, -p.corner, p.ball.diameter / 2)
         frame = (arrive + lift) // 2  # at rest in its corner, the cover not yet moving
         edits.teleport(scene, "ball", frame, tray.world(*other, ball.position[frame, 2]), PRINCIPLES, hidden=True)

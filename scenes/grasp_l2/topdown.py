@@ -80,7 +80,7 @@ def add_ball(scene, p, tray: Tray, u: float, v: float):
 def end_cover(scene, p, tray: Tray, depth: float, lift_frame: int, speed: float):
     """A rusty-metal cover over the far end of the tray (from the far wall's outer face `depth` m inward),
     which slides out beyond the far wall at `speed` m/s from `lift_frame` until it has cleared the tray.
-    Returns the frame at which the far end is fully uncovered."""
+    Returns the frame at which the far end is fully uncovered (may lie beyond the video)."""
     u1 = SIZE / 2 + 0.1
     u0 = INNER - depth
     centre = tray.world((u0 + u1) / 2, 0.0, ROOF_Z + 0.015)
@@ -90,7 +90,7 @@ def end_cover(scene, p, tray: Tray, depth: float, lift_frame: int, speed: float)
     t = (np.arange(scene.n_frames) - lift_frame) / scene.fps
     shift = np.clip(t * speed, 0.0, travel)
     cover.position[:] = tray.world((u0 + u1) / 2 + shift, 0.0, ROOF_Z + 0.015)
-    return int(min(lift_frame + np.ceil(travel / speed * scene.fps), scene.n_frames - 1))
+    return int(lift_frame + np.ceil(travel / speed * scene.fps))
 
 
 def corner(tray: Tray, side: float, radius: float, gap: float = 0.002) -> np.ndarray:
