@@ -203,12 +203,10 @@ def load_data(root, category: str, size: int = 112, n_frames: int | None = None,
     for split in ("train", "validation", "test"):
         ds = AVoEDataset(root, category, split, size=size, n_frames=frames, cache_dir=cache_dir)
         if limit is not None:
-            keep, seen = [], []
+            keep, order = [], {}
             for r in ds.records:
-                key = r.pair_id or r.id
-                if key not in seen:
-                    seen.append(key)
-                if len(seen) <= limit:
+                order.setdefault(r.pair_id or r.id, len(order))
+                if order[r.pair_id or r.id] < limit:
                     keep.append(r)
             ds = AVoEDataset(root, category, split, size=size, n_frames=frames, cache_dir=cache_dir, records=keep)
         if frames is None and len(ds):
