@@ -227,9 +227,20 @@ def _safe_produce(args):
         return job, None, traceback.format_exc()
 
 
+def _drop_bpy_script_paths() -> None:
+    """A spawned worker inherits its parent's sys.path. If the parent had imported bpy, that starts with
+    bpy's own script folders, whose `bpy/` package (no `_bpy` in it) shadows the real module: `import bpy`
+    failed in every worker and Pool respawned them forever. bpy adds the folders again when it loads."""
+    import sys
+
+    marker = os.sep + "bpy" + os.sep
+    sys.path[:] = [p for p in sys.path if not (marker in p and os.sep + "scripts" in p)]
+
+
 def _init_worker(threads: int):
     # llvmpipe (Workbench's rasteriser) reads its thread count once, when bpy loads.
     os.environ["LP_NUM_THREADS"] = str(threads)
+    _drop_bpy_script_paths()
     import bpy  # noqa: F401  (warm: imported once per worker, reused for every video)
 
 

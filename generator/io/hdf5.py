@@ -58,11 +58,7 @@ class StatesWriter:
             raise RuntimeError("not every frame was written")
         f.create_dataset("_unique/frame_to_unique", data=self.frame_to_unique)
         for name, ds in self.unique.items():
-            layout = h5py.VirtualLayout(shape=(T, self.h, self.w), dtype=ds.dtype)
-            source = h5py.VirtualSource(".", ds.name, shape=ds.shape)
-            for t, u in enumerate(self.frame_to_unique):
-                layout[t] = source[int(u)]
-            f.create_virtual_dataset(name, layout, fillvalue=np.inf if name == "depth" else 0)
+            _virtual_frames(f, name, ds, self.frame_to_unique, np.inf if name == "depth" else 0)
         objects = f.create_group("objects", track_order=True)
         for obj in sc.objects.values():
             g = objects.create_group(obj.name)
@@ -97,6 +93,33 @@ class StatesWriter:
             self.f.close()
         except Exception:
             pass
+
+
+def _virtual_frames(f: h5py.File, name: str, source: h5py.Dataset, frame_to_unique: np.ndarray, fill) -> None:
+    """A (T,H,W) virtual dataset whose frame t is source[frame_to_unique[t]]. Runs of frames that map to
+    consecutive source frames become one mapping. Built with the low-level API to switch off HDF5's object
+    timestamps (h5py's create_virtual_dataset records the creation time, so identical runs gave different
+    bytes); with them off, the same video always gives the same file, byte for byte."""
+    T = len(frame_to_unique)
+    shape = (T,) + source.shape[1:]
+    rest = tuple(source.shape[1:])
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_obj_track_times(False)
+    dcpl.set_fill_value(np.array([fill], source.dtype))
+    vspace = h5py.h5s.create_simple(shape)
+    sspace = h5py.h5s.create_simple(tuple(source.shape))
+    src = source.name.encode()
+    t = 0
+    while t < T:
+        u, n = int(frame_to_unique[t]), 1
+        while t + n < T and frame_to_unique[t + n] == u + n:
+            n += 1
+        vspace.select_hyperslab((t,) + (0,) * len(rest), (n,) + rest)
+        sspace.select_hyperslab((u,) + (0,) * len(rest), (n,) + rest)
+        dcpl.set_virtual(vspace, b".", src, sspace)
+        t += n
+    tid = h5py.h5t.py_create(source.dtype, logical=1)
+    h5py.h5d.create(f.id, name.encode(), tid, h5py.h5s.create_simple(shape), dcpl=dcpl).close()
 
 
 def read_states(path: str) -> dict:

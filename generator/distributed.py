@@ -1,0 +1,171 @@
+"""`--backend ray`: one Ray task per video, on a local Ray instance or an existing cluster.
+
+    voebench render grasp-l1 --backend ray                          # starts a private local Ray, stops it after
+    voebench render grasp-l1 --backend ray --ray-address HOST:6379  # submits to a running cluster (`ray start`)
+
+Every video is produced by the same `runner.produce` as the local backend, from a `Job` whose seed depends only
+on (base seed, suite, test, index), so the output is byte-identical to a single local run whatever the cluster
+does. Ray keeps its worker processes alive between tasks, so bpy is imported once per worker (warm workers);
+`LP_NUM_THREADS` (llvmpipe's thread count, read when bpy loads) reaches the worker through `runtime_env` and is
+also set in the task before the first bpy import.
+
+Resources per task (environment variables, for users who tune a cluster):
+  VOEBENCH_RAY_CPUS      CPUs reserved per video task (default: --threads, else 1). Also llvmpipe's thread count.
+  VOEBENCH_RAY_GPUS      GPUs reserved per video task when --device is not cpu (default 1; fractions share a GPU).
+  VOEBENCH_RAY_RETRIES   retries of a task whose worker died (node lost, OOM kill, segfault; default 3).
+
+A cluster's nodes must see --out at the same path (a shared filesystem) and have voebench installed in the same
+environment. The local instance follows docs/performance.md: it listens on 127.0.0.1 only, keeps its session
+files and auth token in a temporary folder (never in ~), reports no usage statistics and starts no dashboard.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+import secrets
+import shutil
+import sys
+import tempfile
+import traceback
+
+# Set in the driver before Ray starts; inherited by every Ray process of a local instance.
+LOCAL_RAY_ENV = {
+    "RAY_USAGE_STATS_ENABLED": "0",  # no usage reporting
+    "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",  # bind to 127.0.0.1 instead of the host's routable address
+    "RAY_AUTH_MODE": "token",  # token auth, with the token in our temp dir (Ray would write ~/.ray/auth_token)
+}
+
+
+def task_resources(cfg) -> dict:
+    """Ray resources of one video task."""
+    cpus = float(os.environ.get("VOEBENCH_RAY_CPUS") or cfg.threads or 1)
+    res = {"num_cpus": cpus}
+    if cfg.device != "cpu":
+        res["num_gpus"] = float(os.environ.get("VOEBENCH_RAY_GPUS") or 1)
+    return res
+
+
+def _produce_task(job, cfg, threads: int):
+    """Runs in a Ray worker. Worker processes are reused, so bpy is imported once per worker."""
+    from voebench.generator.runner import _drop_bpy_script_paths, _safe_produce
+
+    if "bpy" not in sys.modules:
+        os.environ["LP_NUM_THREADS"] = str(threads)
+        _drop_bpy_script_paths()
+
+    base = os.path.join(cfg.out, job.relpath)
+    for stale in glob.glob(base + ".*.tmp-*"):  # left by an earlier attempt whose worker died
+        try:
+            os.remove(stale)
+        except OSError:
+            pass
+    return _safe_produce((job, cfg))
+
+
+class LocalRay:
+    """A private single-node Ray instance: loopback only, session files and token in a temp dir, no usage
+    stats, no dashboard. Restores the environment and removes the temp dir on stop()."""
+
+    def __init__(self, num_cpus: int, num_gpus: int | None = None, object_store_mb: int = 256):
+        import ray
+
+        self.tmp = tempfile.mkdtemp(prefix="vb-ray-", dir="/tmp" if os.path.isdir("/tmp") else None)
+        token = os.path.join(self.tmp, "auth_token")
+        with open(os.open(token, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+            f.write(secrets.token_hex(32))
+        env = {**LOCAL_RAY_ENV, "RAY_AUTH_TOKEN_PATH": token}
+        self._saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        # read once when ray is imported; ray may have been imported before we set the variable
+        import ray._private.ray_constants as rc
+
+        self._saved_cluster = rc.ENABLE_RAY_CLUSTER
+        rc.ENABLE_RAY_CLUSTER = False
+        _refresh_ray_config()
+        for attempt in (1, 2):  # Ray gives its raylet 30 s to register; on a swamped machine, try once more
+            try:
+                ray.init(num_cpus=num_cpus, num_gpus=num_gpus, include_dashboard=False, log_to_driver=False,
+                         object_store_memory=object_store_mb * 2**20, _temp_dir=self.tmp,
+                         _node_ip_address="127.0.0.1", configure_logging=False)
+                break
+            except Exception as e:
+                if ray.is_initialized():
+                    ray.shutdown()
+                if attempt == 2 or "timed out during startup" not in str(e):
+                    self.stop()
+                    raise
+
+    def stop(self):
+        import ray
+        import ray._private.ray_constants as rc
+
+        try:
+            if ray.is_initialized():
+                ray.shutdown()
+        finally:
+            rc.ENABLE_RAY_CLUSTER = self._saved_cluster
+            for k, v in self._saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+            _refresh_ray_config()
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _refresh_ray_config():
+    """Ray caches RAY_AUTH_MODE and the token when it is imported; make it re-read the environment."""
+    try:
+        from ray._raylet import AuthenticationTokenLoader, Config
+
+        Config.initialize("")
+        AuthenticationTokenLoader.instance().reset_cache()
+    except Exception:  # other Ray versions: the environment, read at start, is enough
+        pass
+
+
+def execute_ray(jobs, cfg, address: str | None = None):
+    """Yield (job, entry, error) as Ray tasks finish (any order), like `runner.execute`."""
+    try:
+        import ray
+    except ImportError:
+        from voebench.errors import UsageError
+
+        raise UsageError("--backend ray needs Ray: pip install 'ray[default]'") from None
+    jobs = list(jobs)
+    if not jobs:
+        return
+    cfg = dataclasses.replace(cfg, out=os.path.abspath(cfg.out))  # workers may run elsewhere
+    res = task_resources(cfg)
+    threads = max(1, int(res["num_cpus"]))
+    retries = int(os.environ.get("VOEBENCH_RAY_RETRIES", "3"))
+
+    local = None
+    if not ray.is_initialized():
+        if address is None:
+            workers = max(1, min(cfg.workers, len(jobs)))
+            local = LocalRay(num_cpus=max(1, int(workers * res["num_cpus"])),
+                             num_gpus=None if cfg.device == "cpu" else int(workers * res.get("num_gpus", 1)))
+        else:
+            ray.init(address=address, log_to_driver=False, configure_logging=False)
+    try:
+        # max_calls=0: keep workers (and their bpy) warm; Ray's default for GPU tasks is one call per process
+        task = ray.remote(max_calls=0)(_produce_task).options(
+            **res, max_retries=retries, retry_exceptions=False,
+            runtime_env={"env_vars": {"LP_NUM_THREADS": str(threads)}})
+        pending = {task.remote(job, cfg, threads): job for job in jobs}
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                job = pending.pop(ref)
+                try:
+                    yield ray.get(ref)
+                except Exception:  # worker lost beyond max_retries, or the task could not run
+                    yield job, None, traceback.format_exc()
+    finally:
+        if local is not None:
+            local.stop()
+        elif address is not None and ray.is_initialized():
+            ray.shutdown()
