@@ -182,3 +182,26 @@ def test_too_short_a_video_is_refused_not_mislabelled(test):
     SUITE.make_scene(Job("grasp-l2", test, 0, "plausible", seed, "x"), p, Timing(1, 10))
     with pytest.raises(RuntimeError, match="render longer videos"):
         SUITE.make_scene(Job("grasp-l2", test, 0, "implausible", seed, "x"), p, Timing(1, 10))
+
+
+START_COVER = {"t08_inertia_bounce": ("ball", "start_roof"), "t09_gravity_incline": ("ball", ["panel_left", "panel_right"]),
+               "t10_gravity_inertia_hover": ("ball", "top_panel"), "t11_gravity_inertia_ledge": ("ball", "panel_left"),
+               "t12_continuity_tray": ("ball", "start_roof"), "t13_gravity_continuity_gap": ("ball", "start_box"),
+               "t14_collision": ("ball1", "panel_left"), "t16_inertia_corner": ("ball", "start_roof")}
+
+
+@pytest.mark.parametrize("test", TESTS)
+def test_the_ball_waits_out_of_view_until_it_starts(test):
+    """A ball at rest in mid-air or appearing from nothing would itself be implausible: until its start
+    delay (and at the frame it comes into existence) it is behind its start cover."""
+    name, occ = START_COVER[test]
+    for index in range(4):
+        p, good, bad = pair(test, index)
+        start = good.frame(p.start_delay)
+        for s in (good, bad):
+            ball = s[name]
+            existing = ball.visible.copy()
+            ball.visible[:] = True  # test the geometry even where the ball does not exist yet
+            hidden = hidden_frames(s, name, occ, margin=0.0)
+            ball.visible[:] = existing
+            assert hidden[:start + 1][existing[:start + 1] | (np.arange(start + 1) == start)].all(), (test, index)

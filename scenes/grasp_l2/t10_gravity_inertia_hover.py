@@ -42,6 +42,7 @@ SPACE = {
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.3, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
 }
+TOP_PANEL = (1.35, 2.8)  # m above the floor: bottom and top edge of the panel hiding the release point
 OCCLUDER = (1.5, 1.0)  # m, width and height above the floor (GRASP: 1.5 x 0.8; taller so the hovering ball is hidden from every camera)
 
 
@@ -81,7 +82,9 @@ def build(scene, p, condition):
         wood(scene, f"side_{side}", (0.1, 1.0, 3.0), (X0 + sx * (w / 2 + 0.05), 8.4, FLOOR_TOP + 1.5), p)
         wood(scene, f"holder_{side}", (0.1, 0.4, 0.3), (X0 + sx * p.holder_x, DEPTH_Y, FLOOR_TOP + 0.15), p, role="holder")
     wood(scene, "front_skirt", (w, 0.02, 1.1), (X0, FRONT_Y - 0.03, FLOOR_TOP - 0.55), p)
-    wood(scene, "top_panel", (w, 0.02, 1.0), (X0, FRONT_Y - 0.03, FLOOR_TOP + 2.0), p, role="occluder")
+    # the top panel stands just in front of the fall line, so it hides the released ball even from low cameras
+    wood(scene, "top_panel", (w, 0.02, TOP_PANEL[1] - TOP_PANEL[0]), (X0, DEPTH_Y - 0.17, FLOOR_TOP + sum(TOP_PANEL) / 2),
+         p, role="occluder")
     ow, oh = OCCLUDER
     occ = cover(scene, "occluder", (ow, 0.01, oh), (X0, FRONT_Y, FLOOR_TOP + oh / 2))
 
