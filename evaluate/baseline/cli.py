@@ -155,7 +155,8 @@ def handle(args: argparse.Namespace) -> int:
     for cat in categories:
         print(f"[{cat}] loading and caching clips ...", file=sys.stderr)
         split_data = load_data(data, cat, size=args.size, n_frames=args.frames, cache_dir=cache_dir,
-                               progress=not args.no_progress, limit=args.limit)
+                               progress=not args.no_progress, limit=args.limit,
+                               decode=args.model != "random")
         cfg = TrainConfig(model=args.model, category=cat, lr=args.lr, batch_size=args.batch_size,
                           optimizer=args.optimizer, epochs=args.epochs, backbone=args.backbone, width=args.width,
                           pretrained=args.pretrained, freeze_backbone=args.freeze_backbone,

@@ -190,14 +190,16 @@ class Split:
                      [self.ids[i] for i in idx.tolist()])
 
 
-def load_split(ds: AVoEDataset, progress: bool = True) -> Split:
-    clips = ds.stacked(progress=progress, workers=min(8, os.cpu_count() or 1))
+def load_split(ds: AVoEDataset, progress: bool = True, decode: bool = True) -> Split:
+    clips = (ds.stacked(progress=progress, workers=min(8, os.cpu_count() or 1)) if decode
+             else torch.empty((len(ds), 0), dtype=torch.uint8))
     return Split(clips, ds.features, ds.prior_rules, ds.posterior_rules, ds.surprising, ds.pair_ids, ds.ids)
 
 
 def load_data(root, category: str, size: int = 112, n_frames: int | None = None, cache_dir="auto",
-              progress: bool = True, limit: int | None = None) -> dict[str, Split]:
-    """train / validation / test splits of one category. ``limit`` keeps the first N trials (pairs) per split."""
+              progress: bool = True, limit: int | None = None, decode: bool = True) -> dict[str, Split]:
+    """train / validation / test splits of one category. ``limit`` keeps the first N trials (pairs) per split;
+    ``decode=False`` reads labels only (the random baseline)."""
     out = {}
     frames = n_frames
     for split in ("train", "validation", "test"):
@@ -211,7 +213,7 @@ def load_data(root, category: str, size: int = 112, n_frames: int | None = None,
             ds = AVoEDataset(root, category, split, size=size, n_frames=frames, cache_dir=cache_dir, records=keep)
         if frames is None and len(ds):
             frames = ds.n_frames
-        out[split] = load_split(ds, progress) if len(ds) else None
+        out[split] = load_split(ds, progress, decode) if len(ds) else None
     return out
 
 
