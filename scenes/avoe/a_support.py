@@ -125,6 +125,10 @@ def describe(scene, p) -> str:
     shape = p.object.shape.replace("_", " ")
     outcome = ("It tips over the edge and falls to the ground." if fell(scene)
                else "It stays on the block.")
-    return (f"A {shape} {W:.1f} m wide and {H:.1f} m tall is dropped onto a grey block, with {p.contact:.0%} of "
+    return (f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall is dropped onto a grey block, with {p.contact:.0%} of "
             f"its width past the block's right edge. {outcome}")
 
+
+
+def _a(word: str) -> str:
+    return ("An " if word[0] in "aeiou" else "A ") + word

@@ -173,4 +173,8 @@ def describe(scene, p) -> str:
     seen = "Its top is seen above the middle part as it passes." if seen_frames(scene) else \
         "It is not seen while it passes the middle part."
     return (f"A cyan screen comes down; its sides are 5 m tall and its middle part {middle_height(p):.1f} m. "
-            f"A {shape} {W:.1f} m wide and {H:.1f} m tall then slides from left to right behind it. {seen}")
+            f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall then slides from left to right behind it. {seen}")
+
+
+def _a(word: str) -> str:
+    return ("An " if word[0] in "aeiou" else "A ") + word

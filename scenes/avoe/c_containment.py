@@ -270,6 +270,10 @@ def describe(scene, p) -> str:
     end = ("It goes into the container and is fully inside." if fit and not protruded else
            "It goes into the container but sticks out of the top." if fit else
            "It does not go in; it ends up on top of or beside the container.")
-    return (f"A {shape} {W:.1f} m wide and {H:.1f} m tall is dropped toward a pink {p.container.shape} "
+    return (f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall is dropped toward a pink {p.container.shape} "
             f"{_cw(p):.1f} m wide and {_ch(p):.1f} m tall; a cyan screen hides "
             f"the opening and comes down at the end. {end}")
+
+
+def _a(word: str) -> str:
+    return ("An " if word[0] in "aeiou" else "A ") + word

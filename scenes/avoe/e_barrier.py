@@ -210,5 +210,9 @@ def describe(scene, p) -> str:
                        f"{p.opening.height * UNIT:.1f} m tall"}[kind]
     end = "It ends up beyond the barrier." if passed_through(scene, p) else "It ends up in front of the barrier."
     shape = p.object.shape.replace("_", " ")
-    return (f"A cyan screen comes down in front of {barrier}. A {shape} {D:.1f} m wide and {H:.1f} m tall is "
+    return (f"A cyan screen comes down in front of {barrier}. {_a(shape)} {D:.1f} m wide and {H:.1f} m tall is "
             f"pushed along the floor toward it at {p.push.speed:.0f} m/s, and the screen goes up again. {end}")
+
+
+def _a(word: str) -> str:
+    return ("An " if word[0] in "aeiou" else "A ") + word
