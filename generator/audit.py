@@ -395,6 +395,13 @@ class Video:
                 self.violation[k] = int(self.violation[k])
             self.violation["hidden"] = bool(self.violation.get("hidden", False))
         self._pairs: dict = {}
+        self._physics: list | None = None
+
+    def physics(self) -> list:
+        """Every physics check's findings (computed once)."""
+        if self._physics is None:
+            self._physics = physics_findings(self)
+        return self._physics
 
     @property
     def condition(self) -> str:
@@ -838,22 +845,53 @@ def outside_window(v: Video, findings: list[Finding]) -> list[Finding]:
     return kept
 
 
-def check_hidden(v: Video) -> list[Finding]:
+EVENT_CHECKS = ("no_teleport", "no_velocity_jump", "no_interpenetration", "color_constant", "visible_constant")
+
+
+def manipulation_frames(v: Video, findings: list[Finding], twin: Video | None) -> list[int]:
+    """The frames in which the manipulation happens: the window's first frame, and every frame near the window
+    where a violation object has an *event* finding (a jump, an overlap, a colour or existence change) that its
+    plausible twin does not have. States that follow (a ball revealed hovering, an object floating in view as
+    designed) and motion both videos share are not the manipulation."""
+    viol = v.violation
+    names = set(violation_objects(v))
+    win = _window(viol, v.n_frames)
+    shared = set()
+    same = {}  # name -> (T,) the object moves the same way in both videos around frame t
+    if twin is not None:
+        shared = {(f.check, f.object, f.other, t) for f in twin.physics() for t in f.frames}
+        for n in names:
+            if n in twin.tracks:
+                d = v.tracks[n].position - twin.tracks[n].position
+                step = np.abs(np.diff(d, axis=0)).max(axis=1) <= PAIR_TOL
+                same[n] = np.r_[True, step] & np.r_[step, True]
+    frames = {viol["first_frame"]}
+    for f in findings:
+        if f.check in EVENT_CHECKS and (f.object in names or f.other in names):
+            n = f.object if f.object in names else f.other
+            frames |= {t for t in f.frames if win[t] and not ((f.check, f.object, f.other, t) in shared
+                                                              and n in same and same[n][t])}
+    return sorted(frames)
+
+
+def check_hidden(v: Video, findings: list[Finding] | None = None, twin: Video | None = None) -> list[Finding]:
     """A manipulation recorded as hidden happens while the object (and any replacement) has zero visible
-    pixels, in every frame of the window."""
+    pixels: at the window's first frame and in every frame of the manipulation's events (see
+    `manipulation_frames`)."""
     viol = v.violation
     if not viol or not viol.get("hidden") or viol.get("object") not in v.tracks:
         return []
+    frames = manipulation_frames(v, v.physics() if findings is None else findings, twin)
     out = []
     for name in violation_objects(v):
-        px = v.tracks[name].visible_pixels[viol["first_frame"]: viol["last_frame"] + 1]
+        px = v.tracks[name].visible_pixels[frames]
         if (px < 0).any():
             continue  # not measured (states-only set): reported as skipped
-        bad = np.flatnonzero(px > 0) + viol["first_frame"]
-        if len(bad):
-            out.append(Finding("hidden_when_manipulated", name, _frames(bad),
+        bad = [t for t, n in zip(frames, px) if n > 0]
+        if bad:
+            out.append(Finding("hidden_when_manipulated", name, bad,
                                f"hidden {viol['kind']} of {viol['object']}, but {name} shows up to {px.max()} pixels "
-                               f"at frames {_fmt_frames(_frames(bad))}"))
+                               f"at manipulation frames {_fmt_frames(bad)}"))
     return out
 
 
@@ -927,7 +965,7 @@ def audit_video(v: Video, twin: Video | None = None, twin_missing_reason: str | 
     cond = v.condition
     skipped = []
     findings = check_violation_record(v)
-    physics = physics_findings(v)
+    physics = v.physics()
     checks = PHYSICS_CHECKS + ("violation_record",)
     paired = bool(a.get("pair_id"))
     if cond in IMPLAUSIBLE_CONDITIONS and v.violation is not None and not findings:
@@ -939,7 +977,7 @@ def audit_video(v: Video, twin: Video | None = None, twin_missing_reason: str | 
             vp = v.tracks[v.violation["object"]].visible_pixels
             if (vp < 0).any():
                 skipped.append(("hidden_when_manipulated", "visible pixels not measured (no segmentation pass)"))
-            findings += check_hidden(v)
+            findings += check_hidden(v, physics, twin)
     else:
         findings += physics
     if paired:

@@ -380,3 +380,24 @@ def test_starting_again_without_a_push_fails(tmp_path):
     s["cube"].position[40:42, 0] = s["cube"].position[40, 0]
     write(tmp_path, s, "l1", 1, "cube", paired=False)
     assert "no_velocity_jump" in failed(results(tmp_path), "grasp-l1/l1/00001")
+
+
+def test_hidden_means_the_manipulation_events_not_the_state_between(tmp_path):
+    """AVoE B2 style: lifted while hidden, seen floating (the designed effect), put back while hidden. The
+    floating between is allowed to show; a put-back in view is not."""
+    def lift(s):
+        s["cube"].position[20:31, 2] += 0.6
+        edits.record(s, ["permanence"], "teleport", "cube", 20, 30, hidden=True)
+
+    def trial(index, hidden):
+        write(tmp_path, scene(), "lift", index, "plausible", hide={"cube": (19,)})  # (both alike before onset)
+        s = scene()
+        lift(s)
+        write(tmp_path, s, "lift", index, "implausible", hide={"cube": hidden})
+
+    trial(0, (19, 20, 30, 31))  # the jumps (frames 19/20 and 30/31) out of view
+    res = results(tmp_path)
+    assert res["grasp-l2/lift/00000-implausible"].ok, [f.detail for f in res["grasp-l2/lift/00000-implausible"].findings]
+    trial(1, (19, 20))  # put back in view
+    r = results(tmp_path)["grasp-l2/lift/00001-implausible"]
+    assert {(f.check, tuple(f.frames)) for f in r.findings} == {("hidden_when_manipulated", (30,))}  # the drop
