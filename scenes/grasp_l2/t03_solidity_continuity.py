@@ -59,7 +59,7 @@ def build(scene, p, condition):
     # the start box: front, top and a lintel on the inner side (the ball rolls out under it)
     wood(scene, "start_front", S(0.9, 0.5, 0.02), U(1.104, 10.957 + 0.25, -0.16), p)
     wood(scene, "start_top", S(0.9, 0.02, 0.55), U(1.104, 11.457, 0.105), p)
-    wood(scene, "start_lintel", S(0.02, 0.2, 0.55), U(1.544, 11.357, 0.105), p, collider=False)
+    wood(scene, "start_lintel", S(0.02, 0.27, 0.55), U(1.544, 11.457 - 0.135, 0.105), p, collider=False)  # 2 cm over the ball
     inner, outer = barriers(p)
     for name, ux in (("barrier_first", inner), ("barrier_second", outer)):
         wood(scene, name, S(BARRIER_T, 0.85, 0.5), U(ux, 10.957 + 0.425, PATH_UZ), p, role="wall")

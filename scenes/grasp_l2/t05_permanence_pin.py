@@ -44,7 +44,7 @@ SPACE = {
             "pause": Range(0.2, 0.6)},  # s between the end of the push and the retraction
     "start_delay": Range(1.0, 3.0),  # s before the occluders move (GRASP: 50-150 frames)
     "pin_delay": Range(0.3, 0.8),  # s after the occluders stop until the pin moves
-    "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=55.0),  # GRASP: x +-0.5 (narrowed: parallax), fov 70
+    "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=60.0),  # GRASP: x +-0.5 (narrowed: parallax), fov 70
     **VISUAL,
 }
 
@@ -80,7 +80,7 @@ def build(scene, p, condition):
 
     # the pin: starts inside the housing, pushes the cube from the left occluder's place to the middle, retracts
     pin_color = hsv_color(p.pin.hue, p.pin.saturation, p.pin.value)
-    tip0 = U(0.478 + 2.5 - 0.05, 0, 0)[0]
+    tip0 = U(0.478 + 2.5 - 0.45, 0, 0)[0]  # deep enough inside the housing not to show through its open end
     tip1 = x_mid_end - CUBE[0] / 2
     pin = scene.add("pin", "box", (PIN_LEN, 0.1, 0.1), (tip0 - PIN_LEN / 2, U(0, 0, CUBE_UZ)[1], cz), role="pin",
                     color=pin_color)

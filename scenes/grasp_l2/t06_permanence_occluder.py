@@ -39,10 +39,10 @@ SPACE = {
     "middle_fraction": Range(0.35, 0.55),  # height of the low middle as a fraction of the ball's diameter
     "block_width": 0.6,  # m, width of each tall part (GRASP 0.5); the low middle is 0.5 wide
     "speed": Range(1.4, 2.0),  # m/s at the start (GRASP: constant U(0.7, 1.5))
-    "stop_x": Range(5.0, 5.9),  # Unity x where rolling resistance stops it (past the occluder, before the wall)
+    "stop_x": Range(4.8, 5.2),  # Unity x where rolling resistance stops it (past the occluder, before the wall)
     "start_delay": Range(1.0, 2.5),  # s (GRASP: 50-150 frames)
     # the camera looks horizontally from the height of the low middle's top (plus dz), straight from the front
-    "camera": camera_space(dx=(-0.3, 0.3), dy=(-0.3, 0.3), dz=(0.0, 0.03), fov=50.0),
+    "camera": camera_space(dx=(-0.3, 0.3), dy=(-0.3, 0.3), dz=(0.0, 0.03), fov=60.0),
     **VISUAL,
 }
 

@@ -65,7 +65,7 @@ def build(scene, p, condition):
     cube = scene.add("cube", "box", (s, s, s), (x_start, U(0, 0, BLOCK_UZ)[1], top + s / 2), role="cube",
                      color=hsv_color(p.cube.hue, p.cube.saturation, p.cube.value))
     pin_color = hsv_color(p.pin.hue, p.pin.saturation, p.pin.value)
-    tip0 = U(HOUSING_UX + 0.05, 0, 0)[0]
+    tip0 = U(HOUSING_UX + 0.45, 0, 0)[0]  # deep enough inside the housing not to show through its open end
     pin = scene.add("pin", "box", (PIN_LEN, 0.2, 0.2), (tip0 + PIN_LEN / 2, U(0, 0, BLOCK_UZ)[1], top + s / 2),
                     role="pin", color=pin_color)
 
