@@ -167,3 +167,25 @@ def test_cli(avoe_dir, tmp_path, capsys):
     assert main(["train-baseline", str(avoe_dir), "--category", "B", "--out", str(tmp_path / "x")]) == 2
     assert main(["train-baseline", str(avoe_dir), "--category", "A", "--seeds", "x", "--out",
                  str(tmp_path / "x")]) == 2
+
+
+def test_cli_refuses_what_it_cannot_train(avoe_dir, tmp_path):
+    """Train split rendered expected-only (the generator's default): direct needs --train-on expected; a
+    states-only render (no mp4) cannot train a network."""
+    import shutil
+
+    from voebench.cli import main
+    lines = [json.loads(x) for x in (avoe_dir / "manifest.jsonl").read_text().splitlines()]
+    copy = tmp_path / "set"
+    shutil.copytree(avoe_dir, copy, ignore=shutil.ignore_patterns(".baseline-cache"))
+    kept = [e for e in lines if not (e["split"] == "train" and e["condition"] == "surprising")]
+    (copy / "manifest.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
+    common = ["--category", "A", "--epochs", "1", "--backbone", "resnet10", "--width", "4", "--size", "16",
+              "--device", "cpu", "--no-progress", "--out", str(tmp_path / "run")]
+    assert main(["train-baseline", str(copy), "--model", "direct"] + common) == 2
+    assert main(["train-baseline", str(copy), "--model", "direct", "--train-on", "expected", "--batch-size", "4"]
+                + common) == 0
+    for e in kept:
+        e["video"] = None
+    (copy / "manifest.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
+    assert main(["train-baseline", str(copy), "--model", "of"] + common) == 2

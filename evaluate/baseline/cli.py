@@ -151,6 +151,16 @@ def handle(args: argparse.Namespace) -> int:
             raise UsageError(f"{data}: category {cat} has no train split")
         if "test" not in splits:
             raise UsageError(f"{data}: category {cat} has no test split")
+        if args.model != "random":
+            missing = sum(1 for r in recs if r.video is None or not r.video.is_file())
+            if missing:
+                raise UsageError(f"{data}: {missing} of {len(recs)} category-{cat} videos have no mp4 "
+                                 "(a states-only render?)")
+        train_on = args.train_on or ("all" if args.model == "direct" else "expected")
+        if train_on == "all" and not any(r.split == "train" and r.surprising for r in recs):
+            raise UsageError(f"{data}: category {cat} has no surprising train videos, which --model {args.model} "
+                             "--train-on all needs; render with --both-conditions, or pass --train-on expected "
+                             "(the original's setup, where the direct model only sees expected videos)")
 
     for cat in categories:
         print(f"[{cat}] loading and caching clips ...", file=sys.stderr)

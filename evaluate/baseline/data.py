@@ -28,7 +28,7 @@ class VideoRecord:
     split: str
     condition: str
     pair_id: str | None
-    video: Path
+    video: Path | None      # None for a states-only render
     states: Path
     n_frames: int
     labels: dict[str, Any]
@@ -77,7 +77,8 @@ def avoe_records(root: str | os.PathLike, category: str | None = None, split: st
         if not labels:
             raise ValueError(f"{e['id']}: no labels in the manifest or the HDF5")
         out.append(VideoRecord(id=e["id"], category=cat, split=e.get("split", ""), condition=e["condition"],
-                               pair_id=e.get("pair_id"), video=root / e["video"], states=root / e["states"],
+                               pair_id=e.get("pair_id"), video=root / e["video"] if e.get("video") else None,
+                               states=root / e["states"],
                                n_frames=int(e.get("n_frames", 0)), labels=labels))
     return out
 
