@@ -1,7 +1,8 @@
 """Test 11, Gravity & inertia: in a plywood box with tall panels hiding both ends, a ball comes out from
 behind the left panel rolling along the top of a block, slowing slightly (rolling resistance). Plausible:
-past the block's edge it falls in a parabola, keeping its sideways speed, lands on the floor and rolls on in
-the same direction until it disappears behind the right panel (where the end wall stops it). Implausible,
+at the block's edge it tips over the edge (pivoting on it until the edge can no longer hold it, as a real
+rolling ball does) and falls in a parabola, keeping its sideways speed, lands on the floor and rolls on in the
+same direction until it disappears behind the right panel (where the end wall stops it). Implausible,
 one of two (supplementary Section 3): it floats on horizontally at the block's height at constant speed,
 or it stops dead just past the edge, drops straight down and stays where it lands.
 
@@ -43,9 +44,27 @@ SPACE = {
 }
 
 
+def over_the_edge(v0: float, r: float):
+    """A ball rolling at v0 over a square edge first pivots about it (its centre on a circle of radius r round
+    the edge) until the edge can no longer hold it, g cos(phi) = v^2 / r with v^2 = v0^2 + 10/7 g r (1 - cos phi)
+    (rolling sphere), then flies. Returns (times (N,), angles phi (N,)) of the pivot, sampled finely; a fast
+    ball (v0^2 >= g r) leaves at once."""
+    cos_sep = min(1.0, (7 * v0**2 / (G * r) + 10) / 17)
+    ts, phis = [0.0], [0.0]
+    t, phi, dt = 0.0, 0.0, 1e-4
+    while np.cos(phi) > cos_sep:
+        v = np.sqrt(v0**2 + 10 / 7 * G * r * (1 - np.cos(phi)))
+        phi += v / r * dt
+        t += dt
+        ts.append(t)
+        phis.append(phi)
+    return np.array(ts), np.array(phis)
+
+
 def tracks(scene, p):
-    """(plausible centre positions (T,3), index of the first frame past the edge, block top z, edge x,
-    horizontal distance s (T,) and speed (T,) of the plausible ball)."""
+    """The plausible ball: centre positions (T,3), the first frame past the edge, the block top z, the edge x,
+    the spin (rad/s) it keeps in flight, seconds since the start per frame, the time it reaches the edge,
+    the time it leaves the edge, the time it lands."""
     r = p.ball.diameter / 2
     top = FLOOR_TOP + 1.0 + p.block.extra_height
     edge = WALL_LEFT + 1.3 + p.block.extra_length
@@ -53,30 +72,40 @@ def tracks(scene, p):
     dec = p.rolling_resistance
     start = scene.frame(p.start_delay)
     t_all = (np.arange(scene.n_frames) - start) / scene.fps
-    # phase 1: rolling on the block top to the edge
+    # phase 1: rolling on the block top until the centre is over the edge
     d1 = edge - x0
     v_edge = np.sqrt(p.speed**2 - 2 * dec * d1)
     t1 = (p.speed - v_edge) / dec
-    # phase 2: flight (horizontal speed constant) until the centre is r above the floor
-    h = top - FLOOR_TOP
-    t2 = np.sqrt(2 * h / G)
-    # phase 3: rolling on the floor from the landing point, slowing, until the end wall
-    x_land = edge + v_edge * t2
+    # phase 2: pivoting about the edge, then flight until the centre is r above the floor
+    piv_t, piv_phi = over_the_edge(v_edge, r)
+    phi_s = piv_phi[-1]
+    v_s = np.sqrt(v_edge**2 + 10 / 7 * G * r * (1 - np.cos(phi_s)))
+    c_s = np.array([edge + r * np.sin(phi_s), top + r * np.cos(phi_s)])
+    vx, vz = v_s * np.cos(phi_s), -v_s * np.sin(phi_s)
+    drop = c_s[1] - (FLOOR_TOP + r)
+    t_fly = (vz + np.sqrt(vz**2 + 2 * G * drop)) / G
+    t_sep = t1 + piv_t[-1]
+    t_land = t_sep + t_fly
+    x_land = c_s[0] + vx * t_fly
+    # phase 3: rolling on the floor at the landing's horizontal speed, slowing, until the end wall
     x, z = np.empty(scene.n_frames), np.empty(scene.n_frames)
     for i, t in enumerate(t_all):
         if t <= 0:
             x[i], z[i] = x0, top + r
         elif t <= t1:
             x[i], z[i] = x0 + p.speed * t - 0.5 * dec * t * t, top + r
-        elif t <= t1 + t2:
-            tau = t - t1
-            x[i], z[i] = edge + v_edge * tau, top + r - 0.5 * G * tau * tau
+        elif t <= t_sep:
+            phi = np.interp(t - t1, piv_t, piv_phi)
+            x[i], z[i] = edge + r * np.sin(phi), top + r * np.cos(phi)
+        elif t <= t_land:
+            tau = t - t_sep
+            x[i], z[i] = c_s[0] + vx * tau, c_s[1] + vz * tau - 0.5 * G * tau * tau
         else:
-            tau = min(t - t1 - t2, v_edge / dec)
-            x[i], z[i] = min(x_land + v_edge * tau - 0.5 * dec * tau * tau, x_end), FLOOR_TOP + r
+            tau = min(t - t_land, vx / dec)
+            x[i], z[i] = min(x_land + vx * tau - 0.5 * dec * tau * tau, x_end), FLOOR_TOP + r
     pos = np.stack([x, np.full_like(x, BALL_Y), z], axis=1)
     past = int(np.flatnonzero(t_all > t1)[0]) if np.any(t_all > t1) else scene.n_frames - 1
-    return pos, past, top, edge, v_edge, t_all, t1
+    return pos, past, top, edge, v_edge, v_s / r, t_all, t1, t_sep, t_land
 
 
 def build(scene, p, condition):
@@ -87,7 +116,7 @@ def build(scene, p, condition):
     dark(scene, "back_panel", S(3.8, 2.8, 0.05), (X0, 8.95, FLOOR_TOP + 1.4))
     for side, x in (("left", WALL_LEFT - 0.05), ("right", WALL_RIGHT + 0.05)):
         wood(scene, f"end_wall_{side}", (0.1, 1.0, 2.8), (x, DEPTH_Y, FLOOR_TOP + 1.4), p)
-    pos, past, top, edge, v_edge, t_all, t1 = tracks(scene, p)
+    pos, past, top, edge, v_edge, spin, t_all, t1, t_sep, t_land = tracks(scene, p)
     length = edge - WALL_LEFT
     wood(scene, "block", (length, 0.8, top - FLOOR_TOP), (WALL_LEFT + length / 2, DEPTH_Y, (top + FLOOR_TOP) / 2), p,
          role="ledge")
@@ -96,10 +125,12 @@ def build(scene, p, condition):
 
     ball = scene.add("ball", "sphere", (2 * r,) * 3, pos[0], role="ball",
                      color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
-    # in flight the ball keeps the spin it had at the edge (v_edge / r); on surfaces it rolls
+    # rolling on the block, round the edge and on the floor; in flight it keeps the spin it left the edge with
     rot = rolling_rotations(pos, UP, r)
-    flying = (t_all[:-1] >= t1) & (pos[:-1, 2] > FLOOR_TOP + r + 1e-9)
-    rot[flying] = np.array([0.0, v_edge / r / scene.fps, 0.0])
+    pivot = (t_all[:-1] >= t1) & (t_all[:-1] < t_sep)
+    rot[pivot] = np.linalg.norm(np.diff(pos, axis=0)[pivot], axis=1)[:, None] / r * np.array([0.0, 1.0, 0.0])
+    flying = (t_all[:-1] >= t_sep) & (t_all[:-1] < t_land)
+    rot[flying] = np.array([0.0, spin / scene.fps, 0.0])
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rot)
 
