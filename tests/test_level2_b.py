@@ -140,7 +140,7 @@ def test_t13_falls_through_the_gap_or_crosses_it():
         p, good, bad = pair("t13_gravity_continuity_gap", index)
         zg, zb = good["ball"].position[-1, 2], bad["ball"].position[-1, 2]
         assert zb - zg == pytest.approx(0.31, abs=0.005)  # the planks' spacing
-        assert good["ball"].position[-1, 0] == bad["ball"].position[-1, 0]
+        assert good["ball"].position[-1, 0] == pytest.approx(bad["ball"].position[-1, 0], abs=1e-9)  # both at the end wall
 
 
 def test_t14_equal_masses_exchange_motion():

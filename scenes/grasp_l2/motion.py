@@ -63,7 +63,24 @@ def frame_times(n_frames: int, fps: float, start_frame: int) -> np.ndarray:
     return (np.arange(n_frames) - start_frame) / fps
 
 
-__all__ = ["G", "ROLL_FACTOR", "UP", "decelerate", "frame_times", "orientations", "polyline", "require",
+def over_the_edge(v0: float, r: float):
+    """A ball rolling at v0 over a square edge first pivots about it (its centre on a circle of radius r round
+    the edge) until the edge can no longer hold it, g cos(phi) = v^2 / r with v^2 = v0^2 + 10/7 g r (1 - cos phi)
+    (rolling sphere), then flies. Returns (times (N,), angles phi (N,)) of the pivot, sampled finely; a fast
+    ball (v0^2 >= g r) leaves at once."""
+    cos_sep = min(1.0, (7 * v0**2 / (G * r) + 10) / 17)
+    ts, phis = [0.0], [0.0]
+    t, phi, dt = 0.0, 0.0, 1e-4
+    while np.cos(phi) > cos_sep:
+        v = np.sqrt(v0**2 + 10 / 7 * G * r * (1 - np.cos(phi)))
+        phi += v / r * dt
+        t += dt
+        ts.append(t)
+        phis.append(phi)
+    return np.array(ts), np.array(phis)
+
+
+__all__ = ["G", "ROLL_FACTOR", "UP", "decelerate", "frame_times", "orientations", "over_the_edge", "polyline", "require",
            "rolling_rotations"]
 
 

@@ -18,7 +18,7 @@ from voebench.generator.params import Choice, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
-from voebench.scenes.grasp_l2.motion import UP, orientations, require, rolling_rotations
+from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge, require, rolling_rotations
 
 NUMBER = 11
 OBSERVATION = "the trajectory of the ball"
@@ -42,23 +42,6 @@ SPACE = {
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
 }
-
-
-def over_the_edge(v0: float, r: float):
-    """A ball rolling at v0 over a square edge first pivots about it (its centre on a circle of radius r round
-    the edge) until the edge can no longer hold it, g cos(phi) = v^2 / r with v^2 = v0^2 + 10/7 g r (1 - cos phi)
-    (rolling sphere), then flies. Returns (times (N,), angles phi (N,)) of the pivot, sampled finely; a fast
-    ball (v0^2 >= g r) leaves at once."""
-    cos_sep = min(1.0, (7 * v0**2 / (G * r) + 10) / 17)
-    ts, phis = [0.0], [0.0]
-    t, phi, dt = 0.0, 0.0, 1e-4
-    while np.cos(phi) > cos_sep:
-        v = np.sqrt(v0**2 + 10 / 7 * G * r * (1 - np.cos(phi)))
-        phi += v / r * dt
-        t += dt
-        ts.append(t)
-        phis.append(phi)
-    return np.array(ts), np.array(phis)
 
 
 def tracks(scene, p):

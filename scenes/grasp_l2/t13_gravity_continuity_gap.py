@@ -2,12 +2,12 @@
 comes out of a small start box on the left and rolls slowly along the upper plank, slowing slightly, until
 it disappears behind an occluder covering the right part of the box. The occluder then drops into a slot
 below, revealing a gap in the upper plank wider than the ball. Plausible: the ball fell through the gap
-(a parabola that clears the far edge of the gap), landed on the lower plank and rolled on to the end wall,
+(tipping over the edge, then a parabola that clears the far edge of the gap), landed on the lower plank and
+rolled on to the end wall,
 where it lies at rest. Implausible: the ball rolled on across the gap as if the plank were continuous and
 lies at rest at the end wall on the upper plank, beyond the gap.
 
-Both balls follow the same horizontal motion; they differ only in height from the moment the ball's centre
-passes the gap's edge, behind the occluder (checked geometrically), until both are at rest, still before the
+The two balls part at the moment the ball's centre passes the gap's edge, behind the occluder (checked geometrically), until both are at rest, still before the
 occluder moves: that window is the recorded hidden violation. Unity original (reference Part 3, Test 13):
 the ball moves on a straight kinematic line to a target just past the gap on the lower plank, and the
 implausible ball is teleported to the opposite spawn point. Built unmirrored, mirrored by `apparatus.finish`.
@@ -22,7 +22,7 @@ from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
     look, move_by, room, wood
-from voebench.scenes.grasp_l2.motion import UP, orientations, require, rolling_rotations
+from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge, require, rolling_rotations
 
 NUMBER = 13
 OBSERVATION = "the final position of the ball"
@@ -50,45 +50,66 @@ SPACE = {
 OCCLUDER = (1.4, 0.8)  # m: width, height (GRASP: 1.35 x 0.8)
 
 
-def motion(scene, p):
-    """Horizontal centre x per frame (rolling from the start box to the end wall, slowing, with the wall
-    stopping it), the plausible centre z per frame, the time the centre passes the gap's edge and the frame
-    the ball is at rest."""
+def plausible_path(p, t):
+    """The plausible ball's centre (x, z) at times t (s since it starts): rolling along the upper plank,
+    slowing; at the gap it tips over the edge (pivots until the edge can no longer hold it), flies, lands on
+    the lower plank (the landing takes the vertical velocity) and rolls on, slowing, until the end wall stops
+    it. Also returns the times it reaches the edge and the wall."""
     r = p.ball.diameter / 2
     x0, x_end = LEFT + r + 0.02, RIGHT - r
     dec = p.rolling_resistance
-    start = scene.frame(p.start_delay)
-    t = np.clip((np.arange(scene.n_frames) - start) / scene.fps, 0.0, None)
-    tc = np.minimum(t, p.speed / dec)
-    x = np.minimum(x0 + p.speed * tc - 0.5 * dec * tc**2, x_end)
-    disc = p.speed**2 - 2 * dec * (x_end - x0)
+    t = np.clip(np.asarray(t, float), 0.0, None)
+    v_edge = np.sqrt(p.speed**2 - 2 * dec * (GAP_LEFT - x0))
+    t_edge = (p.speed - v_edge) / dec
+    piv_t, piv_phi = over_the_edge(v_edge, r)
+    phi_s = piv_phi[-1]
+    v_s = np.sqrt(v_edge**2 + 10 / 7 * G * r * (1 - np.cos(phi_s)))
+    cx, cz = GAP_LEFT + r * np.sin(phi_s), UPPER_TOP + r * np.cos(phi_s)
+    vx, vz = v_s * np.cos(phi_s), -v_s * np.sin(phi_s)
+    t_sep = t_edge + piv_t[-1]
+    t_land = t_sep + (vz + np.sqrt(vz**2 + 2 * G * (cz - LOWER_TOP - r))) / G
+    x_land = cx + vx * (t_land - t_sep)
+    disc = vx**2 - 2 * dec * (x_end - x_land)
     if disc <= 0:
         raise ValueError("t13: the ball stops before the end wall; raise speed or lower rolling_resistance")
-    t_wall = (p.speed - np.sqrt(disc)) / dec
-    t_edge = (p.speed - np.sqrt(p.speed**2 - 2 * dec * (GAP_LEFT - x0))) / dec
-    # plausible height: on the upper plank, then free fall from the edge until it lands on the lower plank
-    z = np.full(scene.n_frames, UPPER_TOP + r)
-    tau = t - t_edge
-    falling = tau > 0
-    z[falling] = np.maximum(UPPER_TOP + r - 0.5 * G * tau[falling] ** 2, LOWER_TOP + r)
-    rest = int(min(start + np.ceil(t_wall * scene.fps), scene.n_frames - 1))
-    return x, z, t, t_edge, rest
+    t_wall = t_land + (vx - np.sqrt(disc)) / dec
+    x, z = np.empty_like(t), np.empty_like(t)
+    on_top, pivot, fly, below = t <= t_edge, (t > t_edge) & (t <= t_sep), (t > t_sep) & (t <= t_land), t > t_land
+    x[on_top], z[on_top] = x0 + p.speed * t[on_top] - 0.5 * dec * t[on_top] ** 2, UPPER_TOP + r
+    phi = np.interp(t[pivot] - t_edge, piv_t, piv_phi)
+    x[pivot], z[pivot] = GAP_LEFT + r * np.sin(phi), UPPER_TOP + r * np.cos(phi)
+    tau = t[fly] - t_sep
+    x[fly], z[fly] = cx + vx * tau, cz + vz * tau - 0.5 * G * tau**2
+    tau = np.minimum(t[below] - t_land, t_wall - t_land)
+    x[below], z[below] = x_land + vx * tau - 0.5 * dec * tau**2, LOWER_TOP + r
+    return x, z, t_edge, t_sep, t_land, t_wall, v_s / r
 
 
-def clears_gap(p, t_edge) -> bool:
-    """Whether the falling ball's path keeps clear (by r) of the far edge of the gap (the right upper plank's
-    corner), checked at 1 ms steps."""
+def crossing_path(p, t):
+    """The implausible ball: rolls on along the upper level as if the plank had no gap, to the end wall.
+    Returns (x, z, time it reaches the wall)."""
     r = p.ball.diameter / 2
+    x0, x_end = LEFT + r + 0.02, RIGHT - r
     dec = p.rolling_resistance
-    v = p.speed - dec * t_edge
-    tau = np.arange(0.0, 0.5, 0.001)
-    cx = GAP_LEFT + v * tau - 0.5 * dec * tau**2
-    cz = np.maximum(UPPER_TOP + r - 0.5 * G * tau**2, LOWER_TOP + r)
-    corner = np.array([GAP_LEFT + p.gap, UPPER_TOP])
-    # distance from the centre to the right plank's box (left face and top/bottom faces)
-    dx = np.maximum(corner[0] - cx, 0.0)
-    dz = np.maximum.reduce([cz - UPPER_TOP, (UPPER_TOP - T_PLANK) - cz, np.zeros_like(cz)])
-    return bool(np.all(np.hypot(dx, dz) >= r - 1e-6))
+    t = np.clip(np.asarray(t, float), 0.0, None)
+    t_wall = (p.speed - np.sqrt(p.speed**2 - 2 * dec * (x_end - x0))) / dec
+    tc = np.minimum(t, t_wall)
+    return x0 + p.speed * tc - 0.5 * dec * tc**2, np.full_like(t, UPPER_TOP + r), t_wall
+
+
+def clears_gap(p) -> bool:
+    """Whether the plausible ball keeps clear (by r) of both upper plank pieces while it drops through the
+    gap, checked at 0.5 ms steps."""
+    r = p.ball.diameter / 2
+    x, z, t_edge, t_sep, t_land, _, _ = plausible_path(p, np.arange(0.0, 20.0, 0.0005))
+    m = (np.arange(len(x)) * 0.0005 > t_edge) & (np.arange(len(x)) * 0.0005 <= t_land + 0.01)
+    x, z = x[m], z[m]
+    ok = True
+    for lo, hi in ((LEFT, GAP_LEFT), (GAP_LEFT + p.gap, RIGHT)):
+        dx = np.maximum.reduce([lo - x, x - hi, np.zeros_like(x)])
+        dz = np.maximum.reduce([z - UPPER_TOP, (UPPER_TOP - T_PLANK) - z, np.zeros_like(z)])
+        ok &= bool(np.all(np.hypot(dx, dz) >= r - 1e-4))
+    return ok
 
 
 def build(scene, p, condition):
@@ -112,18 +133,23 @@ def build(scene, p, condition):
     occ = cover(scene, "occluder", (ow, 0.01, oh), (RIGHT - ow / 2, FRONT_Y, occ_bottom + oh / 2))
     wood(scene, "front_skirt", (w + 0.2, 0.02, oh + 0.1), (X0, FRONT_Y - 0.03, occ_bottom - (oh + 0.1) / 2), p)
 
-    x, z, t, t_edge, rest = motion(scene, p)
-    if not clears_gap(p, t_edge):
-        raise ValueError("t13: the falling ball would hit the far edge of the gap; widen the gap or slow the ball")
+    start = scene.frame(p.start_delay)
+    t = (np.arange(scene.n_frames) - start) / scene.fps
+    x, z, t_edge, t_sep, t_land, t_wall, spin = plausible_path(p, t)
+    if not clears_gap(p):
+        raise ValueError("t13: the falling ball would touch an edge of the gap; widen the gap or slow the ball")
     pos = np.stack([x, np.full_like(x, BALL_Y), z], axis=1)
     ball = scene.add("ball", "sphere", (2 * r,) * 3, pos[0], role="ball",
                      color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
-    v_edge = p.speed - p.rolling_resistance * t_edge
     rot = rolling_rotations(pos, UP, r)
-    flying = (t[:-1] > t_edge) & (pos[:-1, 2] > LOWER_TOP + r + 1e-9)
-    rot[flying] = (0.0, v_edge / r / scene.fps, 0.0)  # in flight it keeps its spin
+    tt = t[:-1]
+    pivot = (tt >= t_edge) & (tt < t_sep)
+    rot[pivot] = np.linalg.norm(np.diff(pos, axis=0)[pivot], axis=1)[:, None] / r * np.array([0.0, 1.0, 0.0])
+    rot[(tt >= t_sep) & (tt < t_land)] = (0.0, spin / scene.fps, 0.0)  # in flight it keeps its spin
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rot)
+    xb, zb, t_wall_b = crossing_path(p, t)
+    rest = int(min(start + np.ceil(max(t_wall, t_wall_b) * scene.fps), scene.n_frames - 1))
     drop = min(rest + max(2, scene.frame(p.reveal_wait)), scene.n_frames - 1)
     lowered = move_by(occ, (0, 0, -oh - 0.05), COVER_SPEED, drop, scene.fps)
     look(scene, p, U(3.811, 12.109, -2.203), U(3.811, 11.990, -0.130))
@@ -131,8 +157,7 @@ def build(scene, p, condition):
     if condition == "implausible":
         require(lowered < scene.n_frames, scene, "t13", "the reveal")
         first = int(np.flatnonzero(t > t_edge)[0])
-        bad = pos.copy()
-        bad[:, 2] = UPPER_TOP + r  # it rolls on across the gap as if the plank were continuous
+        bad = np.stack([xb, np.full_like(xb, BALL_Y), zb], axis=1)
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
         ball.position[first:], ball.quaternion[first:] = bad[first:], quat[first:]
         last = max(rest, first)
