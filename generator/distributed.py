@@ -146,18 +146,26 @@ def execute_ray(jobs, cfg, address: str | None = None):
     if not ray.is_initialized():
         if address is None:
             workers = max(1, min(cfg.workers, len(jobs)))
-            local = LocalRay(num_cpus=max(1, int(workers * res["num_cpus"])),
-                             num_gpus=None if cfg.device == "cpu" else int(workers * res.get("num_gpus", 1)))
+            local = LocalRay(num_cpus=max(1, int(workers * res["num_cpus"])))  # GPUs: Ray detects them
         else:
             ray.init(address=address, log_to_driver=False, configure_logging=False)
     try:
+        if "num_gpus" in res and not ray.cluster_resources().get("GPU"):
+            from voebench.errors import UsageError
+
+            raise UsageError(f"--device {cfg.device}: the Ray cluster has no GPUs (tasks would wait forever)")
         # max_calls=0: keep workers (and their bpy) warm; Ray's default for GPU tasks is one call per process
         task = ray.remote(max_calls=0)(_produce_task).options(
             **res, max_retries=retries, retry_exceptions=False,
             runtime_env={"env_vars": {"LP_NUM_THREADS": str(threads)}})
         pending = {task.remote(job, cfg, threads): job for job in jobs}
         while pending:
+            # everything finished within 0.2 s of the first one: one call per batch, not one per video
             done, _ = ray.wait(list(pending), num_returns=1)
+            if len(pending) > 1:
+                more, _ = ray.wait([r for r in pending if r not in done], num_returns=len(pending) - len(done),
+                                   timeout=0.2)
+                done = list(done) + list(more)
             for ref in done:
                 job = pending.pop(ref)
                 try:

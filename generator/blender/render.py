@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import glob
 import os
+import struct
 import tempfile
 from dataclasses import dataclass
 
@@ -57,6 +58,46 @@ def read_bmp(path: str) -> np.ndarray:
     a = np.frombuffer(b, np.uint8, count=stride * abs(h), offset=off).reshape(abs(h), stride)[:, : w * c]
     a = a.reshape(abs(h), w, c)[..., [2, 1, 0]]
     return a[::-1] if h > 0 else a
+
+
+def read_exr_channel(path: str, channel: str = "R") -> np.ndarray:
+    """One channel of an uncompressed, scanline, 32-bit float OpenEXR file (what the depth File Output node
+    writes) as a top-down float32 array, parsed with numpy. Raises ValueError for any other layout."""
+    with open(path, "rb") as f:
+        b = f.read()
+    if b[:4] != b"\x76\x2f\x31\x01":
+        raise ValueError("not an OpenEXR file")
+    pos, attrs = 8, {}
+    while b[pos] != 0:  # header: name\0 type\0 size value ... \0
+        end = b.index(b"\0", pos)
+        name = b[pos:end]
+        pos = b.index(b"\0", end + 1) + 1
+        (n,) = struct.unpack_from("<i", b, pos)
+        attrs[name] = b[pos + 4 : pos + 4 + n]
+        pos += 4 + n
+    pos += 1
+    chans, cpos, cl = [], 0, attrs.get(b"channels", b"\0")
+    while cl[cpos] != 0:  # chlist: name\0 pixel_type(i32) pLinear(u8)+3 reserved xSampling(i32) ySampling(i32)
+        end = cl.index(b"\0", cpos)
+        ptype, _, xs, ys = struct.unpack_from("<iIii", cl, end + 1)
+        chans.append((cl[cpos:end].decode(), ptype, xs, ys))
+        cpos = end + 17
+    names = [c[0] for c in chans]
+    if (attrs.get(b"compression") != b"\0" or b"tiles" in attrs or channel not in names
+            or any(c[1:] != (2, 1, 1) for c in chans)):
+        raise ValueError("not an uncompressed float scanline EXR with that channel")
+    x0, y0, x1, y1 = struct.unpack("<4i", attrs[b"dataWindow"])
+    w, h = x1 - x0 + 1, y1 - y0 + 1
+    offsets = np.frombuffer(b, "<u8", h, pos)
+    row = np.dtype([("y", "<i4"), ("n", "<i4"), ("px", "<f4", (len(chans), w))])  # one scanline per chunk
+    if not np.array_equal(offsets, offsets[0] + np.uint64(row.itemsize) * np.arange(h, dtype=np.uint64)):
+        raise ValueError("unexpected EXR chunk layout")
+    rows = np.frombuffer(b, row, h, int(offsets[0]))
+    if not (rows["n"] == row.itemsize - 8).all():
+        raise ValueError("unexpected EXR chunk size")
+    img = rows["px"][:, names.index(channel), :]
+    order = np.argsort(rows["y"], kind="stable")  # increasing y is top to bottom
+    return np.ascontiguousarray(img[order])
 
 
 def id_to_rgb(i: int) -> tuple[float, float, float]:
@@ -206,13 +247,16 @@ class Renderer:
 
     def _read_depth(self) -> np.ndarray:
         (path,) = glob.glob(os.path.join(self.tmp, "z_*.exr"))
-        img = bpy.data.images.load(path)
         try:
-            a = np.empty(img.size[0] * img.size[1] * img.channels, np.float32)
-            img.pixels.foreach_get(a)
-        finally:
-            bpy.data.images.remove(img)
-        z = a.reshape(self.settings.height, self.settings.width, -1)[::-1, :, 0].copy()
+            z = read_exr_channel(path, "R")  # ~0.5 ms; bpy's image loader takes 3.5-4.7 ms
+        except ValueError:  # a layout the small reader does not handle: let Blender decode it
+            img = bpy.data.images.load(path)
+            try:
+                a = np.empty(img.size[0] * img.size[1] * img.channels, np.float32)
+                img.pixels.foreach_get(a)
+            finally:
+                bpy.data.images.remove(img)
+            z = a.reshape(self.settings.height, self.settings.width, -1)[::-1, :, 0].copy()
         z[z >= 1e9] = np.inf  # Blender writes 1e10 for the background
         return z
 
