@@ -206,13 +206,13 @@ def test_t15_cube_stays_on_block_or_floats_beyond_its_edge(pairs):
         assert I.violation.first_frame < off and I.violation.last_frame == I.n_frames - 1
 
 
-@pytest.mark.parametrize("test", ["t02_unchangeableness_color", "t07_permanence_drawbridge"])
+@pytest.mark.parametrize("test", TESTS)
 def test_mirroring_reflects_the_whole_apparatus(test):
     pf, F, _ = pair(test, 0, {"mirror": [False]})
     pt, T, _ = pair(test, 0, {"mirror": [True]})
     x0 = SUITE.module(test).X0
     for n, o in F.objects.items():
-        if o.role in ("floor", "wall"):
+        if n in apparatus.ROOM_OBJECTS:
             assert np.array_equal(o.position, T[n].position)
             continue
         assert np.allclose(T[n].position[:, 0], 2 * x0 - o.position[:, 0])

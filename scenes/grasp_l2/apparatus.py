@@ -29,7 +29,7 @@ API (additive changes only; other tests import it):
     move_smooth(obj, delta, speed, accel, start_frame, fps) -> arrival frame   same, gentle start/stop
     smooth_profile(distance, speed, accel, n, start_frame, fps) -> (s (n,), arrival frame)
     look(scene, p, eye, target, fov)  the camera at eye + (p.camera.dx, dy, dz)
-    finish(scene, p, x0)              mirror (if p.mirror) about x = x0
+    finish(scene, p, x0)              mirror (if p.mirror) about x = x0, all but the room (ROOM_OBJECTS)
     hidden_frames(scene, obj, occluder, margin)   (T,) bool: obj cannot be seen, occluded by occluder
 """
 
@@ -133,13 +133,16 @@ def look(scene: Scene, p, eye, target, fov: float | None = None) -> None:
                fov_deg=float(c.fov if fov is None else fov))
 
 
+ROOM_OBJECTS = ("floor", "wall_left", "wall_right", "wall_front", "wall_back")  # what room() adds
+
+
 def finish(scene: Scene, p, x0: float) -> None:
-    """Mirror everything except the room (roles floor/wall) about the plane x = x0 when p.mirror is true.
-    Call last in build(), after simulation and the violation edit."""
+    """Mirror everything except the room (the objects named in ROOM_OBJECTS) about the plane x = x0 when
+    p.mirror is true. Call last in build(), after simulation and the violation edit."""
     if not p.mirror:
         return
-    for o in scene.objects.values():
-        if o.role in ("floor", "wall"):
+    for name, o in scene.objects.items():
+        if name in ROOM_OBJECTS:
             continue
         o.position[:, 0] = 2 * x0 - o.position[:, 0]
         # reflection M = diag(-1, 1, 1): M R M for rotation quaternion (w, x, y, z) is (w, x, -y, -z)

@@ -62,7 +62,7 @@ def build(scene, p, condition):
     wood(scene, "start_lintel", S(0.02, 0.27, 0.55), U(1.544, 11.457 - 0.135, 0.105), p, collider=False)  # 2 cm over the ball
     inner, outer = barriers(p)
     for name, ux in (("barrier_first", inner), ("barrier_second", outer)):
-        wood(scene, name, S(BARRIER_T, 0.85, 0.5), U(ux, 10.957 + 0.425, PATH_UZ), p, role="wall")
+        wood(scene, name, S(BARRIER_T, 0.85, 0.5), U(ux, 10.957 + 0.425, PATH_UZ), p, role="barrier")
     h = 0.45
     cov = cover(scene, "cover", S(3.0, h, 0.01), U(4.702, 10.957 + h / 2, -0.137))
 
