@@ -53,7 +53,7 @@ render-voe: $(VENV)/.gen
 	$(BIN)/voebench audit $(OUT)/avoe
 
 train-baseline: $(VENV)/.all
-	$(BIN)/voebench train-baseline $(OUT)/avoe --model ofpr --category all --out runs/ofpr $(ARGS)
+	$(BIN)/voebench train-baseline $(OUT)/avoe --model ofpr --category all --seeds 1-3 --out runs/ofpr $(ARGS)
 
 test: $(VENV)/.all
 	$(BIN)/python -m pytest -q
