@@ -31,6 +31,7 @@ API (additive changes only; other tests import it):
     look(scene, p, eye, target, fov)  the camera at eye + (p.camera.dx, dy, dz)
     finish(scene, p, x0)              mirror (if p.mirror) about x = x0, all but the room (ROOM_OBJECTS)
     hidden_frames(scene, obj, occluder, margin)   (T,) bool: obj cannot be seen, occluded by occluder
+    constants: COVER_SPEED (0.5 m/s), COVER_TINT, FABRIC_TINT, WOOD_TINTS, ROOM_OBJECTS
 """
 
 from __future__ import annotations
