@@ -10,7 +10,8 @@ part. Both edits happen while the object shows no pixel.
 
 Original (scene-facts Part 6 B): screen in the plane y = -2, 13 x 5 m, middle x in [-1.5, 1.5]; it comes
 down from z = 6 to the ground over frames 1-20; the object rests on the ground at y = 0 and moves from
-x = -12.5 to 10 over frames 15-40 (eased: Blender's default Bezier keys).
+x = -12.5 to 10 over frames 15-40 (eased: Blender's default Bezier keys). Ours slides at a constant 13 m/s from
+frame 9 (the original's eased peak, 32 m/s, is beyond what a pushed object does; see docs/avoe.md).
 """
 
 import numpy as np
@@ -39,7 +40,9 @@ SPACE = {
     },
     "middle": Range(0.1, 0.9),  # the middle part's height, fraction of the 5 m screen
     "margin": 0.1,  # m: the object's top clears (or misses) the middle part's line of sight by at least this
-    "path": {"start_x": -12.5, "end_x": 10.0, "first_frame": 15, "last_frame": 40},  # original 24 fps frames
+    # the object is launched from rest at first_frame (original 24 fps frame) and slides at constant speed (m/s)
+    # to the end (the original moved it from -12.5 to 10 over frames 15-40, up to 32 m/s at the eased peak)
+    "path": {"start_x": -12.5, "speed": 13.0, "first_frame": 9},
     "screen": {"start_z": 6.0, "first_frame": 1, "last_frame": 20},  # its bottom edge comes down to the ground
     "lift_peek": 0.5,  # m the lifted object shows above the middle part (surprising B2)
 }
@@ -94,8 +97,8 @@ def build(scene, p, condition):
         o.position[:, 2] = h / 2 + p.screen.start_z * down
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
     obj = add_object(scene, "object", p.object.shape, (W, D, H), (p.path.start_x, 0.0, H / 2))
-    f = smoothstep(t, (p.path.first_frame - 1) / ORIGINAL_FPS, (p.path.last_frame - 1) / ORIGINAL_FPS)
-    obj.position[:, 0] = p.path.start_x + f * (p.path.end_x - p.path.start_x)
+    t0 = scene.frame((p.path.first_frame - 1) / ORIGINAL_FPS) / scene.fps  # launched on a frame
+    obj.position[:, 0] = p.path.start_x + p.path.speed * np.clip(t - t0, 0, None)
     if condition == "surprising":
         if seen_frames(scene):
             _vanish(scene)

@@ -10,7 +10,8 @@ top instead. Only colliders change; the divergence happens behind the screen whe
 `hidden` flag of the violation says whether the object showed no pixel then).
 
 Original (scene-facts Part 6 C): container at (-2, -6.892) on the ground; object centre starts at z = 6.25;
-screen 4 x 2 m at y = -10.5 on the line of sight to the opening, lowered 6 m over frames 35-50.
+screen 4 x 2 m at y = -10.5 on the line of sight to the opening, lowered 6 m (through the ground) over
+frames 35-50; ours rises 7 m out of view instead (nothing passes through the ground).
 Ours: container 3 cw wide and 2.4 ch tall (the original's FBX box was 2.89 cw x 3.23 cw x 2.45 ch, its mug
 3.19 cw across and 2.39 ch tall), walls 0.1 m thick; objects 2 w wide, 2 h tall (1 unit = 2 m).
 """
@@ -52,7 +53,7 @@ SPACE = {
     "fit_margin": 0.08,  # m of play around an object that fits; closer calls are nudged (object width)
     "rim_margin": 0.15,  # m between a contained object's top and the rim, either way (object height nudged)
     "c2_violation": Choice(["pass_through", "closed_top"]),  # for an object that fits but sticks out
-    "screen": {"first_frame": 35, "last_frame": 50, "drop": 6.0},  # original frames; m
+    "screen": {"first_frame": 35, "last_frame": 50, "rise": 7.0},  # original frames over which it rises (m) out of view
 }
 
 
@@ -216,7 +217,7 @@ def _screen(scene, p, cw, ch):
                   role="occluder", color=OCCLUDER_COLOR)
     t = np.arange(scene.n_frames) / scene.fps
     a, b = (p.screen.first_frame - 1) / ORIGINAL_FPS, (p.screen.last_frame - 1) / ORIGINAL_FPS
-    o.position[:, 2] -= p.screen.drop * np.clip((t - a) / (b - a), 0.0, 1.0)
+    o.position[:, 2] += p.screen.rise * np.clip((t - a) / (b - a), 0.0, 1.0)  # the original sank it 6 m into the ground
 
 
 def _violate(scene, kind):

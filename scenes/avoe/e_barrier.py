@@ -11,7 +11,7 @@ only: E1 the curtain stops the object like a wall; E2 the object passes through 
 (the doorway acts as closed, or the wall lets the object through). The change happens behind the screen.
 
 Original (scene-facts Part 6 E): object extent 2 m along x, 2w deep, 2h tall, moved from x = -11.5 to -4.5
-over frames 40-50 and released; wall 2 x 8 x 4.3 m at x = 0; screen 9 x 6.4 m at y = -5, down over frames
+over frames 40-50 and released (ours: launched at 12-15 m/s so it reaches -4.5 at frame 50); wall 2 x 8 x 4.3 m at x = 0; screen 9 x 6.4 m at y = -5, down over frames
 30-40, up over 60-70; frames 20-69 are rendered.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from voebench.evaluate.baseline.labels import make_labels
 from voebench.generator import edits
-from voebench.generator.kinematics import quat_from_axis_angle, smoothstep
+from voebench.generator.kinematics import quat_from_axis_angle
 from voebench.generator.params import Choice, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
@@ -49,9 +49,12 @@ SPACE = {
         "length": 1.0,  # x extent (along the path), units of 2 m: the original's constant
     },
     "opening": {"width": Range(0.4, 1.4), "height": Range(0.4, 1.4)},  # E3 doorway, units of 2 m
-    "push": {"start_x": -11.5, "release_x": -4.5, "release_frame": 50,  # original frame of release
-             "speed": Range(12.0, 16.0)},  # m/s at release, reached with a constant push from rest
-    "screen": {"top_z": 10.3, "low_z": 3.3, "down": [30, 40], "up": [60, 70]},  # centre heights (m), frames
+    # launched from rest at `speed` (m/s) so that it reaches release_x at release_frame (an original frame), then
+    # released to slide under friction
+    "push": {"start_x": -11.5, "release_x": -4.5, "release_frame": 50, "speed": Range(12.0, 15.0)},
+    # centre heights (m); original frames of its linear moves (the original: 30-40 and 60-70, 17 m/s)
+    "substeps": 20,  # Bullet substeps per frame (fast impacts on the doorway's edges need finer steps)
+    "screen": {"top_z": 10.3, "low_z": 3.3, "down": [25, 40], "up": [60, 75]},
 }
 
 
@@ -73,20 +76,19 @@ def build(scene, p, condition):
     W, D, H = object_size(p.object.shape, p.object.length, p.object.height, p.object.width)
     t_r = _t(p.push.release_frame)
     run = p.push.release_x - p.push.start_x
-    t_s = t_r - 2 * run / p.push.speed
+    t_s = scene.frame(t_r - run / p.push.speed) / scene.fps  # launched on a frame: one step from rest to speed
     release = scene.frame(t_r)
     body = RigidBody("active", mass=1.0, friction=0.5, release_frame=release, velocity=(p.push.speed, 0.0, 0.0))
     obj = add_object(scene, "object", p.object.shape, (W, D, H), (p.push.start_x, 0.0, H / 2), body=body)
-    a = p.push.speed / (t_r - t_s)
-    obj.position[:, 0] = p.push.start_x + 0.5 * a * np.clip(t - t_s, 0.0, None) ** 2
+    obj.position[:, 0] = p.push.start_x + p.push.speed * np.clip(t - t_s, 0.0, None)
     # screen
     x0 = _screen_x()
     s = scene.add("screen", "box", (9.0, 0.05, 6.4), (x0, SCREEN_Y, p.screen.top_z), role="occluder",
                   color=OCCLUDER_COLOR)
     drop = p.screen.top_z - p.screen.low_z
-    s.position[:, 2] = p.screen.top_z - drop * (smoothstep(t, _t(p.screen.down[0]), _t(p.screen.down[1]))
-                                                - smoothstep(t, _t(p.screen.up[0]), _t(p.screen.up[1])))
-    simulate(scene)
+    ramp = lambda a, b: np.clip((t - _t(a)) / (_t(b) - _t(a)), 0.0, 1.0)  # noqa: E731
+    s.position[:, 2] = p.screen.top_z - drop * (ramp(*p.screen.down) - ramp(*p.screen.up))
+    simulate(scene, substeps=p.substeps)
     if condition == "surprising":
         _violate(scene, p, kind, barrier)
     if kind == "soft":
@@ -117,7 +119,7 @@ def _barrier(scene, p, kind) -> list[str]:
     # soft: a curtain of strips hanging from a rod between two posts
     px, pz = PIVOT
     span = N_STRIPS * STRIP_W
-    scene.add("rod", "box", (0.2, span + 0.8, 0.2), (px, 0.0, pz + 0.1), role="wall", color=ROD_COLOR)
+    scene.add("rod", "box", (0.2, span + 0.8, 0.2), (px, 0.0, pz + 0.13), role="wall", color=ROD_COLOR)
     for i, y in enumerate((-span / 2 - 0.3, span / 2 + 0.3)):
         scene.add(f"post{i}", "box", (0.2, 0.2, pz + 0.2), (px, y, (pz + 0.2) / 2), role="wall", color=ROD_COLOR)
     for k in range(N_STRIPS):
@@ -131,21 +133,31 @@ def _swing_strips(scene):
     """Each strip turns about the rod just as far as the object pushes it, and falls back at most 2.5 rad/s."""
     px, pz = PIVOT
     obj = scene["object"]
-    pts = [world_points(obj, t) for t in range(scene.n_frames)]
+    loc = _dense_points(obj)
+    pts = [world_points(obj, t, loc) for t in range(scene.n_frames)]
     for k in range(N_STRIPS):
         strip = scene[f"strip{k}"]
         y0, y1 = strip.position[0, 1] - STRIP_W / 2, strip.position[0, 1] + STRIP_W / 2
         theta = 0.0
         for t in range(scene.n_frames):
             q = pts[t]
-            q = q[(q[:, 1] > y0) & (q[:, 1] < y1)] if obj.visible[t] else q[:0]
+            q = q[(q[:, 1] > y0 - 0.3) & (q[:, 1] < y1 + 0.3)] if obj.visible[t] else q[:0]
             dx, dz = q[:, 0] - px, pz - q[:, 2]
-            r, phi = np.hypot(dx, dz), np.arctan2(dx, dz)
+            r = np.hypot(dx, dz)
+            phi = np.arctan2(dx, dz) + np.arctan2(0.25, np.maximum(r, 0.25))  # clear the strip's thickness and the sampling
             need = float(phi[(r <= STRIP_L) & (phi > 0)].max()) if ((r <= STRIP_L) & (phi > 0)).any() else 0.0
             theta = max(need, theta - 2.5 / scene.fps, 0.0)
             R = quat_from_axis_angle((0, 1, 0), -theta)
             strip.quaternion[t] = R
             strip.position[t] = (px + np.sin(theta) * STRIP_L / 2, strip.position[0, 1], pz - np.cos(theta) * STRIP_L / 2)
+
+
+def _dense_points(obj):
+    """The object's surface points plus their midpoints toward the centre line (strips must clear the body)."""
+    from voebench.scenes.avoe.world import local_points
+
+    pts = local_points(obj, n=48)
+    return np.concatenate([pts, pts * 0.9])
 
 
 def _violate(scene, p, kind, barrier):
@@ -164,7 +176,7 @@ def _violate(scene, p, kind, barrier):
             for name in barrier:
                 twin[name].body = None
 
-    twin = simulate_variant(scene, change)
+    twin = simulate_variant(scene, change, substeps=p.substeps)
     o = scene["object"]
     first = first_divergence(np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion],
                              tol=1e-3)

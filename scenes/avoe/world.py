@@ -215,12 +215,12 @@ def hidden(scene: Scene, name: str, frames, blockers) -> bool:
 # ----------------------------------------------------------------------------------------------- physics
 
 
-def simulate_variant(scene: Scene, change) -> Scene:
+def simulate_variant(scene: Scene, change, substeps: int = 10) -> Scene:
     """Simulate a copy of `scene` after `change(copy)` alters its bodies (e.g. a collider removed, a mass
     changed); returns the simulated copy. The real scene keeps its objects and only takes over tracks."""
     twin = copy.deepcopy(scene)
     change(twin)
-    simulate(twin)
+    simulate(twin, substeps=substeps)
     return twin
 
 
