@@ -34,6 +34,10 @@ MAX_SPEED = 30.0  # m/s: faster than anything in these scenes (AVoE: objects lau
 REST_SPEED = 0.01  # m/s: slower counts as at rest (Bullet's resting jitter is ~1e-4 m/s)
 FREE_ACC_TOL = 2.0  # m/s^2: free flight may deviate from g by air damping (Bullet's 0.04/s) and integration
 CONTACT_CONE_DEG = 60.0  # a contact pushes within this angle of its normal (friction up to tan 60 = 1.7)
+FRICTION_SPEEDUP_TOL = 1.0  # m/s^2: friction never speeds a body up along a surface; this much covers spin
+# taking hold after a landing and the finite differences of a curved path
+IMPACT_ACC = 3 * 9.81  # m/s^2: a normal push above this is an impact, not sliding or rolling contact
+SLIDING = 0.3  # a body moves along a surface if its speed toward/away from it is below this fraction
 SUPPORT_NORMAL_Z = 0.5  # a supporting contact's normal points up at least this much (slopes up to 60 deg)
 REST_FRAMES = 5  # at rest this many consecutive frames: must be supported
 SUPPORT_MARGIN = 0.02  # m: the centre of mass may lie this far outside its contact patch (sampling spacing)
@@ -559,10 +563,35 @@ def _held(m: Motion, t: int) -> bool:
 def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
     """falls_when_unsupported: with nothing within reach, an object accelerates at g (within FREE_ACC_TOL).
     no_velocity_jump: any other acceleration must be a push from something it touches (within CONTACT_CONE_DEG
-    of that contact's normal), or the object's first launch from rest (scenes start motion with an initial
+    of that contact's normal, and not speeding it up along the surface: friction only resists sliding), or
+    the object's first launch from rest (scenes start motion with an initial
     velocity, as the originals do; starting again later, with nothing pushing, is self-propulsion)."""
     cos_cone = np.cos(np.radians(CONTACT_CONE_DEG))
     unsupported, jumps = [], []
+    mid = {}  # name -> (T,3) velocity around frame t
+
+    def around(n):
+        if n not in mid:
+            vel = v.velocity(n)
+            mv = np.zeros((v.n_frames, 3))
+            if len(vel):
+                mv[1:-1] = (vel[:-1] + vel[1:]) / 2 if len(vel) > 1 else 0.0
+            mid[n] = mv
+        return mid[n]
+
+    def explains(n, other, t, e, u):
+        """Can the contact with `other` (normal n) give the push e? Within the cone of its normal, and, as
+        friction only resists sliding, its tangential part must not speed the object up relative to `other`."""
+        if n is None:
+            return True
+        if float(np.dot(n, u)) < cos_cone:
+            return False
+        rel = around(name)[t] - around(other)[t]
+        speed = np.linalg.norm(rel)
+        if speed <= REST_SPEED or float(np.dot(e, n)) > IMPACT_ACC or abs(float(np.dot(rel, n))) > SLIDING * speed:
+            return True  # at rest, or an impact, not sliding along (edges and spin can throw a landing body sideways)
+        tangential = e - np.dot(e, n) * n
+        return float(np.dot(tangential, rel / speed)) <= FRICTION_SPEEDUP_TOL
     for t in np.flatnonzero(m.defined):
         e = m.excess[t]
         mag = np.linalg.norm(e)
@@ -574,7 +603,7 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
                 unsupported.append(int(t))
             continue
         u = e / mag
-        if any(n is None or float(np.dot(n, u)) >= cos_cone for n, _ in m.contacts[t]):
+        if any(explains(n, other, t, e, u) for n, other in m.contacts[t]):
             continue
         if launch or _held(m, t):
             continue
