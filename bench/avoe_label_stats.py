@@ -55,14 +55,20 @@ def pct(n, d):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dir", help="an AVoE set (manifest.jsonl), e.g. from `voebench render avoe --states-only`")
+    ap.add_argument("dirs", nargs="+", metavar="DIR",
+                    help="AVoE set(s) (manifest.jsonl), e.g. from `voebench render avoe --states-only`; several "
+                         "sets (e.g. one per category) are combined, later ones replacing the same videos of earlier ones")
     ap.add_argument("--json", help="also write the numbers to this file")
     args = ap.parse_args(argv)
-    path = os.path.join(args.dir, "manifest.jsonl")
-    entries = [json.loads(line) for line in open(path)]
-    entries = [e for e in entries if e.get("suite") == "avoe"]
+    by_id: dict = {}
+    for d in args.dirs:  # a video in a later set replaces the same id in an earlier one
+        with open(os.path.join(d, "manifest.jsonl")) as f:
+            for line in f:
+                e = json.loads(line)
+                by_id[e["id"]] = e
+    entries = [e for e in by_id.values() if e.get("suite") == "avoe"]
     if not entries:
-        print(f"{path}: no AVoE videos", file=sys.stderr)
+        print(f"{', '.join(args.dirs)}: no AVoE videos", file=sys.stderr)
         return 1
     out: dict = {}
 

@@ -115,9 +115,9 @@ CHECKS = {"A": check_A, "B": check_B, "C": check_C, "D": check_D, "E": check_E}
 @pytest.mark.parametrize("test", TESTS)
 def test_subtype_builds_both_conditions_with_labels_from_tracks(test):
     for i, seed, p in trials(test, SEEDS_PER_SUBTYPE):
-        posts = {}
+        posts, scenes = {}, {}
         for condition in ("expected", "surprising"):
-            scene = build(test, i, seed, p, condition)
+            scene = scenes[condition] = build(test, i, seed, p, condition)
             assert (scene.violation is not None) == (condition == "surprising")
             labels = SUITE.module(test).labels(scene, p)
             validate_labels(test[0], labels)
@@ -126,12 +126,10 @@ def test_subtype_builds_both_conditions_with_labels_from_tracks(test):
             entry = SUITE.entry(Job("avoe", test, i, condition, seed, "x"), p, scene)
             assert entry["prompts"][0]["answer"] == ("yes" if condition == "expected" else "no")
             assert entry["labels"] == labels and entry["subtype"] == test and entry["description"]
-            if condition == "surprising":
-                v = scene.violation
-                exp = build(test, i, seed, p, "expected")
-                for name, o in scene.objects.items():  # identical before the violation
-                    if name in exp.objects:
-                        assert np.allclose(o.position[:v.first_frame], exp[name].position[:v.first_frame])
+        v, exp = scenes["surprising"].violation, scenes["expected"]
+        for name, o in scenes["surprising"].objects.items():  # identical before the violation
+            assert np.allclose(o.position[:v.first_frame], exp[name].position[:v.first_frame]), name
+            assert np.array_equal(o.visible[:v.first_frame], exp[name].visible[:v.first_frame]), name
         assert posts["expected"] != posts["surprising"], f"{test} trial {i}: the surprising outcome looks expected"
 
 
