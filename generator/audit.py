@@ -430,9 +430,13 @@ class Video:
 
 
 def _steps(tr: Track, before: int = 1) -> np.ndarray:
-    """(T,) the largest distance the object moves in one frame among the `before` frames before t and the
-    frame after t (a collision happens between frames, so the speed it came in with may lie two frames back)."""
+    """(T,) the largest distance any point of the object moves in one frame among the `before` frames before t
+    and the frame after t (a collision happens between frames, so the speed it came in with may lie two frames
+    back)."""
     d = np.linalg.norm(np.diff(tr.position, axis=0), axis=1)
+    if len(d):  # plus how far its farthest point turns (a tumbling box's corner moves faster than its centre)
+        dots = np.clip(np.abs((tr.quaternion[1:] * tr.quaternion[:-1]).sum(axis=1)), 0.0, 1.0)
+        d = d + 2.0 * np.arccos(dots) * tr.shape.radius
     step = np.zeros(len(tr.position))
     if len(d):
         step[:-1] = d
@@ -563,11 +567,15 @@ def _held(m: Motion, t: int) -> bool:
 def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
     """falls_when_unsupported: with nothing within reach, an object accelerates at g (within FREE_ACC_TOL).
     no_velocity_jump: any other acceleration must be a push from something it touches (within CONTACT_CONE_DEG
-    of that contact's normal, and not speeding it up along the surface: friction only resists sliding), or
+    of that contact's normal, and, for a body that slides without turning, not speeding it up along the surface:
+    friction only resists sliding), or
     the object's first launch from rest (scenes start motion with an initial
     velocity, as the originals do; starting again later, with nothing pushing, is self-propulsion)."""
     cos_cone = np.cos(np.radians(CONTACT_CONE_DEG))
     unsupported, jumps = [], []
+    q = v.tracks[name].quaternion
+    dq = np.abs(np.diff(q, axis=0)).max(axis=1) > 1e-6 if len(q) > 1 else np.zeros(0, bool)
+    turning = np.r_[False, dq] | np.r_[dq, False]  # rotating between t-1 and t or t and t+1
     mid = {}  # name -> (T,3) velocity around frame t
 
     def around(n):
@@ -579,7 +587,7 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
             mid[n] = mv
         return mid[n]
 
-    def explains(n, other, t, e, u):
+    def explains(n, other, t, e, u, contacts):
         """Can the contact with `other` (normal n) give the push e? Within the cone of its normal, and, as
         friction only resists sliding, its tangential part must not speed the object up relative to `other`."""
         if n is None:
@@ -588,10 +596,14 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
             return False
         rel = around(name)[t] - around(other)[t]
         speed = np.linalg.norm(rel)
-        if speed <= REST_SPEED or float(np.dot(e, n)) > IMPACT_ACC or abs(float(np.dot(rel, n))) > SLIDING * speed:
-            return True  # at rest, or an impact, not sliding along (edges and spin can throw a landing body sideways)
+        if speed <= REST_SPEED or float(np.dot(e, n)) > IMPACT_ACC or abs(float(np.dot(rel, n))) > SLIDING * speed \
+                or turning[t]:
+            return True  # at rest, an impact, not sliding along, or spinning (spin can drive a body forward)
         tangential = e - np.dot(e, n) * n
-        return float(np.dot(tangential, rel / speed)) <= FRICTION_SPEEDUP_TOL
+        if float(np.dot(tangential, rel / speed)) <= FRICTION_SPEEDUP_TOL:
+            return True
+        # speeding up along this surface: only if something else it touches pushes it that way (a pin)
+        return any(o != other and (n2 is None or float(np.dot(n2, rel / speed)) > 0.1) for n2, o in contacts)
     for t in np.flatnonzero(m.defined):
         e = m.excess[t]
         mag = np.linalg.norm(e)
@@ -603,7 +615,7 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
                 unsupported.append(int(t))
             continue
         u = e / mag
-        if any(explains(n, other, t, e, u) for n, other in m.contacts[t]):
+        if any(explains(n, other, t, e, u, m.contacts[t]) for n, other in m.contacts[t]):
             continue
         if launch or _held(m, t):
             continue

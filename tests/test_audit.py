@@ -418,12 +418,11 @@ def test_fixture_moving_into_another_fails_but_mounted_fixtures_pass(tmp_path):
 
 
 def test_speeding_up_along_the_floor_fails(tmp_path):
-    """Friction only resists sliding: a ball that accelerates while rolling (self-propelled, AVoE E's push)
+    """Friction only resists sliding: a block that speeds up while sliding (self-propelled, AVoE E's push)
     fails, even where the push stays inside the contact cone."""
     s = scene()
-    ball = s["ball"]
     t = np.clip(np.arange(T) - 5, 0, None) / FPS
-    ball.position[:, 0] = -2 + 0.5 * 4.0 * t**2  # speeds up at 4 m/s^2 (24 deg from the floor normal)
-    write(tmp_path, s, "l1", 0, "ball", paired=False)
+    s["cube"].position[:, 1] = 1.5 - 0.5 * 4.0 * t**2  # speeds up at 4 m/s^2 (24 deg from the floor normal)
+    write(tmp_path, s, "l1", 0, "cube", paired=False)
     r = results(tmp_path)["grasp-l1/l1/00000"]
-    assert {(f.check, f.object) for f in r.findings} >= {("no_velocity_jump", "ball")}
+    assert ("no_velocity_jump", "cube") in {(f.check, f.object) for f in r.findings}
