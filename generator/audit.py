@@ -1050,46 +1050,48 @@ def read_manifest(path: str) -> list[dict]:
     return out
 
 
-def audit_set(out_dir: str, progress: bool = False) -> list[VideoResult]:
+def _audit_group(args) -> list[VideoResult]:
+    """Audit the videos of one trial (a pair, or one video) together, so each sees its twin."""
+    out_dir, group = args
+    results, videos = [], []
+    for g in group:
+        try:
+            videos.append((g, Video(os.path.join(out_dir, g["states"]), g)))
+        except Exception as exc:  # an unreadable file is a failed video, not a crash
+            results.append(VideoResult(g["id"], g["suite"], g["test"], g.get("condition", ""),
+                                       [Finding("readable", "-", [], f"{g['states']}: {type(exc).__name__}: {exc}")],
+                                       [], ("readable",)))
+    for g, v in videos:
+        twins = [w for h, w in videos if h["id"] != g["id"]]
+        reason = "only one video of this trial was rendered" if len(group) == 1 and g.get("pair_id") else None
+        results.append(audit_video(v, twins[0] if len(twins) == 1 else None, reason))
+    return results
+
+
+def audit_set(out_dir: str, progress: bool = False, workers: int | None = None) -> list[VideoResult]:
+    """Every video of the set in `out_dir`, in manifest order (suite, test, index). Trials are audited in
+    `workers` processes (default: the machine's cores, for sets of more than a few trials)."""
     entries = read_manifest(os.path.join(out_dir, "manifest.jsonl"))
-    by_pair = defaultdict(list)
-    for e in entries:
-        if e.get("pair_id"):
-            by_pair[e["pair_id"]].append(e)
-    cache: dict[str, Video] = {}
-
-    def load(e):
-        if e["id"] not in cache:
-            cache[e["id"]] = Video(os.path.join(out_dir, e["states"]), e)
-        return cache[e["id"]]
-
+    groups = defaultdict(list)
+    for e in sorted(entries, key=lambda e: (e["suite"], e["test"], e["index"], e["id"])):
+        groups[e.get("pair_id") or e["id"]].append(e)
+    jobs = [(out_dir, g) for g in groups.values()]
+    workers = workers if workers is not None else (os.cpu_count() or 1) if len(jobs) > 16 else 1
     results = []
-    done = set()
-    order = sorted(entries, key=lambda e: (e["suite"], e["test"], e["index"], e["id"]))
-    for i, e in enumerate(order):
-        if e["id"] in done:
-            continue
-        group = by_pair.get(e.get("pair_id")) if e.get("pair_id") else [e]
-        videos = []
-        for g in group:
-            try:
-                videos.append((g, load(g)))
-            except Exception as exc:  # an unreadable file is a failed video, not a crash
-                results.append(VideoResult(g["id"], g["suite"], g["test"], g.get("condition", ""),
-                                           [Finding("readable", "-", [], f"{g['states']}: {type(exc).__name__}: {exc}")],
-                                           [], ("readable",)))
-                done.add(g["id"])
-        for g, v in videos:
-            twins = [w for h, w in videos if h["id"] != g["id"]]
-            reason = None
-            if len(group) == 1 and g.get("pair_id"):
-                reason = "only one video of this trial was rendered"
-            results.append(audit_video(v, twins[0] if len(twins) == 1 else None, reason))
-            done.add(g["id"])
-        for g in group:
-            cache.pop(g["id"], None)
-        if progress:
-            print(f"\raudit: {len(done)}/{len(entries)}", end="", file=sys.stderr, flush=True)
+
+    def collect(it):
+        for rs in it:
+            results.extend(rs)
+            if progress:
+                print(f"\raudit: {len(results)}/{len(entries)}", end="", file=sys.stderr, flush=True)
+
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+            collect(pool.imap(_audit_group, jobs, chunksize=4))
+    else:
+        collect(map(_audit_group, jobs))
     if progress:
         print(file=sys.stderr)
     return results
@@ -1114,8 +1116,10 @@ def summary(results: list[VideoResult]) -> str:
     return "\n".join(lines)
 
 
-def main(out_dir: str, json_path: str | None = None, verbose: bool = True) -> int:
-    results = audit_set(out_dir, progress=verbose and sys.stderr.isatty())
+def main(out_dir: str, json_path: str | None = None, verbose: bool = True, workers: int | None = None) -> int:
+    results = audit_set(out_dir, progress=verbose and sys.stderr.isatty(), workers=workers)
+    if not results and verbose:
+        print(f"{out_dir}: the manifest lists no videos", file=sys.stderr)
     if verbose:
         for r in results:
             for f in r.findings:

@@ -426,3 +426,14 @@ def test_speeding_up_along_the_floor_fails(tmp_path):
     write(tmp_path, s, "l1", 0, "cube", paired=False)
     r = results(tmp_path)["grasp-l1/l1/00000"]
     assert ("no_velocity_jump", "cube") in {(f.check, f.object) for f in r.findings}
+
+
+def test_parallel_audit_matches_serial(tmp_path):
+    write(tmp_path, scene(), "l1", 0, "ball", paired=False)
+    s = scene()
+    s["cube"].position[:, 2] -= 0.03
+    write(tmp_path, s, "l1", 1, "cube", paired=False)
+    pair(tmp_path, "recolor", 0, CLEAN_VIOLATIONS["recolor"][0])
+    one = [(r.id, r.failed_checks()) for r in audit.audit_set(str(tmp_path), workers=1)]
+    two = [(r.id, r.failed_checks()) for r in audit.audit_set(str(tmp_path), workers=2)]
+    assert one == two and len(one) == 4 and one[1] == ("grasp-l1/l1/00001", ["no_interpenetration"])
