@@ -4,7 +4,7 @@
 PYTHON ?= python3.11
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-N      ?= 8#             trials per test for the render targets (the paper's sets: N=128)
+N      ?=#               trials per test (default: 8 for render-level1, the suite's default otherwise)
 OUT    ?= renders
 ARGS   ?=#               extra flags for voebench, e.g. ARGS="--resolution 640x480 --workers 4"
 
@@ -14,8 +14,8 @@ TORCH  ?= torch==2.14.1 torchvision==0.29.1
 .PHONY: setup setup-all render-level1 render-level2 render-voe train-baseline test test-all bench clean-renders help
 
 help:
-	@echo "make render-level1   set up .venv and render $(N) videos per GRASP Level 1 test into $(OUT)/grasp-l1"
-	@echo "make render-level2   render GRASP Level 2 (N trials per test, plausible + implausible) into $(OUT)/grasp-l2"
+	@echo "make render-level1   set up .venv and render 8 videos per GRASP Level 1 test (N=...) into $(OUT)/grasp-l1"
+	@echo "make render-level2   render GRASP Level 2 (128 pairs per test, or N=...) into $(OUT)/grasp-l2, audit it, draw previews"
 	@echo "make render-voe      render the AVoE 10% subset into $(OUT)/avoe"
 	@echo "make train-baseline  train the OFPR-Net baseline on $(OUT)/avoe"
 	@echo "make test            run the test suite (installs everything it needs)"
@@ -40,16 +40,16 @@ setup: $(VENV)/.gen
 setup-all: $(VENV)/.all
 
 render-level1: $(VENV)/.gen
-	$(BIN)/voebench render grasp-l1 --out $(OUT)/grasp-l1 --videos-per-test $(N) $(ARGS)
+	$(BIN)/voebench render grasp-l1 --out $(OUT)/grasp-l1 --videos-per-test $(or $(N),8) $(ARGS)
 	$(BIN)/voebench verify $(OUT)/grasp-l1
 
 render-level2: $(VENV)/.gen
-	$(BIN)/voebench render grasp-l2 --out $(OUT)/grasp-l2 --videos-per-test $(N) $(ARGS)
+	$(BIN)/voebench render grasp-l2 --out $(OUT)/grasp-l2 $(if $(N),--videos-per-test $(N)) $(ARGS)
 	$(BIN)/voebench audit $(OUT)/grasp-l2
 	$(BIN)/voebench preview $(OUT)/grasp-l2
 
 render-voe: $(VENV)/.gen
-	$(BIN)/voebench render avoe --out $(OUT)/avoe --fraction 0.1 $(ARGS)
+	$(BIN)/voebench render avoe --out $(OUT)/avoe $(if $(N),--trials $(N),--fraction 0.1) $(ARGS)
 	$(BIN)/voebench audit $(OUT)/avoe
 
 train-baseline: $(VENV)/.all
