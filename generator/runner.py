@@ -374,6 +374,10 @@ def write_manifest(path: str, entries) -> None:
 
 
 def default_workers() -> int:
+    """One single-threaded worker per core (threads default to cores // workers = 1): the fastest of
+    {1x1, 1x2, 2x1} workers x threads measured on the 2-core machine (bench/bench_render.py d;
+    docs/performance.md). llvmpipe gains only 1.55x from a second thread, while a second worker also
+    overlaps scene building, simulation, HDF5 and encoding."""
     return os.cpu_count() or 1
 
 
