@@ -13,6 +13,7 @@ Resources per task (environment variables, for users who tune a cluster):
   VOEBENCH_RAY_CPUS      CPUs reserved per video task (default: --threads, else 1). Also llvmpipe's thread count.
   VOEBENCH_RAY_GPUS      GPUs reserved per video task when --device is not cpu (default 1; fractions share a GPU).
   VOEBENCH_RAY_RETRIES   retries of a task whose worker died (node lost, OOM kill, segfault; default 3).
+  VOEBENCH_RAY_CRASH_ONCE  (tests) a folder; the first task to see it kills its own worker once.
 
 A cluster's nodes must see --out at the same path (a shared filesystem) and have voebench installed in the same
 environment. The local instance follows docs/performance.md: it listens on 127.0.0.1 only, keeps its session
@@ -55,6 +56,13 @@ def _produce_task(job, cfg, threads: int):
         os.environ["LP_NUM_THREADS"] = str(threads)
         _drop_bpy_script_paths()
 
+    crash_dir = os.environ.get("VOEBENCH_RAY_CRASH_ONCE")  # fault injection for tests: one worker dies once
+    if crash_dir:
+        try:
+            os.close(os.open(os.path.join(crash_dir, "crashed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            os._exit(1)
+        except FileExistsError:
+            pass
     base = os.path.join(cfg.out, job.relpath)
     for stale in glob.glob(base + ".*.tmp-*"):  # left by an earlier attempt whose worker died
         try:

@@ -3,6 +3,7 @@
 What is exactly reproducible (checked here): every output file is byte-identical — each video's mp4 (x264
 with one thread is deterministic), each HDF5 file (no timestamps; depth, segmentation and all states arrays),
 manifest.jsonl and dataset.json. So the tests compare whole files, the strongest statement there is.
+The Ray run also loses one worker mid-run (fault injection) and must still give the same files.
 """
 
 from __future__ import annotations
@@ -52,11 +53,15 @@ def reference(tmp_path_factory):
 
 
 @needs_ray
-def test_ray_run_matches_single_local_run(reference, tmp_path):
+def test_ray_run_matches_single_local_run(reference, tmp_path, monkeypatch):
     out = str(tmp_path / "ray")
     home_ray = os.path.expanduser("~/.ray")
     had_home_ray = os.path.exists(home_ray)
+    crash = tmp_path / "crash"
+    crash.mkdir()
+    monkeypatch.setenv("VOEBENCH_RAY_CRASH_ONCE", str(crash))  # the first task's worker dies: Ray retries it
     r = run(RunConfig(out=out, **{**BASE, "workers": 2}), progress=False, backend="ray")
+    assert (crash / "crashed").exists()
     assert r.done == 4 and not r.failed, r.failed
     assert_same_dataset(reference, out)
     # the private instance leaves nothing behind: no ~/.ray, environment restored
