@@ -43,6 +43,7 @@ SPACE = {
     "push_frames": 4,  # original frames of the push before release
     "restitution": 0.8,  # coefficient of restitution of the collision (Bullet multiplies both bodies' values)
     "d2_side": Choice(["left", "right"]),  # D2 surprising: the side that turns heavy and stops dead
+    "substeps": 20,  # Bullet substeps per frame (at 10, a cone struck at a 20 m/s closing speed sank 3 cm into the ground)
 }
 
 
@@ -76,7 +77,7 @@ def build(scene, p, condition):
                          release_frame=release, velocity=(sign * speed, 0.0, 0.0))
         o = add_object(scene, name, shape, size, (x0, 0.0, size[2] / 2), body=body, role="object")
         o.position[:, 0] = x0 + sign * speed * np.minimum(t, release / scene.fps)
-    simulate(scene)
+    simulate(scene, substeps=p.substeps)
     if condition == "surprising":
         _violate(scene, p, hl, hr, vl, vr)
 
@@ -101,7 +102,7 @@ def _violate(scene, p, hl, hr, vl, vr):
     def change(twin):
         twin["left_object"].body.mass, twin["right_object"].body.mass = ml, mr
 
-    twin = simulate_variant(scene, change)
+    twin = simulate_variant(scene, change, substeps=p.substeps)
     tracks = lambda s: np.c_[s["left_object"].position, s["right_object"].position]  # noqa: E731
     first = first_divergence(tracks(scene), tracks(twin), tol=1e-3)
     if first is None:  # no contact within the video: nothing to change
