@@ -39,6 +39,10 @@ WALL = {"thick": 2.0, "open_thick": 1.6, "length": 8.0, "height": 4.3}  # m
 PIVOT = (0.2, 5.15)  # curtain rod (x, z), m
 N_STRIPS, STRIP_W, STRIP_L = 10, 0.52, 5.0
 SCREEN_Y = -5.0
+# Bullet's BOX collider rounds a box's edges by its 4 cm collision margin (embedded in the box), so an object
+# driven into the doorway's edges sank up to 14 mm into the jambs and lintel; a convex hull of the box's 8
+# corners with the generator's 1 mm margin has sharp edges.
+WALL_COLLIDER = "CONVEX_HULL"
 
 SPACE = {
     "subtype": Choice(["E1", "E2", "E3"], weights=[956, 960, 3084]),
@@ -106,7 +110,7 @@ def _barrier(scene, p, kind) -> list[str]:
     L, Hw = WALL["length"], WALL["height"]
     if kind == "normal":
         scene.add("wall", "box", (WALL["thick"], L, Hw), (0.0, 0.0, Hw / 2), role="wall", color=WALL_COLOR,
-                  body=RigidBody("passive", friction=0.5))
+                  body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
         return ["wall"]
     if kind == "open":
         ow, oh, th = p.opening.width * UNIT / 2, p.opening.height * UNIT, WALL["open_thick"]
@@ -114,7 +118,7 @@ def _barrier(scene, p, kind) -> list[str]:
                  ("wall_right", (th, L / 2 - ow, Hw), (0.0, (L / 2 + ow) / 2, Hw / 2)),
                  ("wall_top", (th, 2 * ow, Hw - oh), (0.0, 0.0, (Hw + oh) / 2))]
         for name, dims, pos in parts:
-            scene.add(name, "box", dims, pos, role="wall", color=WALL_COLOR, body=RigidBody("passive", friction=0.5))
+            scene.add(name, "box", dims, pos, role="wall", color=WALL_COLOR, body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
         return [n for n, _, _ in parts]
     # soft: a curtain of strips hanging from a rod between two posts
     px, pz = PIVOT
@@ -167,11 +171,11 @@ def _violate(scene, p, kind, barrier):
         if kind == "soft":  # the curtain acts as a solid sheet
             px, pz = PIVOT
             twin.add("curtain_collider", "box", (0.04, N_STRIPS * STRIP_W, STRIP_L), (px, 0.0, pz - STRIP_L / 2),
-                     role="wall", visible=False, body=RigidBody("passive", friction=0.5))
+                     role="wall", visible=False, body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
         elif kind == "open" and passed:  # the doorway acts as closed
             th, L, Hw = WALL["open_thick"], WALL["length"], WALL["height"]
             twin.add("door_collider", "box", (th, L, Hw), (0.0, 0.0, Hw / 2), role="wall", visible=False,
-                     body=RigidBody("passive", friction=0.5))
+                     body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
         else:  # the wall lets the object through
             for name in barrier:
                 twin[name].body = None
