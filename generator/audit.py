@@ -617,6 +617,8 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
         u = e / mag
         if any(explains(n, other, t, e, u, m.contacts[t]) for n, other in m.contacts[t]):
             continue
+        if _combined_push(e, u, around(name)[t], m.contacts[t], cos_cone):
+            continue
         if launch or _held(m, t):
             continue
         jumps.append(int(t))
@@ -631,6 +633,29 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
                            f"{name} changes velocity by up to {np.linalg.norm(m.excess[jumps], axis=1).max() / v.fps:.2f} "
                            f"m/s in a frame with no contact pushing that way (frames {_fmt_frames(jumps)})"))
     return out
+
+
+def _combined_push(e: np.ndarray, u: np.ndarray, vel: np.ndarray, contacts: list, cos_cone: float) -> bool:
+    """Can several contacts together give the push e (direction u)? Their resultant is a non-negative
+    combination of their normals: an object wedged between two door jambs is pushed straight back although
+    each jamb pushes mostly sideways (AVoE E3). Accepted if u lies within CONTACT_CONE_DEG of the cone spanned
+    by the normals (the angle to its projection on that cone, by non-negative least squares) and the push
+    does not speed the object up (friction and passive contacts only resist motion; a self-propelled body
+    sliding between walls stays caught)."""
+    normals = [n for n, _ in contacts if n is not None and np.all(np.isfinite(n))]
+    if len(normals) < 2:
+        return False
+    speed = float(np.linalg.norm(vel))
+    if speed > REST_SPEED and float(np.dot(e, vel / speed)) > FRICTION_SPEEDUP_TOL:
+        return False
+    A = np.unique(np.round(np.array(normals), 6), axis=0).T  # (3, k)
+    lam = np.full(A.shape[1], 1.0 / A.shape[1])
+    step = 1.0 / max(float(np.linalg.norm(A, 2)) ** 2, 1e-12)
+    for _ in range(300):  # projected gradient: min |A lam - u|, lam >= 0
+        lam = np.maximum(lam - step * (A.T @ (A @ lam - u)), 0.0)
+    r = A @ lam
+    nr = float(np.linalg.norm(r))
+    return nr > 1e-9 and float(np.dot(r, u)) / nr >= cos_cone
 
 
 def check_resting_supported(v: Video, name: str, m: Motion) -> list[Finding]:

@@ -437,3 +437,18 @@ def test_parallel_audit_matches_serial(tmp_path):
     one = [(r.id, r.failed_checks()) for r in audit.audit_set(str(tmp_path), workers=1)]
     two = [(r.id, r.failed_checks()) for r in audit.audit_set(str(tmp_path), workers=2)]
     assert one == two and len(one) == 4 and one[1] == ("grasp-l1/l1/00001", ["no_interpenetration"])
+
+
+def test_combined_contacts_explain_a_wedge_but_not_self_propulsion():
+    """Two door jambs that each push mostly sideways together push a wedged object straight back (AVoE E3);
+    but a push along the motion of a body sliding between two walls is still self-propulsion."""
+    cos = np.cos(np.radians(audit.CONTACT_CONE_DEG))
+    jambs = [(np.array([-0.42, 0.89, 0.2]), "wall_left"), (np.array([-0.42, -0.89, 0.2]), "wall_right")]
+    e = np.array([-14.3, 0.0, 2.8])
+    assert all(float(np.dot(n, e / np.linalg.norm(e))) < cos for n, _ in jambs)  # no single jamb explains it
+    assert audit._combined_push(e, e / np.linalg.norm(e), np.array([0.3, 0.0, 0.0]), jambs, cos)
+    walls = [(np.array([0.0, 1.0, 0.0]), "a"), (np.array([0.0, -1.0, 0.0]), "b"), (np.array([0.0, 0.0, 1.0]), "floor")]
+    push = np.array([5.0, 0.0, 0.0])
+    assert not audit._combined_push(push, push / 5.0, np.array([2.0, 0.0, 0.0]), walls, cos)
+    back = np.array([0.0, 0.0, 1.0]) + np.array([-3.0, 0.0, 0.0])  # backward and up: not in the walls' cone
+    assert not audit._combined_push(back, back / np.linalg.norm(back), np.array([2.0, 0.0, 0.0]), walls[:2], cos)
