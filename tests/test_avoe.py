@@ -122,7 +122,11 @@ def test_subtype_builds_both_conditions_with_labels_from_tracks(test):
             labels = SUITE.module(test).labels(scene, p)
             validate_labels(test[0], labels)
             CHECKS[test[0]](scene, labels["posterior_rules"], p)
-            posts[condition] = labels["posterior_rules"]
+            # the measured outcome: posterior rules and posterior features (D's velocities: a D2 surprising
+            # trial where both objects are thrown up by a cone's slope shows the same directions and speed-ups as
+            # its expected twin, while one object stops dead instead of bouncing back)
+            posts[condition] = (labels["posterior_rules"],
+                                {k: x for k, x in labels["features"].items() if "posterior" in k})
             entry = SUITE.entry(Job("avoe", test, i, condition, seed, "x"), p, scene)
             assert entry["prompts"][0]["answer"] == ("yes" if condition == "expected" else "no")
             assert entry["labels"] == labels and entry["subtype"] == test and entry["description"]
