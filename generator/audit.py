@@ -41,6 +41,9 @@ SLIDING = 0.3  # a body moves along a surface if its speed toward/away from it i
 SUPPORT_NORMAL_Z = 0.5  # a supporting contact's normal points up at least this much (slopes up to 60 deg)
 REST_FRAMES = 5  # at rest this many consecutive frames: must be supported
 SUPPORT_MARGIN = 0.02  # m: the centre of mass may lie this far outside its contact patch (sampling spacing)
+MESH_SEGMENTS = 32  # polygons round a curved surface in what is rendered and simulated (blender/build.py SEGMENTS):
+# a round solid rests on a flat facet up to sin(pi / MESH_SEGMENTS) of its largest radius wide on either side of
+# the ideal solid's contact point, so a tilted ellipsoid (or a sphere) can stand still where the ideal one rolls
 COLOR_TOL = 1e-4  # linear RGB: colours are written as float32 constants; any real change is larger
 PAIR_TOL = 1e-6  # m / unitless: twins come from the same deterministic build; only float noise may differ
 WINDOW_SLACK = 1  # frames: finite differences straddle the window's edges by one frame
@@ -163,6 +166,9 @@ class Shape:
         else:
             raise ValueError(f"unknown shape {kind!r}")
         self.radius = float(np.linalg.norm(self.h)) if kind != "torus" else d[0] / 2.0
+        # half a facet of the polygon mesh round a curved surface (see MESH_SEGMENTS)
+        curved = kind in ("sphere", "cylinder", "cone", "torus")
+        self.facet = float(self.h.max() * np.sin(np.pi / MESH_SEGMENTS)) if curved else 0.0
 
     def sdf(self, p: np.ndarray) -> np.ndarray:
         """Signed distance of local points p (...,3): exact for box, plane, sphere, cylinder, cone and torus;
@@ -715,7 +721,8 @@ def _supported(v: Video, name: str, t: int) -> bool:
     pts = np.concatenate(pts) if pts else np.zeros((0, 3))
     if not len(pts) or not holds:
         return False
-    lo, hi = pts[:, :2].min(axis=0) - SUPPORT_MARGIN, pts[:, :2].max(axis=0) + SUPPORT_MARGIN
+    margin = SUPPORT_MARGIN + tr.shape.facet
+    lo, hi = pts[:, :2].min(axis=0) - margin, pts[:, :2].max(axis=0) + margin
     return bool(np.all(com[:2] >= lo) and np.all(com[:2] <= hi))
 
 

@@ -452,3 +452,11 @@ def test_combined_contacts_explain_a_wedge_but_not_self_propulsion():
     assert not audit._combined_push(push, push / 5.0, np.array([2.0, 0.0, 0.0]), walls, cos)
     back = np.array([0.0, 0.0, 1.0]) + np.array([-3.0, 0.0, 0.0])  # backward and up: not in the walls' cone
     assert not audit._combined_push(back, back / np.linalg.norm(back), np.array([2.0, 0.0, 0.0]), walls[:2], cos)
+
+
+def test_mesh_segments_match_the_renderer():
+    """The audit's facet allowance assumes the polygon count the renderer and Bullet use."""
+    build = pytest.importorskip("voebench.generator.blender.build")
+    assert audit.MESH_SEGMENTS == build.SEGMENTS
+    assert audit.Shape("sphere", (2.0, 3.0, 1.7)).facet == pytest.approx(1.5 * np.sin(np.pi / build.SEGMENTS))
+    assert audit.Shape("box", (2.0, 3.0, 1.7)).facet == 0.0
