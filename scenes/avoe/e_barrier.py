@@ -149,7 +149,10 @@ def _swing_strips(scene):
             dx, dz = q[:, 0] - px, pz - q[:, 2]
             r = np.hypot(dx, dz)
             phi = np.arctan2(dx, dz) + np.arctan2(0.25, np.maximum(r, 0.25))  # clear the strip's thickness and the sampling
-            need = float(phi[(r <= STRIP_L) & (phi > 0)].max()) if ((r <= STRIP_L) & (phi > 0)).any() else 0.0
+            # points a little beyond the strip's reach count too: the strip's lower corners swing through them
+            # (counting only r <= STRIP_L let a strip resting on a flat top cut 35 mm into it)
+            near = (r <= STRIP_L + 0.25) & (phi > 0)
+            need = float(phi[near].max()) if near.any() else 0.0
             theta = max(need, theta - 2.5 / scene.fps, 0.0)
             R = quat_from_axis_angle((0, 1, 0), -theta)
             strip.quaternion[t] = R
@@ -157,11 +160,12 @@ def _swing_strips(scene):
 
 
 def _dense_points(obj):
-    """The object's surface points plus their midpoints toward the centre line (strips must clear the body)."""
+    """The object's surface points plus points toward its centre and its own z axis (strips must clear the body;
+    the rings pulled toward the axis cover flat caps, where a strip's end rests on a cylinder's top)."""
     from voebench.scenes.avoe.world import local_points
 
     pts = local_points(obj, n=48)
-    return np.concatenate([pts, pts * 0.9])
+    return np.concatenate([pts, pts * 0.9] + [pts * (f, f, 1.0) for f in (0.75, 0.5, 0.25)])
 
 
 def _violate(scene, p, kind, barrier):
