@@ -399,11 +399,47 @@ def execute(jobs: list[Job], cfg: RunConfig, backend: str = "local", ray_address
         for job in jobs:
             yield _safe_produce((job, cfg))
         return
+    yield from _execute_pool(jobs, cfg, workers, threads)
+
+
+#: how often a video is retried after the worker rendering it died (a Blender crash, an OOM kill)
+WORKER_DEATH_RETRIES = 2
+
+
+def _execute_pool(jobs, cfg, workers, threads):
+    """Warm worker processes with at most 2 jobs in flight per worker. A worker that dies does not hang
+    the run: the pool is restarted and the videos that were in flight are retried, each at most
+    WORKER_DEATH_RETRIES times (whichever of them killed the worker is then reported as failed)."""
     import multiprocessing as mp
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
 
     ctx = mp.get_context("spawn")  # never fork a process that may hold Blender or GL state
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(threads,)) as pool:
-        yield from pool.imap_unordered(_safe_produce, [(j, cfg) for j in jobs], chunksize=1)
+    pending = list(reversed(jobs))
+    deaths: dict[str, int] = {}
+    while pending:
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
+            running = {}
+            broken = False
+            while (pending or running) and not broken:
+                while pending and len(running) < 2 * workers:
+                    job = pending.pop()
+                    running[pool.submit(_safe_produce, (job, cfg))] = job
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    job = running.pop(fut)
+                    try:
+                        yield fut.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        running[fut] = job  # retried below with the rest of the in-flight jobs
+            if broken:
+                for job in running.values():
+                    deaths[job.id] = deaths.get(job.id, 0) + 1
+                    if deaths[job.id] > WORKER_DEATH_RETRIES:
+                        yield job, None, f"the worker process died {deaths[job.id]} times while rendering it"
+                    else:
+                        pending.append(job)
 
 
 def merge(out: str) -> int:
