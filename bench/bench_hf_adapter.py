@@ -20,7 +20,6 @@ onto the checkout's `evaluate/` folder itself.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
@@ -28,32 +27,12 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
 
 PRESETS = {  # text hidden/layers, vision hidden/depth, max pixels per frame
     "tiny": dict(hidden=64, layers=2, vision_hidden=32, vision_depth=2, max_pixels=112 * 112),
     "small": dict(hidden=512, layers=8, vision_hidden=256, vision_depth=8, max_pixels=224 * 224),
     "base": dict(hidden=1536, layers=16, vision_hidden=640, vision_depth=16, max_pixels=336 * 336),
 }
-
-
-def _import_checkout() -> None:
-    try:
-        import voebench.evaluate.models  # noqa: F401
-        return
-    except ImportError:
-        pass
-    sys.path.insert(0, str(REPO))
-    import voebench  # the checkout's voebench/ package
-
-    name = "voebench.evaluate"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "evaluate" / "__init__.py",
-                                                      submodule_search_locations=[str(REPO / "evaluate")])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        voebench.evaluate = mod
 
 
 def _write_video(path: str, n: int, fps: int, w: int, h: int, seed: int) -> str:
@@ -137,7 +116,10 @@ def main(argv=None) -> int:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    _import_checkout()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from checkout import import_evaluate
+
+    import_evaluate()
     import torch
     import transformers
 

@@ -18,33 +18,11 @@ rates to put beside the paper's.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import os
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-
-
-def _import_checkout() -> None:
-    """Make ``voebench.evaluate`` importable from the checkout when voebench is not installed."""
-    try:
-        import voebench.evaluate.baseline  # noqa: F401
-        return
-    except ImportError:
-        pass
-    sys.path.insert(0, str(REPO))
-    import voebench  # the checkout's voebench/ package
-    name = "voebench.evaluate"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "evaluate" / "__init__.py",
-                                                      submodule_search_locations=[str(REPO / "evaluate")])
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-        voebench.evaluate = mod
 
 
 def micro_benchmark(backbone: str, batches: list[int], frames: int = 50, size: int = 112, steps: int = 10) -> None:
@@ -95,7 +73,10 @@ def main() -> int:
                     help="first time the backbone alone (forward + backward, bf16) at these batch sizes, e.g. 8,16,32")
     args = ap.parse_args()
 
-    _import_checkout()
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from checkout import import_evaluate
+
+    import_evaluate()
     import torch
 
     from voebench.evaluate.baseline import cli as bcli

@@ -12,7 +12,6 @@ Sheets go to DIR/preview/<suite>__<test>.png (or --out).
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections import defaultdict

@@ -16,9 +16,8 @@ import json
 import os
 import time
 import traceback
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
-import numpy as np
 
 from voebench import __version__
 from voebench.errors import UsageError

@@ -53,7 +53,7 @@ class StatesWriter:
         self.pixel_counts[t] = self._unique_counts[unique]
 
     def close(self, extra_groups: dict | None = None) -> None:
-        f, sc, T = self.f, self.scene, self.scene.n_frames
+        f, sc = self.f, self.scene
         if (self.frame_to_unique < 0).any():
             raise RuntimeError("not every frame was written")
         f.create_dataset("_unique/frame_to_unique", data=self.frame_to_unique)

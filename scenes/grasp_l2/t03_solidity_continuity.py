@@ -15,7 +15,7 @@ from voebench.generator.kinematics import roll
 from voebench.generator.params import Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, \
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, look, \
     move_by, room, wood
 
 NUMBER = 3

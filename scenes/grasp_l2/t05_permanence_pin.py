@@ -20,7 +20,7 @@ from voebench.generator import edits
 from voebench.generator.params import Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, dark, finish, hidden_frames, look, \
+from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, dark, finish, look, \
     move_by, smooth_profile, room, wood
 
 NUMBER = 5
