@@ -107,6 +107,26 @@ def _violate(scene, p, hl, hr, vl, vr):
     first = first_divergence(tracks(scene), tracks(twin), tol=1e-3)
     if first is None:  # no contact within the video: nothing to change
         first = scene.n_frames - 1
+    if stop is not None:
+        # the heavy side stops dead at the contact: from there on the other object moves against it at rest
+        # (a static collider at its contact pose), released with the velocity the contact gave it (taking its
+        # track from the heavy twin, where the heavy side kept moving and pushing, left it accelerating with
+        # nothing touching it)
+        light = "right_object" if stop == "left_object" else "left_object"
+        track = {n: (twin[n].position.copy(), twin[n].quaternion.copy()) for n in (stop, light)}
+
+        def halt(twin2):
+            for n, (pos, quat) in track.items():
+                twin2[n].position[:], twin2[n].quaternion[:] = pos, quat
+            twin2[stop].position[:], twin2[stop].quaternion[:] = pos_s[first], track[stop][1][first]  # passive: pose 0
+            twin2[stop].body = RigidBody("passive", friction=0.0, restitution=twin2[stop].body.restitution)
+            b = twin2[light].body
+            b.release_frame = first
+            b.velocity = tuple((pos_l[first] - pos_l[first - 1]) * scene.fps)
+
+        pos_l, pos_s = track[light][0], track[stop][0]
+        if 0 < first < scene.n_frames - 1:
+            twin = simulate_variant(scene, halt, substeps=p.substeps)
     for name in ("left_object", "right_object"):
         take_track(scene, twin, name, first)
     if stop is not None:
