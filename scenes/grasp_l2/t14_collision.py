@@ -21,7 +21,7 @@ from voebench.generator.kinematics import G, quat_from_axis_angle
 from voebench.generator.params import Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, hidden_frames, look, room, wood
 from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, require
 
 NUMBER = 14
@@ -33,7 +33,7 @@ FLOOR_TOP = U(0, 10.326, 0)[2]
 DEPTH_Y = U(0, 0, -0.13)[1]  # the balls' and the incline's depth (y)
 WALL_LEFT, WALL_RIGHT = U(2.311, 0, 0)[0], U(5.311, 0, 0)[0]  # inner faces of the end walls
 LOW_END = U(3.811, 0, 0)[0]  # the incline meets the floor at the box's centre
-PANEL_W = 0.6
+PANEL_W = 0.75  # wide enough to hide the ball where it appears for every sampled camera (0.6 was not)
 
 SPACE = {
     "angle": Range(10.0, 40.0),  # deg, the incline (supplementary Section 3: 10-40)
@@ -160,6 +160,8 @@ def build(scene, p, condition):
         edits.record(scene, PRINCIPLES, "no_transfer", "ball2", first, scene.n_frames - 1)
     look(scene, p, U(3.811, 11.656, -2.544), (X0, U(0, 0, -0.130)[1], FLOOR_TOP + 0.8))  # GRASP aims 1.4 m up
     finish(scene, p, X0)
+    if start > 0 and not hidden_frames(scene, "ball1", "panel_left", margin=0.02)[start]:
+        raise RuntimeError("t14: the ball would come into existence in view; narrow the camera offsets")
 
 
 def describe(p, condition):
