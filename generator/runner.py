@@ -142,7 +142,7 @@ def produce(job: Job, cfg: RunConfig) -> dict:
     seed, p = suite.sample(job.test, space, cfg.base_seed, job.index)
     assert seed == job.seed
     scene = suite.make_scene(job, p, cfg.timing)
-    entry = manifest_entry(cfg, suite, job, p, scene)
+    entry = manifest_entry(cfg, suite, job, p, scene, space)
     t_build = time.perf_counter() - t0
 
     base = os.path.join(cfg.out, job.relpath)
@@ -202,7 +202,7 @@ def produce(job: Job, cfg: RunConfig) -> dict:
     return entry
 
 
-def manifest_entry(cfg: RunConfig, suite: Suite, job: Job, p: Params, scene) -> dict:
+def manifest_entry(cfg: RunConfig, suite: Suite, job: Job, p: Params, scene, space: Space) -> dict:
     entry = {
         "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
         "pair_id": job.pair_id, "seed": job.seed, "video": job.relpath + ".mp4" if "rgb" in cfg.passes else None,
@@ -212,7 +212,7 @@ def manifest_entry(cfg: RunConfig, suite: Suite, job: Job, p: Params, scene) -> 
     entry.update(suite.entry(job, p, scene))
     entry["violation"] = scene.violation.as_dict() if scene.violation is not None else None
     entry["params"] = {"sampled": p, "config": {
-        "space": effective_space(suite, job.test, cfg.overrides).describe(), "base_seed": cfg.base_seed,
+        "space": space.describe(), "base_seed": cfg.base_seed,
         "seconds": cfg.seconds, "fps": cfg.fps, "width": cfg.width, "height": cfg.height,
         "engine": cfg.engine, "passes": list(cfg.passes), "options": cfg.options}}
     return entry
