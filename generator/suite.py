@@ -66,6 +66,8 @@ class Suite:
     default_trials: int = 128
     default_timing = Timing()
     default_resolution = (320, 240)
+    #: the condition whose build must record a violation (all other conditions must record none)
+    violated_condition: str | None = None
 
     def __init__(self):
         self._modules: dict[str, ModuleType] = {}
@@ -108,6 +110,11 @@ class Suite:
         self.module(job.test).build(scene, p, job.condition)
         if scene.camera is None:
             raise RuntimeError(f"{job.test}: build() set no camera")
+        violated = job.condition == self.violated_condition
+        if violated and scene.violation is None:
+            raise RuntimeError(f"{job.test}: the {job.condition} build recorded no violation")
+        if not violated and scene.violation is not None:
+            raise RuntimeError(f"{job.test}: the {job.condition} build recorded a violation")
         return scene
 
 

@@ -170,3 +170,29 @@ def test_a_worker_that_dies_does_not_hang_the_run(tmp_path):
     assert killed is not None and not thread.is_alive(), "the run must finish after a worker dies"
     assert results[0].failed == [] and results[0].done + results[0].skipped == 6
     assert voebench("verify", out).returncode == 0
+
+
+def test_a_build_whose_violation_disagrees_with_its_condition_is_refused(monkeypatch):
+    """An implausible video without a recorded violation (or a plausible one with one) would be mislabelled."""
+    from voebench.generator.suite import Job, Timing
+    from voebench.scenes import REGISTRY
+
+    suite = REGISTRY.get("grasp-l2")
+    test = "t09_gravity_incline"
+    module = suite.module(test)
+    seed, p = suite.sample(test, suite.space(test), 0, 0)
+    build = module.build
+
+    def forgetful(scene, p, condition):
+        build(scene, p, condition)
+        scene.violation = None
+
+    monkeypatch.setattr(module, "build", forgetful)
+    with pytest.raises(RuntimeError, match="implausible build recorded no violation"):
+        suite.make_scene(Job("grasp-l2", test, 0, "implausible", seed, "x"), p, Timing(10, 50))
+    monkeypatch.setattr(module, "build", build)
+    scene = suite.make_scene(Job("grasp-l2", test, 0, "implausible", seed, "x"), p, Timing(10, 50))
+    monkeypatch.setattr(module, "build", lambda sc, p, c: (build(sc, p, "implausible")))
+    with pytest.raises(RuntimeError, match="plausible build recorded a violation"):
+        suite.make_scene(Job("grasp-l2", test, 0, "plausible", seed, "x"), p, Timing(10, 50))
+    assert scene.violation is not None

@@ -58,6 +58,7 @@ class AVoE(Suite):
     package = "voebench.scenes.avoe"
     tests = TESTS
     default_trials = 5000  # per category (the paper's 5,000; --fraction 0.1 gives its 10% subset of 500)
+    violated_condition = "surprising"
     default_timing = Timing(50 / 24, 24.0)  # 50 frames at 24 fps, as rendered by the original
     default_resolution = (960, 540)
 
@@ -125,10 +126,6 @@ class AVoE(Suite):
 
     def entry(self, job, p, scene):
         m = self.module(job.test)
-        if job.condition == "surprising" and scene.violation is None:
-            raise RuntimeError(f"{job.test}: the surprising build recorded no violation")
-        if job.condition == "expected" and scene.violation is not None:
-            raise RuntimeError(f"{job.test}: the expected build recorded a violation")
         text = PROMPT.format(assumption=m.ASSUMPTION, observation=m.OBSERVATION)
         return {"category": m.CATEGORY, "subtype": job.test, "split": split_of(job.seed),
                 "labels": self._labels(job, p, scene),

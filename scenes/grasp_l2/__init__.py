@@ -41,16 +41,13 @@ class GraspLevel2(Suite):
     package = "voebench.scenes.grasp_l2"
     tests = TESTS
     default_trials = 128
+    violated_condition = "implausible"
 
     def conditions(self, test, p, options):
         return ["plausible", "implausible"]
 
     def entry(self, job, p, scene):
         m = self.module(job.test)
-        if job.condition == "implausible" and scene.violation is None:
-            raise RuntimeError(f"{job.test}: the implausible build recorded no violation")
-        if job.condition == "plausible" and scene.violation is not None:
-            raise RuntimeError(f"{job.test}: the plausible build recorded a violation")
         text = PROMPT.format(m.OBSERVATION)
         if m.NUMBER == 14:  # the one prompt with an extra clause (supplementary Section 2)
             text = text.replace("plausible?", "plausible, assuming they are of the same mass?")
