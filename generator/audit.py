@@ -1161,7 +1161,7 @@ def main(out_dir: str, json_path: str | None = None, verbose: bool = True, worke
         if skipped:
             print("skipped: " + ", ".join(f"{c} ({n} videos)" for c, n in sorted(skipped.items())))
     if json_path:
-        from voebench.generator.runner import write_json_atomic
+        from voebench.generator.output import write_json_atomic
 
         write_json_atomic(json_path, {"dir": out_dir, "videos": len(results), "passed": sum(r.ok for r in results),
                                       "results": [r.as_dict() for r in results]})

@@ -244,7 +244,7 @@ def cmd_verify(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    from voebench.generator.runner import merge
+    from voebench.generator.output import merge
 
     if not os.path.isdir(args.dir):
         raise UsageError(f"{args.dir}: no such directory")

@@ -8,7 +8,7 @@ import os
 import h5py
 import numpy as np
 
-from voebench.generator.runner import mp4_complete
+from voebench.generator.output import mp4_complete
 
 ROOT_ATTRS = ("id", "suite", "test", "condition", "seed", "fps", "params", "generator_version", "n_frames",
               "width", "height")
