@@ -82,9 +82,9 @@ def register(sub) -> None:
 
 
 def _suite(name):
-    from voebench.scenes import REGISTRY
+    from voebench.generator.suite import load_suite
 
-    return REGISTRY.get(name)
+    return load_suite(name)
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
