@@ -63,7 +63,7 @@ def _produce_task(task, cfg, threads: int):
             os._exit(1)
         except FileExistsError:
             pass
-    trial, first_attempt = task
+    trial, known_rejection = task
     for job in trial.jobs:
         base = os.path.join(cfg.out, job.relpath)
         for stale in glob.glob(base + ".*.tmp-*"):  # left by an earlier attempt whose worker died
@@ -71,7 +71,7 @@ def _produce_task(task, cfg, threads: int):
                 os.remove(stale)
             except OSError:
                 pass
-    return _safe_produce((trial, cfg, first_attempt))
+    return _safe_produce((trial, cfg, known_rejection))
 
 
 class LocalRay:
@@ -138,7 +138,7 @@ def _refresh_ray_config():
 
 def execute_ray(jobs, cfg, address: str | None = None):
     """Yield (trial, result, error) as Ray tasks finish (any order), like `runner.execute`; `jobs` are its
-    (trial, first attempt) tasks."""
+    (trial, known rejection) tasks."""
     try:
         import ray
     except ImportError:

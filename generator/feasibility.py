@@ -39,7 +39,7 @@ class Probe:
     draws: int = 0
     accepted: int = 0
     rejections: list = field(default_factory=list)
-    rejected_indices: set = field(default_factory=set)
+    rejected: dict = field(default_factory=dict)  # trial index -> the Rejection of its first draw
 
     @property
     def acceptance(self) -> float:
@@ -54,10 +54,11 @@ class Probe:
 class Probes:
     by_test: dict = field(default_factory=dict)
 
-    def first_attempt(self, trial: Trial) -> int:
-        """1 where the probe already rejected the trial's first draw (the outcome is the same either way)."""
+    def known_rejection(self, trial: Trial) -> Rejection | None:
+        """The probe's rejection of the trial's first draw, if it made one: the trial then starts at its second
+        draw (and records the same rejection, so its files are the same either way)."""
         probe = self.by_test.get(trial.test)
-        return 1 if probe is not None and trial.index in probe.rejected_indices else 0
+        return probe.rejected.get(trial.index) if probe is not None else None
 
 
 def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None = None, timing=None) -> Probe:
@@ -85,7 +86,7 @@ def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None =
                 probe.accepted += 1
             else:
                 probe.rejections.append(rejection)
-                probe.rejected_indices.add(index)
+                probe.rejected[index] = rejection
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return probe

@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -27,7 +28,7 @@ from voebench.generator.params import Space
 from voebench.generator.output import (  # noqa: F401  (re-exported: the output folder's API lived here)
     entry_from_h5, is_done, manifest_name, merge, mp4_complete, prepare_output, read_manifest, write_json_atomic,
     write_manifest)
-from voebench.generator.suite import Job, Suite, Timing, load_suite
+from voebench.generator.suite import SUITE_REFS, Job, Suite, Timing, load_suite, register_suite
 from voebench.generator.feasibility import check_feasible, record_acceptance
 from voebench.generator.trial import Trial, TrialFailed, TrialResult, produce_trial
 
@@ -55,6 +56,8 @@ class RunConfig:
     threads: int = 0  # llvmpipe threads per worker; 0 = cores // workers
     shard: tuple = (0, 1)
     reuse_frames: bool = True
+    #: where the suite lives ("module:Class"), so worker processes load a suite registered only in the caller
+    suite_ref: str | None = None
 
     @property
     def timing(self) -> Timing:
@@ -120,22 +123,24 @@ def trial_done(cfg: RunConfig, trial: Trial) -> bool:
 _SUITES: dict = {}
 
 
-def _suite(name: str) -> Suite:
+def _suite(name: str, ref: str | None = None) -> Suite:
     if name not in _SUITES:
+        if ref is not None:
+            register_suite(name, ref)
         _SUITES[name] = load_suite(name)
     return _SUITES[name]
 
 
-def produce(trial: Trial, cfg: RunConfig, first_attempt: int = 0) -> TrialResult:
+def produce(trial: Trial, cfg: RunConfig, known_rejection=None) -> TrialResult:
     """Make one trial (every video of it), valid by construction: see `generator/trial.py`."""
-    suite = _suite(cfg.suite)
-    return produce_trial(trial, cfg, suite, effective_space(suite, trial.test, cfg.overrides), first_attempt)
+    suite = _suite(cfg.suite, cfg.suite_ref)
+    return produce_trial(trial, cfg, suite, effective_space(suite, trial.test, cfg.overrides), known_rejection)
 
 
 def _safe_produce(args):
-    trial, cfg, first_attempt = args
+    trial, cfg, known_rejection = args
     try:
-        return trial, produce(trial, cfg, first_attempt), None
+        return trial, produce(trial, cfg, known_rejection), None
     except TrialFailed as e:
         return trial, None, f"{e}"
     except Exception:
@@ -175,6 +180,7 @@ class RunResult:
 def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_address: str | None = None) -> RunResult:
     """Refuse what cannot be honoured, then make every trial not yet done; returns counts of videos."""
     suite = _suite(cfg.suite)
+    cfg = dataclasses.replace(cfg, suite_ref=SUITE_REFS[cfg.suite])
     probes = check_feasible(suite, cfg)  # raises UsageError before any file is touched
     prepare_output(cfg, suite)
     trials = plan_trials(cfg, suite)
@@ -197,7 +203,7 @@ def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_addre
 
         bar = tqdm(total=n_todo, unit="video", desc=f"{cfg.suite}", dynamic_ncols=True,
                    initial=0, postfix={"skipped": n_videos - n_todo})
-    tasks = [(t, probes.first_attempt(t)) for t in todo]
+    tasks = [(t, probes.known_rejection(t)) for t in todo]
     with open(mpath, "a") as mf:
         for trial, result, error in execute(tasks, cfg, backend, ray_address):
             if error is not None:
@@ -230,7 +236,8 @@ def default_workers() -> int:
 
 
 def execute(tasks: list, cfg: RunConfig, backend: str = "local", ray_address: str | None = None):
-    """Yield (trial, TrialResult, error) as trials finish; `tasks` are (trial, first attempt). Local: warm
+    """Yield (trial, TrialResult, error) as trials finish; `tasks` are (trial, the
+    probe's rejection of its first draw or None). Local: warm
     worker processes (or this process when workers == 1); ray: one Ray task per trial."""
     if not tasks:
         return
@@ -244,8 +251,8 @@ def execute(tasks: list, cfg: RunConfig, backend: str = "local", ray_address: st
     if workers == 1:
         if "bpy" not in sys.modules:
             os.environ["LP_NUM_THREADS"] = str(threads)
-        for trial, first_attempt in tasks:
-            yield _safe_produce((trial, cfg, first_attempt))
+        for trial, known in tasks:
+            yield _safe_produce((trial, cfg, known))
         return
     yield from _execute_pool(tasks, cfg, workers, threads)
 

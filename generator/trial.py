@@ -164,11 +164,13 @@ def needs_pixel_audit(scenes: dict) -> bool:
 # ------------------------------------------------------------------------------------------------ producing
 
 
-def produce_trial(trial: Trial, cfg: RunConfig, suite: Suite, space: Space, first_attempt: int = 0) -> TrialResult:
-    """Make one trial's files, valid by construction (module docstring). `first_attempt`: where to start (a
-    feasibility probe that already rejected attempt 0 says 1; the result is the same either way)."""
+def produce_trial(trial: Trial, cfg: RunConfig, suite: Suite, space: Space,
+                  known_rejection: Rejection | None = None) -> TrialResult:
+    """Make one trial's files, valid by construction (module docstring). `known_rejection`: the feasibility
+    probe's rejection of the trial's first draw, if it made one (the files are the same either way)."""
     t0 = time.perf_counter()
-    rejections: list[Rejection] = [Rejection(0, "probe", "rejected by the feasibility probe")] if first_attempt else []
+    rejections: list[Rejection] = [known_rejection] if known_rejection is not None else []
+    first_attempt = len(rejections)
     workdir = tempfile.mkdtemp(prefix="voebench-check-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     try:
         for attempt in range(first_attempt, MAX_ATTEMPTS):
