@@ -162,15 +162,7 @@ def acceptance(entries) -> dict:
 def record_acceptance(cfg: RunConfig, entries) -> None:
     """Write the per-test acceptance of this run's suite into dataset.json (a shard leaves it to `merge`, which
     sees every shard's manifest: shards may run at once on other machines)."""
-    import json
+    from voebench.generator.output import _record_acceptance
 
-    if cfg.shard[1] != 1:
-        return
-
-    from voebench.generator.output import write_json_atomic
-
-    path = os.path.join(cfg.out, "dataset.json")
-    with open(path) as f:
-        info = json.load(f)
-    info["suites"][cfg.suite]["acceptance"] = acceptance(e for e in entries if e.get("suite") == cfg.suite)
-    write_json_atomic(path, info)
+    if cfg.shard[1] == 1:
+        _record_acceptance(cfg.out, entries)

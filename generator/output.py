@@ -136,4 +136,18 @@ def merge(out: str) -> int:
             e = entry_from_h5(h5)
             entries[e["id"]] = e
     write_manifest(os.path.join(out, "manifest.jsonl"), entries.values())
+    _record_acceptance(out, entries.values())
     return len(entries)
+
+
+def _record_acceptance(out: str, entries) -> None:
+    """Per-test acceptance of every suite in the folder into dataset.json (as a single run records it)."""
+    from voebench.generator.feasibility import acceptance
+
+    path = os.path.join(out, "dataset.json")
+    with open(path) as f:
+        info = json.load(f)
+    entries = list(entries)
+    for name, suite in info.get("suites", {}).items():
+        suite["acceptance"] = acceptance(e for e in entries if e.get("suite") == name)
+    write_json_atomic(path, info)
