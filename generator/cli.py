@@ -151,8 +151,7 @@ def build_config(args):
     from voebench.generator.runner import PASSES, RunConfig, default_workers
 
     suite = _suite(args.suite)
-    tests = suite.select_tests(args.tests, getattr(args, "categories", None)) if hasattr(suite, "select_tests") \
-        else _select(suite, args.tests)
+    tests = suite.select_tests(args.tests, args.categories)
     if args.trials is not None and args.fraction is not None:
         raise UsageError("give --videos-per-test or --fraction, not both")
     if args.fraction is not None and not 0 < args.fraction <= 1:
@@ -173,22 +172,13 @@ def build_config(args):
     workers = args.workers if args.workers is not None else default_workers()
     if workers < 1:
         raise UsageError("--workers must be at least 1")
-    options = suite.options_from_args(args) if hasattr(suite, "options_from_args") else {}
+    options = suite.options_from_args(args)
     return RunConfig(
         out=args.out or os.path.join("renders", args.suite), suite=args.suite, tests=tests, trials=trials,
         base_seed=args.seed, seconds=seconds, fps=fps, width=width, height=height, engine=args.engine,
         samples=args.samples, device=args.device, passes=passes,
         overrides=resolve_overrides(suite, tests, args.config, args.set), options=options, workers=workers,
         threads=args.threads, shard=parse_shard(args.shard), reuse_frames=not args.no_reuse)
-
-
-def _select(suite, tests_arg):
-    if not tests_arg:
-        return list(suite.tests)
-    tests = [t.strip() for t in tests_arg.split(",") if t.strip()]
-    for t in tests:
-        suite.module(t)  # raises UsageError for unknown names
-    return tests
 
 
 def cmd_render(args) -> int:

@@ -2,16 +2,20 @@
 
 A *scene script* is a module in `scenes/<suite>/` with:
 
-    SPACE = {...}                               # its randomization space (generator.params leaves)
-    def build(scene, p, condition) -> None      # add objects, camera, motion to `scene` from Params `p`
+    SPACE = {...}                                 # its randomization space (generator.params leaves)
+    def build(scene, p, condition) -> None        # add objects, camera, motion to `scene` from Params `p`
+    def describe(scene, p, condition) -> str      # the video in words (text-only controls, docs)
 
-plus whatever its suite asks for (prompt texts, labels). A `Suite` lists its scene scripts in order and says
-which conditions a sampled trial is rendered in and what the manifest says about each video.
+plus whatever its suite asks for (`Suite.module_contract`: prompt texts, labels). A `Suite` lists its scene
+scripts in order and says which conditions a sampled trial is rendered in and what the manifest says about
+each video. `load_suite` imports every scene module of a suite and checks it against the contract, so a broken
+scene fails when the suite loads, not mid-render.
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field
 from types import ModuleType
 
@@ -68,6 +72,9 @@ class Suite:
     default_resolution = (320, 240)
     #: the condition whose build must record a violation (all other conditions must record none)
     violated_condition: str | None = None
+    #: what every scene module must define: a name -> its parameter names (a function) or its type
+    module_contract: dict = {"SPACE": dict, "build": ("scene", "p", "condition"),
+                             "describe": ("scene", "p", "condition")}
 
     def __init__(self):
         self._modules: dict[str, ModuleType] = {}
@@ -78,6 +85,21 @@ class Suite:
         if test not in self._modules:
             self._modules[test] = importlib.import_module(f"{self.package}.{test}")
         return self._modules[test]
+
+    def check_modules(self) -> None:
+        """Import every scene module and check it against `module_contract` (TypeError naming what is wrong)."""
+        for test in self.tests:
+            m = self.module(test)
+            for name, want in self.module_contract.items():
+                if not hasattr(m, name):
+                    raise TypeError(f"{m.__name__}: a {self.name} scene module must define {name}")
+                have = getattr(m, name)
+                if isinstance(want, tuple):
+                    params = tuple(inspect.signature(have).parameters) if callable(have) else None
+                    if params != want:
+                        raise TypeError(f"{m.__name__}.{name} must take ({', '.join(want)}), not {params}")
+                elif not isinstance(have, want):
+                    raise TypeError(f"{m.__name__}.{name} must be a {want.__name__}")
 
     def space(self, test: str) -> Space:
         return Space(self.module(test).SPACE)
@@ -95,8 +117,25 @@ class Suite:
         """Suite-specific manifest fields for one video (prompts, description, labels...)."""
         raise NotImplementedError
 
-    def extra_groups(self, job: Job, p: Params, scene: Scene) -> dict:
-        """Extra HDF5 groups (name -> attributes), e.g. AVoE `labels`."""
+    def extra_groups(self, job: Job, p: Params, scene: Scene, entry: dict) -> dict:
+        """Extra HDF5 groups (name -> attributes) from the video's manifest entry, e.g. AVoE `labels`."""
+        return {}
+
+    # ------------------------------------------------------------------ command-line hooks (defaults)
+
+    def select_tests(self, tests_arg: str | None, categories_arg: str | None = None) -> list[str]:
+        """The tests named by `--tests` (comma-separated), in canonical order; all when none is named."""
+        if categories_arg:
+            raise UsageError(f"--categories: suite {self.name} has no categories (use --tests)")
+        if not tests_arg:
+            return list(self.tests)
+        names = [t.strip() for t in tests_arg.split(",") if t.strip()]
+        for t in names:
+            self.module(t)  # raises UsageError for unknown names
+        return [t for t in self.tests if t in names]
+
+    def options_from_args(self, args) -> dict:
+        """Suite-specific switches from the command line (recorded in the dataset identity)."""
         return {}
 
     # ------------------------------------------------------------------ shared
@@ -150,7 +189,9 @@ def load_suite(name: str) -> Suite:
     if name not in SUITE_REFS:
         raise UsageError(f"unknown suite {name!r}; one of: {', '.join(SUITE_REFS)}")
     module, cls = SUITE_REFS[name].split(":")
-    return getattr(importlib.import_module(module), cls)()
+    suite = getattr(importlib.import_module(module), cls)()
+    suite.check_modules()
+    return suite
 
 
 @dataclass

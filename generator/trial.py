@@ -130,7 +130,7 @@ def check_draw(suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Spa
     for job in trial.jobs:
         entry = manifest_entry(cfg, suite, job, p, scenes[job.condition], space, attempt, [])
         path = os.path.join(workdir, f"{job.stem}.h5")
-        write_files(job, cfg, scenes[job.condition], entry, suite.extra_groups(job, p, scenes[job.condition]),
+        write_files(job, cfg, scenes[job.condition], entry, suite.extra_groups(job, p, scenes[job.condition], entry),
                     path, None, passes=())
         files.append((entry, path))
         for problem in suite.statement_problems(job, p, scenes[job.condition], entry, cfg.width, cfg.height):
@@ -208,7 +208,7 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
             os.makedirs(os.path.dirname(base), exist_ok=True)
             tmp_h5, tmp_mp4 = f"{base}.h5.tmp-{os.getpid()}", f"{base}.mp4.tmp-{os.getpid()}"
             tmp[job.id] = (tmp_h5, tmp_mp4, base)
-            rendered = write_files(job, cfg, scene, entry, suite.extra_groups(job, p, scene), tmp_h5,
+            rendered = write_files(job, cfg, scene, entry, suite.extra_groups(job, p, scene, entry), tmp_h5,
                                    tmp_mp4 if "rgb" in cfg.passes else None, tuple(cfg.passes), cfg)
             result.frames += scene.n_frames
             result.rendered_frames += rendered

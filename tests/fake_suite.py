@@ -45,3 +45,8 @@ def build(scene, p, condition):
     scene.look((0.0, -4.0, 2.0), (0.0, 0.0, 0.0), fov_deg=50.0)
     if condition == "implausible":
         edits.recolor(scene, "ball", scene.n_frames // 2, (0.1, 0.1, 0.8), ["unchangeableness"])
+
+
+def describe(scene, p, condition):
+    return f"A ball {p.size:.2f} m across rests on a floor" + (" and changes colour." if condition == "implausible"
+                                                               else ".")

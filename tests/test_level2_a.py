@@ -225,7 +225,7 @@ def test_describe_matches_condition():
     for test in TESTS:
         m = SUITE.module(test)
         p, P, I = pair(test, 1)
-        a, b = m.describe(p, "plausible"), m.describe(p, "implausible")
+        a, b = m.describe(None, p, "plausible"), m.describe(None, p, "implausible")
         assert a != b and len(a) > 80
 
 

@@ -17,7 +17,7 @@ of the trial's seed, so it is the same whatever is rendered.
 
 A category script provides `SPACE`, `build(scene, p, condition)`, `subtype(p)`, `labels(scene, p)` (features,
 prior and posterior rules via `evaluate.baseline.labels.make_labels`; posterior rules measured on the built
-scene's tracks), `describe(scene, p)`, `SUBTYPES`, `OBSERVATION` and `ASSUMPTION`.
+scene's tracks), `describe(scene, p, condition)`, `SUBTYPES`, `OBSERVATION` and `ASSUMPTION`.
 """
 
 from __future__ import annotations
@@ -125,17 +125,10 @@ class AVoE(Suite):
         m = self.module(job.test)
         text = PROMPT.format(assumption=m.ASSUMPTION, observation=m.OBSERVATION)
         return {"category": m.CATEGORY, "subtype": job.test, "split": split_of(job.seed),
-                "labels": self._labels(job, p, scene),
+                "labels": m.labels(scene, p),
                 "prompts": [{"kind": "plausibility", "text": text,
                              "answer": "yes" if job.condition == "expected" else "no"}],
-                "description": m.describe(scene, p)}
+                "description": m.describe(scene, p, job.condition)}
 
-    def extra_groups(self, job, p, scene):
-        return {"labels": self._labels(job, p, scene)}
-
-    def _labels(self, job, p, scene):
-        cache = getattr(scene, "_avoe_labels", None)
-        if cache is None:
-            cache = self.module(job.test).labels(scene, p)
-            scene._avoe_labels = cache
-        return cache
+    def extra_groups(self, job, p, scene, entry):
+        return {"labels": entry["labels"]}

@@ -120,7 +120,7 @@ def labels(scene, p) -> dict:
                        posterior_rules={"support_holds_object": not fell(scene)})
 
 
-def describe(scene, p) -> str:
+def describe(scene, p, condition) -> str:
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height, p.object.depth)
     shape = p.object.shape.replace("_", " ")
     outcome = ("It tips over the edge and falls to the ground." if fell(scene)

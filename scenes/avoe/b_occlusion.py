@@ -170,7 +170,7 @@ def labels(scene, p) -> dict:
                        posterior_rules={"object_seen_in_middle": seen})
 
 
-def describe(scene, p) -> str:
+def describe(scene, p, condition) -> str:
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
     shape = p.object.shape.replace("_", " ")
     seen = "Its top is seen above the middle part as it passes." if seen_frames(scene) else \

@@ -263,7 +263,7 @@ def labels(scene, p) -> dict:
                        posterior_rules={"object_fit": fit, "object_protruded": protruded})
 
 
-def describe(scene, p) -> str:
+def describe(scene, p, condition) -> str:
     w, h = object_dims(p)
     W, D, H = object_size(p.object.shape, w, h)
     fit, protruded = outcome(scene, p)

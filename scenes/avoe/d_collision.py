@@ -174,7 +174,7 @@ def labels(scene, p) -> dict:
                                         "left_object_sped_up": o["left_object"][1]})
 
 
-def describe(scene, p) -> str:
+def describe(scene, p, condition) -> str:
     hl, hr, vl, vr = sizes_speeds(p)
     o = outcome(scene, p)
 

@@ -221,7 +221,7 @@ def labels(scene, p) -> dict:
                        posterior_rules={"object_passed_through_wall": passed_through(scene, p)})
 
 
-def describe(scene, p) -> str:
+def describe(scene, p, condition) -> str:
     kind = WALL_TYPE[p.subtype]
     W, D, H = object_size(p.object.shape, p.object.length, p.object.height, p.object.width)
     barrier = {"soft": "a curtain of hanging blue strips",

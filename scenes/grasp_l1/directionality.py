@@ -65,7 +65,7 @@ def negative(p, rng):
     return other_label(LABELS, p.direction, rng)
 
 
-def describe(p):
+def describe(scene, p, condition):
     seen = {"forward": "away from the viewer (up in the view)", "backward": "toward the viewer (down in the view)",
             "left": "to the left", "right": "to the right"}[p.direction]
     return (f"Seen from above, a ball lies in a square tray. After {p.start_delay:.1f} s it rolls {seen} "

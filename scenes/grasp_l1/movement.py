@@ -45,7 +45,7 @@ def negative(p, rng):
     return other_label(LABELS, p.movement, rng)
 
 
-def describe(p):
+def describe(scene, p, condition):
     if p.movement == "moving":
         return (f"Seen from above, a ball lies in a square tray. After {p.start_delay:.1f} s it rolls across "
                 f"the tray at {p.speed:.1f} m/s, slows down and stops.")

@@ -43,5 +43,5 @@ def negative(p, rng):
     return other_label(LABELS, p.side, rng)
 
 
-def describe(p):
+def describe(scene, p, condition):
     return f"A black barrier stands on a wooden table and a ball lies on its {p.side} side. Nothing moves."

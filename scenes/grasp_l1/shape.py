@@ -44,6 +44,6 @@ def negative(p, rng):
     return other_label(LABELS, p.shape, rng)
 
 
-def describe(p):
+def describe(scene, p, condition):
     what = f"ball {p.size:.1f} m across" if p.shape == "ball" else f"cube with {p.size:.1f} m edges"
     return f"A black {what} rests on a wooden table. Nothing moves."

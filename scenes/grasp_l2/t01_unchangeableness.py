@@ -18,6 +18,7 @@ from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, 
 
 NUMBER = 1
 OBSERVATION = "the outcome of the experiment"
+ASSUMPTION = ""
 PRINCIPLES = ["unchangeableness"]
 
 # The 7 spawn points of the Unity scene (Unity x, z) on the platform, in their order.
@@ -122,7 +123,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     objs = _objects(p)
     n = len(objs)
     kinds = ", ".join(f"a {NOUN[s]}" for _, s, _, _ in objs)

@@ -18,6 +18,7 @@ from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, 
 
 NUMBER = 2
 OBSERVATION = "the outcome of the experiment"
+ASSUMPTION = ""
 PRINCIPLES = ["unchangeableness"]
 
 FLOOR_TOP = U(0, 11.326, 0)[2]
@@ -69,7 +70,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     side, other = ("right", "left") if p.mirror else ("left", "right")
     text = (f"After {p.start_delay:.1f} s a sphere rolls into view from the {side} and rolls towards the {other}, "
             f"slowing down on the way. There is an occluding object, larger than the sphere, in the foreground. "

@@ -20,6 +20,7 @@ from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, 
 
 NUMBER = 3
 OBSERVATION = "the final position of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["solidity", "continuity"]
 
 PLANK_TOP = U(0, 10.957, 0)[2]
@@ -90,7 +91,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     side, other = ("right", "left") if p.mirror else ("left", "right")
     inner, outer = barriers(p)
     text = (f"A sphere rolls on a flat, solid plank with a wall at its back. After {p.start_delay:.1f} s it comes "

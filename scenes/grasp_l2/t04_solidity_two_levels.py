@@ -23,6 +23,7 @@ from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, 
 
 NUMBER = 4
 OBSERVATION = "the final position of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["solidity", "continuity"]
 
 X0 = U(3.811, 0, 0)[0]  # mirror plane (the room is symmetric but the holders are not)
@@ -113,7 +114,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     text = ("There is a room enclosed by walls at the sides and at the back, with a lower floor at the very bottom "
             "and an upper floor parallel to it a certain height above. Both floors are solid and extend to the "
             f"back wall and the side walls; the upper floor has a gap of {p.gap * 100:.0f} cm in the middle, "

@@ -25,6 +25,7 @@ from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, 
 
 NUMBER = 5
 OBSERVATION = "the location of the cube"
+ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 
 X0 = U(3.728, 0, 0)[0]  # mirror plane
@@ -103,7 +104,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     left, right = ("right", "left") if p.mirror else ("left", "right")
     where = (f"on the {left} side of the two occluders" if condition == "plausible" else "between the two occluders")
     which = left if condition == "plausible" else right

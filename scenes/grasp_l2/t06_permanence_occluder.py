@@ -26,6 +26,7 @@ from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, 
 
 NUMBER = 6
 OBSERVATION = "the trajectory of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 
 X0 = U(3.811, 0, 0)[0]  # mirror plane
@@ -87,7 +88,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     side, other = ("right", "left") if p.mirror else ("left", "right")
     text = (f"After {p.start_delay:.1f} s a sphere rolls from the {side} side to the {other} side, slowing down, "
             f"passing behind an occluder on the way. The occluder is higher on the left and the right side and lower "

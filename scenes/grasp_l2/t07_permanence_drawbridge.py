@@ -22,6 +22,7 @@ from voebench.scenes.grasp_l2.apparatus import COVER_TINT, S, U, camera_space, d
 
 NUMBER = 7
 OBSERVATION = "the trajectory of the rotating plank"
+ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 
 X0 = U(3.745, 0, 0)[0]  # mirror plane (the camera looks from the right; mirroring moves it to the left)
@@ -96,7 +97,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     text = ("A solid object is standing on a solid and flat surface. A mechanism moves a plank in a rotating motion. "
             f"The plank starts out flat on the surface in front of the object. After {p.start_delay:.1f} s it is "
             "rotated upwards until it stands vertically on the surface and occludes the object, ")

@@ -19,6 +19,7 @@ from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times, orienta
 
 NUMBER = 8
 OBSERVATION = "the trajectory of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
 
 SPACE = {
@@ -78,7 +79,7 @@ def build(scene, p, condition):
     td.look_down(scene, p, tray)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     back = "on the other side of the line, at the same angle" if condition == "plausible" else \
         "straight back along its incoming path, on the same side of the line"
     return (f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "

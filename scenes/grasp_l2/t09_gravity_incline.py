@@ -24,6 +24,7 @@ from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, frame_times, orientatio
 
 NUMBER = 9
 OBSERVATION = "the trajectory of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["gravity"]
 
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
@@ -105,7 +106,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     how = ("rolls down the plank, speeding up, and disappears behind the panel at the low end"
            if condition == "plausible" else
            "appears at the low end and rolls up the plank, speeding up, and disappears behind the panel at the high end")

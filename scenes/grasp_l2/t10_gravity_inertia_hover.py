@@ -24,6 +24,7 @@ from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cov
 
 NUMBER = 10
 OBSERVATION = "the final position of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["gravity", "inertia"]
 
 X0 = U(3.811, 0, 0)[0]
@@ -110,7 +111,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     end = ("the ball lies on the floor" if condition == "plausible" else
            "the ball hovers in mid-air above the floor, level with the small blocks")
     return (f"After {p.start_delay:.1f} s a ball falls from the top of a box into view, speeding up, and disappears "

@@ -22,6 +22,7 @@ from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge, req
 
 NUMBER = 11
 OBSERVATION = "the trajectory of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["gravity", "inertia"]
 
 X0 = U(3.811, 0, 0)[0]
@@ -150,7 +151,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     if condition == "plausible":
         end = ("past the edge it falls in a curve, keeping its sideways motion, lands on the floor and rolls on in "
                "the same direction until it disappears behind the panel at the other end")

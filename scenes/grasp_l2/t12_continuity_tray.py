@@ -20,6 +20,7 @@ from voebench.scenes.grasp_l2.motion import require
 
 NUMBER = 12
 OBSERVATION = "the final position of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["continuity"]
 
 SPACE = {
@@ -48,7 +49,7 @@ def build(scene, p, condition):
         edits.record(scene, PRINCIPLES, "teleport", "plank", frame - 1, frame, hidden=True)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     end = ("the ball lies in the corner it rolled toward, and the other corner, closed off by a diagonal plank, "
            "is empty" if condition == "plausible" else
            "the corner the ball rolled toward is closed off by a diagonal plank, and the ball lies inside the "

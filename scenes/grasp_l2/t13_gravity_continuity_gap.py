@@ -26,6 +26,7 @@ from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge, req
 
 NUMBER = 13
 OBSERVATION = "the final position of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["gravity", "continuity"]
 
 X0 = U(3.811, 0, 0)[0]
@@ -167,7 +168,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     end = ("the ball lies at rest on the lower plank, below the gap's far side" if condition == "plausible" else
            "the ball lies at rest on the upper plank, on the far side of the gap")
     return (f"After {p.start_delay:.1f} s a ball rolls slowly out of a small box along an upper plank, with a "

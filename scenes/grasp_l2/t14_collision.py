@@ -26,6 +26,7 @@ from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, require
 
 NUMBER = 14
 OBSERVATION = "the interaction between the balls"
+ASSUMPTION = ", assuming they are of the same mass"  # the one prompt with an extra clause (supplementary Section 2)
 PRINCIPLES = ["collision"]
 
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
@@ -164,7 +165,7 @@ def build(scene, p, condition):
         raise RuntimeError("t14: the ball would come into existence in view; narrow the camera offsets")
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     what = ("it pushes that ball away toward the wall at the end of the box, where it stops; the first ball rolls "
             "on behind it and comes to rest right behind it" if condition == "plausible" else
             "that ball stays exactly where it was, and the first ball stops next to it")

@@ -23,6 +23,7 @@ from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, 
 
 NUMBER = 15
 OBSERVATION = "the final position of the top cube"
+ASSUMPTION = ""
 PRINCIPLES = ["support", "gravity"]
 
 X0 = U(3.728, 0, 0)[0]  # mirror plane
@@ -93,7 +94,7 @@ def build(scene, p, condition):
     finish(scene, p, X0)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     side = "left" if not p.mirror else "right"
     text = (f"A box rests on an object that has a flat and solid surface. After {p.start_delay:.1f} s a pin pushes "
             f"the box sideways along that surface, to the {side}. ")

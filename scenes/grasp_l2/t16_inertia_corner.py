@@ -15,6 +15,7 @@ from voebench.scenes.grasp_l2.motion import require
 
 NUMBER = 16
 OBSERVATION = "the final position of the ball"
+ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
 
 SPACE = {**td.CORNER_SPACE, "cover_depth": 1.5, **VISUAL}  # cover_depth: m of the tray's far end under the cover
@@ -31,7 +32,7 @@ def build(scene, p, condition):
         edits.teleport(scene, "ball", frame, tray.world(*other, ball.position[frame, 2]), PRINCIPLES, hidden=True)
 
 
-def describe(p, condition):
+def describe(scene, p, condition):
     end = ("the ball lies in the corner it was rolling toward; the other corner is empty"
            if condition == "plausible" else
            "the corner the ball was rolling toward is empty; the ball lies in the other corner")
