@@ -106,9 +106,9 @@ POSITIVE = Domain("a positive size, length or speed", 0.0, lo_open=True)
 #: times (s), gaps and distances that may be zero, friction and rolling resistance
 NON_NEGATIVE = Domain("a non-negative time, gap or distance", 0.0)
 #: fractions, colour components (RGB, HSV), hue shifts, probabilities, coefficients of restitution
-UNIT = Domain("a fraction", 0.0, 1.0)
+FRACTION = Domain("a fraction", 0.0, 1.0)
 #: a signed fraction (a position across a width, centred)
-SIGNED_UNIT = Domain("a signed fraction", -1.0, 1.0)
+SIGNED_FRACTION = Domain("a signed fraction", -1.0, 1.0)
 #: a camera's field of view: 0 and 180 degrees do not make a perspective image
 FOV = Domain("a field of view in degrees", 0.0, 180.0, lo_open=True, hi_open=True)
 #: orientations (yaw, pitch, roll), degrees: one turn either way
