@@ -242,18 +242,17 @@ def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_addre
         if j not in todo and j.id not in entries:
             entries[j.id] = entry_from_h5(os.path.join(cfg.out, j.relpath + ".h5"))
 
-    failed, frames, rendered = [], 0, 0
-    t0 = time.perf_counter()
-    bar = None
-    if progress and todo:
-        from tqdm import tqdm
+    from voebench.generator.progress import FailureLog, Progress
 
-        bar = tqdm(total=len(todo), unit="video", desc=f"{cfg.suite}", dynamic_ncols=True,
-                   initial=0, postfix={"skipped": len(jobs) - len(todo)})
+    frames, rendered = 0, 0
+    t0 = time.perf_counter()
+    bar = Progress(len(todo), cfg.suite, skipped=len(jobs) - len(todo), enabled=progress)
+    failures = FailureLog(cfg.out, say=bar.write)
     with open(mpath, "a") as mf:
         for job, entry, error in execute(todo, cfg, backend, ray_address):
             if error is not None:
-                failed.append((job.id, error))
+                failures.add(job.id, error)
+                bar.update(failed=True)
             else:
                 timing = entry.pop("_timing")
                 frames += timing["frames"]
@@ -261,12 +260,9 @@ def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_addre
                 entries[job.id] = entry
                 mf.write(json.dumps(entry) + "\n")
                 mf.flush()
-            if bar is not None:
-                bar.update(1)
-                elapsed = time.perf_counter() - t0
-                bar.set_postfix({"frames/s": f"{frames / max(elapsed, 1e-9):.0f}", "failed": len(failed)})
-    if bar is not None:
-        bar.close()
+                bar.update(frames=timing["frames"])
+    bar.close()
+    failed = failures.failures
     write_manifest(mpath, entries.values())
     return RunResult(len(todo) - len(failed), len(jobs) - len(todo), failed, time.perf_counter() - t0, frames,
                      rendered)
