@@ -222,19 +222,41 @@ def cmd_render(args) -> int:
 
 
 def cmd_params(args) -> int:
-    import yaml
-
     suite_name, _, test = args.target.partition("/")
     suite = _suite(suite_name)
     tests = [test] if test else list(suite.tests)
     for t in tests:
         suite.module(t)
     overrides = resolve_overrides(suite, tests, args.config, args.set)
-    doc = {f"{suite.name}/{t}": suite.space(t).override(overrides.get(t, {})).describe() for t in tests}
     print("# Randomization spaces: `lo:hi` is uniform, a list is a choice (Level 1 labels cycle evenly),")
-    print("# a plain value is a constant. Override with --set KEY=VALUE or --config FILE.yaml.")
-    print(yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=110), end="")
+    print("# a plain value is a constant. Override with --set KEY=VALUE or --config FILE.yaml; the comment")
+    print("# after a number says which values it may take (its domain).")
+    for t in tests:
+        space = suite.space(t).override(overrides.get(t, {}))
+        print("\n".join(space_yaml(f"{suite.name}/{t}", space.tree)))
     return 0
+
+
+def space_yaml(name: str, tree: dict, indent: str = "") -> list[str]:
+    """A space as YAML (one leaf a line, in declaration order) with each leaf's domain as a comment."""
+    import yaml
+
+    from voebench.generator.params import Dist
+
+    def scalar(value) -> str:
+        text = yaml.safe_dump(value, default_flow_style=True, width=10**6).strip()
+        return text[:-4].rstrip() if text.endswith("\n...") else text
+
+    lines = [f"{indent}{scalar(name)}:"]
+    for key, leaf in tree.items():
+        if isinstance(leaf, dict):
+            lines += space_yaml(key, leaf, indent + "  ")
+            continue
+        value = leaf.describe() if isinstance(leaf, Dist) else (list(leaf) if isinstance(leaf, tuple) else leaf)
+        line = f"{indent}  {scalar(key)}: {scalar(value)}"
+        domain = getattr(leaf, "domain", None)
+        lines.append(f"{line:<44}  # {domain}" if domain is not None else line)
+    return lines
 
 
 # ------------------------------------------------------------------------------------------ verify / merge
