@@ -82,9 +82,9 @@ def register(sub) -> None:
 
 
 def _suite(name):
-    from voebench.scenes import REGISTRY
+    from voebench.generator.suite import load_suite
 
-    return REGISTRY.get(name)
+    return load_suite(name)
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
@@ -213,8 +213,7 @@ def cmd_render(args) -> int:
     if result.failed:  # each failure was reported in one line as it happened; the tracebacks are in the log
         from voebench.generator.progress import ERRORS_LOG, failure_summary
 
-        print(failure_summary(result.failed, result.done + len(result.failed), os.path.join(cfg.out, ERRORS_LOG)),
-              file=sys.stderr)
+        print(failure_summary(result.failed, os.path.join(cfg.out, ERRORS_LOG)), file=sys.stderr)
     return 1 if result.failed else 0
 
 

@@ -1,9 +1,9 @@
-"""`--backend ray`: one Ray task per video, on a local Ray instance or an existing cluster.
+"""`--backend ray`: one Ray task per trial, on a local Ray instance or an existing cluster.
 
     voebench render grasp-l1 --backend ray                          # starts a private local Ray, stops it after
     voebench render grasp-l1 --backend ray --ray-address HOST:6379  # submits to a running cluster (`ray start`)
 
-Every video is produced by the same `runner.produce` as the local backend, from a `Job` whose seed depends only
+Every trial is produced by the same `runner.produce` as the local backend, from a `Job` whose seed depends only
 on (base seed, suite, test, index), so the output is byte-identical to a single local run whatever the cluster
 does. Ray keeps its worker processes alive between tasks, so bpy is imported once per worker (warm workers);
 `LP_NUM_THREADS` (llvmpipe's thread count, read when bpy loads) reaches the worker through `runtime_env` and is
@@ -48,7 +48,7 @@ def task_resources(cfg) -> dict:
     return res
 
 
-def _produce_task(job, cfg, threads: int):
+def _produce_task(task, cfg, threads: int):
     """Runs in a Ray worker. Worker processes are reused, so bpy is imported once per worker."""
     from voebench.generator.runner import _drop_bpy_script_paths, _safe_produce
 
@@ -63,13 +63,15 @@ def _produce_task(job, cfg, threads: int):
             os._exit(1)
         except FileExistsError:
             pass
-    base = os.path.join(cfg.out, job.relpath)
-    for stale in glob.glob(base + ".*.tmp-*"):  # left by an earlier attempt whose worker died
-        try:
-            os.remove(stale)
-        except OSError:
-            pass
-    return _safe_produce((job, cfg))
+    trial, known_rejection = task
+    for job in trial.jobs:
+        base = os.path.join(cfg.out, job.relpath)
+        for stale in glob.glob(base + ".*.tmp-*"):  # left by an earlier attempt whose worker died
+            try:
+                os.remove(stale)
+            except OSError:
+                pass
+    return _safe_produce((trial, cfg, known_rejection))
 
 
 class LocalRay:
@@ -135,7 +137,8 @@ def _refresh_ray_config():
 
 
 def execute_ray(jobs, cfg, address: str | None = None):
-    """Yield (job, entry, error) as Ray tasks finish (any order), like `runner.execute`."""
+    """Yield (trial, result, error) as Ray tasks finish (any order), like `runner.execute`; `jobs` are its
+    (trial, known rejection) tasks."""
     try:
         import ray
     except ImportError:
@@ -179,7 +182,7 @@ def execute_ray(jobs, cfg, address: str | None = None):
                 try:
                     yield ray.get(ref)
                 except Exception:  # worker lost beyond max_retries, or the task could not run
-                    yield job, None, traceback.format_exc()
+                    yield job[0], None, traceback.format_exc()
     finally:
         if local is not None:
             local.stop()

@@ -56,14 +56,15 @@ class Progress:
     def rate(self) -> float:
         return self.frames / max(time.perf_counter() - self.t0, 1e-9)
 
-    def update(self, frames: int = 0, failed: bool = False) -> None:
-        self.done += 1
+    def update(self, videos: int = 1, frames: int = 0, failed: bool = False) -> None:
+        """`videos` more are finished (a trial may hold several); `failed`: they failed."""
+        self.done += videos
         self.frames += frames
-        self.failed += bool(failed)
+        self.failed += videos if failed else 0
         if not self.enabled:
             return
         if self.bar is not None:
-            self.bar.update(1)
+            self.bar.update(videos)
             self.bar.set_postfix({"frames/s": f"{self.rate():.0f}", "failed": self.failed})
         elif self.done >= self.next_line or self.done == self.total:
             self._line()
@@ -112,14 +113,15 @@ class FailureLog:
         except OSError as e:  # the log is a convenience: never let it hide the failure itself
             self.say(f"(could not append to {self.path}: {e.strerror})")
 
-    def summary(self, total: int) -> str | None:
-        return failure_summary(self.failures, total, self.path)
+    def summary(self) -> str | None:
+        return failure_summary(self.failures, self.path)
 
 
-def failure_summary(failures: list[tuple[str, str]], total: int, log_path: str) -> str | None:
-    """One line for the end of a run, with its most common causes, or None when nothing failed."""
+def failure_summary(failures: list[tuple[str, str]], log_path: str) -> str | None:
+    """One line for the end of a run (how many failed, the most common causes, where the tracebacks are), or
+    None when nothing failed. A failure is a video or a whole trial (both videos of a pair are made together)."""
     if not failures:
         return None
     causes = Counter(last_line(e, 120) for _, e in failures).most_common()
     shown = "; ".join(f"{n}x {c}" for c, n in causes[:3]) + ("; ..." if len(causes) > 3 else "")
-    return f"{len(failures)} of {total} videos failed ({shown}); full tracebacks in {log_path}"
+    return f"{len(failures)} failed ({shown}); full tracebacks in {log_path}"

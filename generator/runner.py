@@ -1,18 +1,22 @@
 """Plan, produce and record a rendered set: resumable, atomic, the same bytes whatever the workers or shards.
 
-- Every video is a `Job` whose seed comes from (base seed, suite, test, index), so any video can be made
-  alone, in any process, in any order.
-- Files are written under a temporary name and renamed when complete; a finished video is never redone
+- Every trial (one video, or the videos of a pair) has a seed from (base seed, suite, test, index), so any
+  trial can be made alone, in any process, in any order; one worker makes a trial whole (`generator/trial.py`:
+  drawn, built, audited, rendered, renamed into place), so a pair is written both or neither.
+- Before anything is written, `feasibility.check_feasible` refuses a test whose space the run's settings leave
+  (almost) no valid draw in.
+- Files are written under a temporary name and renamed when complete; a finished trial is never redone
   (delete it, or let `voebench verify --repair` delete broken ones, to have it made again).
-- Workers are warm: one process imports bpy once and renders many videos.
+- Workers are warm: one process imports bpy once and renders many trials.
 - `manifest.jsonl` gets one line per finished video as soon as it is done and is rewritten sorted at the end;
   a shard writes `manifest-shard-I-of-N.jsonl` instead, and `merge` combines shards.
 """
-
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -20,11 +24,13 @@ from dataclasses import dataclass, field
 
 from voebench import __version__
 from voebench.errors import UsageError
-from voebench.generator.params import Params, Space
+from voebench.generator.params import Space
 from voebench.generator.output import (  # noqa: F401  (re-exported: the output folder's API lived here)
     entry_from_h5, is_done, manifest_name, merge, mp4_complete, prepare_output, read_manifest, write_json_atomic,
     write_manifest)
-from voebench.generator.suite import Job, Suite, Timing
+from voebench.generator.suite import SUITE_REFS, Job, Suite, Timing, load_suite, register_suite
+from voebench.generator.feasibility import check_feasible, record_acceptance
+from voebench.generator.trial import Trial, TrialFailed, TrialResult, produce_trial
 
 PASSES = ("rgb", "depth", "segmentation")
 
@@ -50,6 +56,8 @@ class RunConfig:
     threads: int = 0  # llvmpipe threads per worker; 0 = cores // workers
     shard: tuple = (0, 1)
     reuse_frames: bool = True
+    #: where the suite lives ("module:Class"), so worker processes load a suite registered only in the caller
+    suite_ref: str | None = None
 
     @property
     def timing(self) -> Timing:
@@ -73,10 +81,11 @@ def effective_space(suite: Suite, test: str, overrides: dict) -> Space:
 # ------------------------------------------------------------------------------------------------ planning
 
 
-def plan(cfg: RunConfig, suite: Suite) -> list[Job]:
-    """All jobs of the run in canonical order, this shard's share only. Trials (both videos of a pair)
-    are dealt to shards round-robin, so shards are disjoint and their union is the whole set."""
-    jobs, trial_no = [], 0
+def plan_trials(cfg: RunConfig, suite: Suite) -> list[Trial]:
+    """All trials of the run in canonical order, this shard's share only. Trials are dealt to shards
+    round-robin, so shards are disjoint and their union is the whole set. A trial's conditions come from its
+    first draw (AVoE: a category's trial belongs to the sub-type its first draw shows; none = not this test's)."""
+    trials, trial_no = [], 0
     shard, n_shards = cfg.shard
     for test in cfg.tests:
         space = effective_space(suite, test, cfg.overrides)
@@ -85,11 +94,28 @@ def plan(cfg: RunConfig, suite: Suite) -> list[Job]:
             trial_no += 1
             if not mine:
                 continue
-            seed, p = suite.sample(test, space, cfg.base_seed, index)
-            pair_id = f"{suite.name}/{test}/{index:05d}" if suite.paired() else None
-            for condition in suite.conditions(test, p, {**cfg.options, "seed": seed}):
-                jobs.append(Job(suite.name, test, index, condition, seed, pair_id))
-    return jobs
+            trial = first_trial(suite, test, space, cfg, index)
+            if trial.conditions:
+                trials.append(trial)
+    return trials
+
+
+def first_trial(suite: Suite, test: str, space: Space, cfg: RunConfig, index: int) -> Trial:
+    seed = suite.trial_seed(test, cfg.base_seed, index)
+    p = suite.draw(test, space, seed, index)
+    conditions = tuple(suite.conditions(test, p, {**cfg.options, "seed": seed}))
+    return Trial(suite.name, test, index, seed, conditions, suite.paired())
+
+
+def plan(cfg: RunConfig, suite: Suite) -> list[Job]:
+    """Every video of the run (the jobs of `plan_trials`), in canonical order."""
+    return [job for trial in plan_trials(cfg, suite) for job in trial.jobs]
+
+
+def trial_done(cfg: RunConfig, trial: Trial) -> bool:
+    """A trial is done when every one of its videos is (a kill between two renames leaves a partial pair,
+    which is made again whole: the same bytes)."""
+    return all(is_done(cfg, job) for job in trial.jobs)
 
 
 # ------------------------------------------------------------------------------------------------ producing
@@ -97,106 +123,28 @@ def plan(cfg: RunConfig, suite: Suite) -> list[Job]:
 _SUITES: dict = {}
 
 
-def _suite(name: str) -> Suite:
+def _suite(name: str, ref: str | None = None) -> Suite:
     if name not in _SUITES:
-        from voebench.scenes import REGISTRY
-
-        _SUITES[name] = REGISTRY.get(name)
+        if ref is not None:
+            register_suite(name, ref)
+        _SUITES[name] = load_suite(name)
     return _SUITES[name]
 
 
-def produce(job: Job, cfg: RunConfig) -> dict:
-    """Make one video: sample, build (and simulate), render, write atomically. Returns its manifest entry."""
-    from voebench.generator.io.hdf5 import StatesWriter
-
-    t0 = time.perf_counter()
-    suite = _suite(cfg.suite)
-    space = effective_space(suite, job.test, cfg.overrides)
-    seed, p = suite.sample(job.test, space, cfg.base_seed, job.index)
-    assert seed == job.seed
-    scene = suite.make_scene(job, p, cfg.timing)
-    entry = manifest_entry(cfg, suite, job, p, scene, space)
-    t_build = time.perf_counter() - t0
-
-    base = os.path.join(cfg.out, job.relpath)
-    os.makedirs(os.path.dirname(base), exist_ok=True)
-    tmp_h5, tmp_mp4 = f"{base}.h5.tmp-{os.getpid()}", f"{base}.mp4.tmp-{os.getpid()}"
-    attrs = {
-        "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
-        "pair_id": job.pair_id or "", "seed": job.seed, "fps": cfg.fps, "n_frames": scene.n_frames,
-        "width": cfg.width, "height": cfg.height, "engine": cfg.engine, "generator_version": __version__,
-        "params": json.dumps(entry["params"]),
-    }
-    passes = tuple(cfg.passes)
-    writer = StatesWriter(tmp_h5, scene, cfg.width, cfg.height, attrs, passes)
-    video = None
-    n_rendered = 0
-    try:
-        if passes:
-            from voebench.generator.blender.render import Renderer, RenderSettings
-            from voebench.generator.io.video import VideoWriter
-
-            renderer = Renderer(scene, RenderSettings(cfg.width, cfg.height, cfg.engine, cfg.samples, cfg.device))
-            try:
-                if "rgb" in passes:
-                    video = VideoWriter(tmp_mp4, cfg.width, cfg.height, cfg.fps)
-                for frame in renderer.frames(passes, reuse=cfg.reuse_frames):
-                    if video is not None:
-                        video.write(frame.rgb)
-                    writer.add_frame(frame.index, frame.unique, frame.depth, frame.segmentation)
-                    n_rendered += frame.rendered
-            finally:
-                renderer.close()
-            if video is not None:
-                video.close()
-                video = None
-        else:
-            for t in range(scene.n_frames):
-                writer.add_frame(t, 0, None, None)
-        writer.f.attrs["manifest_entry"] = json.dumps(entry)
-        writer.f.attrs["complete"] = True
-        writer.close(suite.extra_groups(job, p, scene))
-        if "rgb" in passes:
-            os.replace(tmp_mp4, base + ".mp4")
-        os.replace(tmp_h5, base + ".h5")  # last: its presence marks the video as done
-    except BaseException:
-        writer.abort()
-        if video is not None:
-            try:
-                video.close()
-            except Exception:
-                pass
-        for tmp in (tmp_h5, tmp_mp4):
-            if os.path.exists(tmp):
-                os.remove(tmp)
-        raise
-    entry["_timing"] = {"build_s": t_build, "total_s": time.perf_counter() - t0, "frames": scene.n_frames,
-                        "rendered_frames": int(n_rendered)}
-    return entry
-
-
-def manifest_entry(cfg: RunConfig, suite: Suite, job: Job, p: Params, scene, space: Space) -> dict:
-    entry = {
-        "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
-        "pair_id": job.pair_id, "seed": job.seed, "video": job.relpath + ".mp4" if "rgb" in cfg.passes else None,
-        "states": job.relpath + ".h5", "n_frames": scene.n_frames, "fps": cfg.fps, "width": cfg.width,
-        "height": cfg.height,
-    }
-    entry.update(suite.entry(job, p, scene))
-    entry["violation"] = scene.violation.as_dict() if scene.violation is not None else None
-    entry["params"] = {"sampled": p, "config": {
-        "space": space.describe(), "base_seed": cfg.base_seed,
-        "seconds": cfg.seconds, "fps": cfg.fps, "width": cfg.width, "height": cfg.height,
-        "engine": cfg.engine, "passes": list(cfg.passes), "options": cfg.options}}
-    return entry
+def produce(trial: Trial, cfg: RunConfig, known_rejection=None) -> TrialResult:
+    """Make one trial (every video of it), valid by construction: see `generator/trial.py`."""
+    suite = _suite(cfg.suite, cfg.suite_ref)
+    return produce_trial(trial, cfg, suite, effective_space(suite, trial.test, cfg.overrides), known_rejection)
 
 
 def _safe_produce(args):
-    job, cfg = args
+    trial, cfg, known_rejection = args
     try:
-        return job, produce(job, cfg), None
+        return trial, produce(trial, cfg, known_rejection), None
+    except TrialFailed as e:
+        return trial, None, f"{e}"
     except Exception:
-        return job, None, traceback.format_exc()
+        return trial, None, traceback.format_exc()
 
 
 def _drop_bpy_script_paths() -> None:
@@ -230,42 +178,49 @@ class RunResult:
 
 
 def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_address: str | None = None) -> RunResult:
-    from voebench.scenes import REGISTRY
-
-    suite = REGISTRY.get(cfg.suite)
+    """Refuse what cannot be honoured, then make every trial not yet done; returns counts of videos."""
+    suite = _suite(cfg.suite)
+    cfg = dataclasses.replace(cfg, suite_ref=SUITE_REFS[cfg.suite])
+    probes = check_feasible(suite, cfg)  # raises UsageError before any file is touched
     prepare_output(cfg, suite)
-    jobs = plan(cfg, suite)
-    todo = [j for j in jobs if not is_done(cfg, j)]
+    trials = plan_trials(cfg, suite)
+    todo = [t for t in trials if not trial_done(cfg, t)]
     mpath = os.path.join(cfg.out, manifest_name(cfg))
     entries = read_manifest(mpath)
-    for j in jobs:  # finished videos missing from the manifest (run killed between rename and append)
-        if j not in todo and j.id not in entries:
-            entries[j.id] = entry_from_h5(os.path.join(cfg.out, j.relpath + ".h5"))
+    for t in trials:  # finished videos missing from the manifest (run killed between rename and append)
+        if t not in todo:
+            for j in t.jobs:
+                if j.id not in entries:
+                    entries[j.id] = entry_from_h5(os.path.join(cfg.out, j.relpath + ".h5"))
+    n_videos = sum(len(t.conditions) for t in trials)
+    n_todo = sum(len(t.conditions) for t in todo)
 
     from voebench.generator.progress import FailureLog, Progress
 
     frames, rendered = 0, 0
     t0 = time.perf_counter()
-    bar = Progress(len(todo), cfg.suite, skipped=len(jobs) - len(todo), enabled=progress)
+    bar = Progress(n_todo, cfg.suite, skipped=n_videos - n_todo, enabled=progress)
     failures = FailureLog(cfg.out, say=bar.write)
+    tasks = [(t, probes.known_rejection(t)) for t in todo]
     with open(mpath, "a") as mf:
-        for job, entry, error in execute(todo, cfg, backend, ray_address):
+        for trial, result, error in execute(tasks, cfg, backend, ray_address):
             if error is not None:
-                failures.add(job.id, error)
-                bar.update(failed=True)
+                failures.add(trial.id, error)
+                bar.update(len(trial.conditions), failed=True)
             else:
-                timing = entry.pop("_timing")
-                frames += timing["frames"]
-                rendered += timing["rendered_frames"]
-                entries[job.id] = entry
-                mf.write(json.dumps(entry) + "\n")
+                frames += result.frames
+                rendered += result.rendered_frames
+                for entry in result.entries:
+                    entries[entry["id"]] = entry
+                    mf.write(json.dumps(entry) + "\n")
                 mf.flush()
-                bar.update(frames=timing["frames"])
+                bar.update(len(trial.conditions), frames=result.frames)
     bar.close()
     failed = failures.failures
     write_manifest(mpath, entries.values())
-    return RunResult(len(todo) - len(failed), len(jobs) - len(todo), failed, time.perf_counter() - t0, frames,
-                     rendered)
+    record_acceptance(cfg, entries.values())
+    failed_videos = sum(len(t.conditions) for t in todo if t.id in {tid for tid, _ in failed})
+    return RunResult(n_todo - failed_videos, n_videos - n_todo, failed, time.perf_counter() - t0, frames, rendered)
 
 
 def default_workers() -> int:
@@ -276,41 +231,42 @@ def default_workers() -> int:
     return os.cpu_count() or 1
 
 
-def execute(jobs: list[Job], cfg: RunConfig, backend: str = "local", ray_address: str | None = None):
-    """Yield (job, entry, error) as videos finish. Local: warm worker processes (or this process when
-    workers == 1); ray: one Ray task per video."""
-    if not jobs:
+def execute(tasks: list, cfg: RunConfig, backend: str = "local", ray_address: str | None = None):
+    """Yield (trial, TrialResult, error) as trials finish; `tasks` are (trial, the
+    probe's rejection of its first draw or None). Local: warm
+    worker processes (or this process when workers == 1); ray: one Ray task per trial."""
+    if not tasks:
         return
     if backend == "ray":
         from voebench.generator.distributed import execute_ray
 
-        yield from execute_ray(jobs, cfg, ray_address)
+        yield from execute_ray(tasks, cfg, ray_address)
         return
-    workers = max(1, min(cfg.workers, len(jobs)))
+    workers = max(1, min(cfg.workers, len(tasks)))
     threads = cfg.threads or max(1, (os.cpu_count() or 1) // workers)
     if workers == 1:
-        if "bpy" not in __import__("sys").modules:
+        if "bpy" not in sys.modules:
             os.environ["LP_NUM_THREADS"] = str(threads)
-        for job in jobs:
-            yield _safe_produce((job, cfg))
+        for trial, known in tasks:
+            yield _safe_produce((trial, cfg, known))
         return
-    yield from _execute_pool(jobs, cfg, workers, threads)
+    yield from _execute_pool(tasks, cfg, workers, threads)
 
 
-#: how often a video is retried after the worker rendering it died (a Blender crash, an OOM kill)
+#: how often a trial is retried after the worker making it died (a Blender crash, an OOM kill)
 WORKER_DEATH_RETRIES = 2
 
 
-def _execute_pool(jobs, cfg, workers, threads):
-    """Warm worker processes with at most 2 jobs in flight per worker. A worker that dies does not hang
-    the run: the pool is restarted and the videos that were in flight are retried, each at most
+def _execute_pool(tasks, cfg, workers, threads):
+    """Warm worker processes with at most 2 trials in flight per worker. A worker that dies does not hang
+    the run: the pool is restarted and the trials that were in flight are retried, each at most
     WORKER_DEATH_RETRIES times (whichever of them killed the worker is then reported as failed)."""
     import multiprocessing as mp
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
     ctx = mp.get_context("spawn")  # never fork a process that may hold Blender or GL state
-    pending = list(reversed(jobs))
+    pending = list(reversed(tasks))
     deaths: dict[str, int] = {}
     while pending:
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
@@ -318,22 +274,24 @@ def _execute_pool(jobs, cfg, workers, threads):
             broken = False
             while (pending or running) and not broken:
                 while pending and len(running) < 2 * workers:
-                    job = pending.pop()
-                    running[pool.submit(_safe_produce, (job, cfg))] = job
+                    task = pending.pop()
+                    running[pool.submit(_safe_produce, (task[0], cfg, task[1]))] = task
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    job = running.pop(fut)
+                    task = running.pop(fut)
                     try:
                         yield fut.result()
                     except BrokenProcessPool:
                         broken = True
-                        running[fut] = job  # retried below with the rest of the in-flight jobs
+                        running[fut] = task  # retried below with the rest of the in-flight trials
             if broken:
-                for job in running.values():
-                    deaths[job.id] = deaths.get(job.id, 0) + 1
-                    if deaths[job.id] > WORKER_DEATH_RETRIES:
-                        yield job, None, f"the worker process died {deaths[job.id]} times while rendering it"
+                for task in running.values():
+                    trial = task[0]
+                    deaths[trial.id] = deaths.get(trial.id, 0) + 1
+                    if deaths[trial.id] > WORKER_DEATH_RETRIES:
+                        yield trial, None, f"the worker process died {deaths[trial.id]} times while making it"
                     else:
-                        pending.append(job)
+                        pending.append(task)
+
 
 

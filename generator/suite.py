@@ -101,9 +101,23 @@ class Suite:
 
     # ------------------------------------------------------------------ shared
 
+    def trial_seed(self, test: str, base_seed: int, index: int) -> int:
+        """A trial's seed, from which all its draws derive (AVoE: one stream per category)."""
+        return derive_seed(base_seed, self.name, test, index)
+
+    def draw(self, test: str, space: Space, seed: int, index: int) -> Params:
+        """The draw of `space` for one seed (a trial's attempt k uses `trial.attempt_seed(seed, k)`)."""
+        return space.sample(np.random.default_rng(seed), index)
+
     def sample(self, test: str, space: Space, base_seed: int, index: int) -> tuple[int, Params]:
-        seed = derive_seed(base_seed, self.name, test, index)
-        return seed, space.sample(np.random.default_rng(seed), index)
+        """A trial's seed and its first draw."""
+        seed = self.trial_seed(test, base_seed, index)
+        return seed, self.draw(test, space, seed, index)
+
+    def statement_problems(self, job: Job, p: Params, scene: Scene, entry: dict, width: int, height: int) -> list[str]:
+        """What is false in the manifest entry's statements about this video (Level 1 checks its statements
+        against the ground truth; Level 2 and AVoE statements are the audit's to check). Empty = all true."""
+        return []
 
     def make_scene(self, job: Job, p: Params, timing: Timing) -> Scene:
         scene = Scene(timing.n_frames, timing.fps)
@@ -116,6 +130,27 @@ class Suite:
         if not violated and scene.violation is not None:
             raise RuntimeError(f"{job.test}: the {job.condition} build recorded a violation")
         return scene
+
+
+#: Where each suite's scene scripts live: the generator core loads suites by name (as plugins) and never
+#: imports the scenes layer itself. A new suite adds a line here, or registers with `register_suite`.
+SUITE_REFS = {
+    "grasp-l1": "voebench.scenes.grasp_l1:GraspLevel1",
+    "grasp-l2": "voebench.scenes.grasp_l2:GraspLevel2",
+    "avoe": "voebench.scenes.avoe:AVoE",
+}
+
+
+def register_suite(name: str, ref: str) -> None:
+    """Make a suite class ("package.module:Class") loadable by name (`voebench render NAME`)."""
+    SUITE_REFS[name] = ref
+
+
+def load_suite(name: str) -> Suite:
+    if name not in SUITE_REFS:
+        raise UsageError(f"unknown suite {name!r}; one of: {', '.join(SUITE_REFS)}")
+    module, cls = SUITE_REFS[name].split(":")
+    return getattr(importlib.import_module(module), cls)()
 
 
 @dataclass

@@ -240,13 +240,17 @@ RENDER_CASES = {
 
 @pytest.mark.parametrize("test", list(RENDER_CASES))
 def test_tiny_render_hidden_window_has_no_visible_pixels(tmp_path, test):
-    from voebench.generator.runner import RunConfig, plan, produce, _suite
+    from voebench.generator.output import prepare_output
+    from voebench.generator.runner import RunConfig, _suite, plan_trials, produce
 
     overrides, seconds = RENDER_CASES[test]
     cfg = RunConfig(out=str(tmp_path), suite="grasp-l2", tests=[test], trials=1, width=64, height=48,
                     seconds=seconds, fps=10, overrides={test: overrides}, threads=1)
-    job = [j for j in plan(cfg, _suite("grasp-l2")) if j.condition == "implausible"][0]
-    produce(job, cfg)
+    prepare_output(cfg, _suite("grasp-l2"))
+    trial = plan_trials(cfg, _suite("grasp-l2"))[0]
+    result = produce(trial, cfg)
+    job = [j for j in trial.jobs if j.condition == "implausible"][0]
+    assert result.attempt == 0, result.rejections  # the scene itself hides it: the gate did not have to redraw
     with h5py.File(tmp_path / f"{job.relpath}.h5") as h:
         v = dict(h["violation"].attrs)
         a, b = int(v["first_frame"]), int(v["last_frame"])

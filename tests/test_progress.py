@@ -44,7 +44,7 @@ def test_failures_are_one_line_each_and_the_tracebacks_go_to_the_log(tmp_path):
     assert said == ["FAILED grasp-l1/shape/00000: ValueError: bad fov", "FAILED grasp-l1/shape/00001: ValueError: bad fov"]
     text = (tmp_path / ERRORS_LOG).read_text()
     assert text.count("Traceback") == 2 and "---- grasp-l1/shape/00001" in text
-    assert log.summary(10) == f"2 of 10 videos failed (2x ValueError: bad fov); full tracebacks in {tmp_path / ERRORS_LOG}"
+    assert log.summary() == f"2 failed (2x ValueError: bad fov); full tracebacks in {tmp_path / ERRORS_LOG}"
     assert last_line("") == "unknown error" and len(last_line("x" * 1000)) == 300
 
 
@@ -52,8 +52,8 @@ def test_a_run_whose_videos_fail_prints_one_line_each_and_exits_1(tmp_path, monk
     from voebench.cli import main
     from voebench.generator import runner
 
-    def broken(job, cfg):
-        raise RuntimeError(f"simulated failure of {job.id}\nsecond line of the message")
+    def broken(trial, cfg, *rest):
+        raise RuntimeError(f"simulated failure\nof {trial.id}, on a second line of the message")
 
     monkeypatch.setattr(runner, "produce", broken)
     out = tmp_path / "set"
@@ -62,8 +62,8 @@ def test_a_run_whose_videos_fail_prints_one_line_each_and_exits_1(tmp_path, monk
     err = capsys.readouterr().err.splitlines()
     assert rc == 1
     failed = [ln for ln in err if ln.startswith("FAILED ")]
-    assert len(failed) == 4 and failed[0] == "FAILED grasp-l1/shape/00000: RuntimeError: simulated failure of grasp-l1/shape/00000"
+    assert len(failed) == 4 and failed[0] == "FAILED grasp-l1/shape/00000: RuntimeError: simulated failure"
     assert not any("Traceback" in ln for ln in err)
-    assert err[-1].startswith("4 of 4 videos failed") and ERRORS_LOG in err[-1]
+    assert err[-1].startswith("4 failed (4x RuntimeError: simulated failure)") and ERRORS_LOG in err[-1]
     log = (out / ERRORS_LOG).read_text()
-    assert log.count("Traceback") == 4 and "simulated failure of grasp-l1/color/00001" in log
+    assert log.count("Traceback") == 4 and "of grasp-l1/color/00001, on a second line" in log

@@ -71,12 +71,9 @@ class AVoE(Suite):
             self._modules[cat] = importlib.import_module(f"{self.package}.{CATEGORY_MODULES[cat]}")
         return self._modules[cat]
 
-    def sample(self, test, space, base_seed, index):
+    def trial_seed(self, test, base_seed, index):
         # One trial stream per category: every sub-type test sees the same trial i and keeps it if it is its own.
-        seed = derive_seed(base_seed, self.name, test[0], index)
-        import numpy as np
-
-        return seed, space.sample(np.random.default_rng(seed), index)
+        return derive_seed(base_seed, self.name, test[0], index)
 
     def subtype(self, test: str, p) -> str:
         return self.module(test).subtype(p)

@@ -1,0 +1,176 @@
+"""Refuse, before anything is written, a run whose settings leave a test (almost) no valid draw; and measure,
+after it, how many draws each test needed.
+
+A trial is redrawn until a draw passes every check (`generator/trial.py`), which keeps the stimuli valid under
+any setting. But when a user's settings leave a test's space nearly empty (a ball too big for its apparatus, a
+video too short for the event), redrawing would only burn time and end in failed trials. So each selected test is
+*probed* first: its trials' first draws (indices 0, 1, ...) are built and checked, states only, until
+PROBE_ENOUGH are valid or PROBE_DRAWS were tried. Under MIN_ACCEPTANCE valid, the run is refused with one line
+that names the most common reason, the parameters it involves, and which of the user's own changes (an override,
+the length, the frame rate), undone alone, would make the test work.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from voebench.errors import UsageError
+
+if TYPE_CHECKING:
+    from voebench.generator.runner import RunConfig
+    from voebench.generator.suite import Suite
+    from voebench.generator.trial import Rejection, Trial
+
+PROBE_DRAWS = 40
+PROBE_ENOUGH = 2  # valid draws after which a test counts as feasible (most tests: after their first two draws)
+MIN_ACCEPTANCE = 0.05
+#: AVoE sub-types take the category's trials whose first draw shows them: scan this many indices at most
+PROBE_SCAN = 2000
+
+
+@dataclass
+class Probe:
+    test: str
+    draws: int = 0
+    accepted: int = 0
+    rejections: list = field(default_factory=list)
+    rejected: dict = field(default_factory=dict)  # trial index -> the Rejection of its first draw
+
+    @property
+    def acceptance(self) -> float:
+        return self.accepted / self.draws if self.draws else 1.0
+
+    @property
+    def feasible(self) -> bool:
+        return self.draws < PROBE_DRAWS or self.acceptance >= MIN_ACCEPTANCE
+
+
+@dataclass
+class Probes:
+    by_test: dict = field(default_factory=dict)
+
+    def known_rejection(self, trial: Trial) -> Rejection | None:
+        """The probe's rejection of the trial's first draw, if it made one: the trial then starts at its second
+        draw (and records the same rejection, so its files are the same either way)."""
+        probe = self.by_test.get(trial.test)
+        return probe.rejected.get(trial.index) if probe is not None else None
+
+
+def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None = None, timing=None) -> Probe:
+    """Check first draws of `test` (states only) until PROBE_ENOUGH pass or PROBE_DRAWS were tried."""
+    from dataclasses import replace
+
+    from voebench.generator.runner import effective_space, first_trial
+    from voebench.generator.trial import check_draw, draw
+
+    if timing is not None:
+        cfg = replace(cfg, seconds=timing.seconds, fps=timing.fps)
+    space = effective_space(suite, test, cfg.overrides if overrides is None else overrides)
+    probe = Probe(test)
+    workdir = tempfile.mkdtemp(prefix="voebench-probe-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        for index in range(PROBE_SCAN):
+            if probe.draws >= PROBE_DRAWS or probe.accepted >= PROBE_ENOUGH:
+                break
+            trial = first_trial(suite, test, space, cfg, index)
+            if not trial.conditions:
+                continue  # another sub-type's trial
+            probe.draws += 1
+            _, rejection = check_draw(suite, trial, draw(suite, space, trial, 0), cfg, space, 0, workdir)
+            if rejection is None:
+                probe.accepted += 1
+            else:
+                probe.rejections.append(rejection)
+                probe.rejected[index] = rejection
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return probe
+
+
+def check_feasible(suite: Suite, cfg: RunConfig) -> Probes:
+    """Probe every selected test; raise UsageError (one line) for the first infeasible one."""
+    probes = Probes()
+    for test in cfg.tests:
+        probe = probe_test(suite, test, cfg)
+        probes.by_test[test] = probe
+        if not probe.feasible:
+            raise UsageError(refusal(suite, test, cfg, probe))
+    return probes
+
+
+def refusal(suite: Suite, test: str, cfg: RunConfig, probe: Probe) -> str:
+    kind, n = Counter(r.kind for r in probe.rejections).most_common(1)[0]
+    example: Rejection = next(r for r in probe.rejections if r.kind == kind)
+    keys = sorted({k for r in probe.rejections for k in r.keys})
+    msg = (f"{suite.name}/{test}: only {probe.accepted} of {probe.draws} draws can be honoured with these settings "
+           f"(most often {kind}, {n}x: {example.reason}")
+    msg += f"; involves {', '.join(keys)})" if keys else ")"
+    fixes = remedies(suite, test, cfg)
+    msg += "; it works with " + " or ".join(fixes) if fixes else "; no single change of yours undone makes it work"
+    return msg
+
+
+def remedies(suite: Suite, test: str, cfg: RunConfig) -> list[str]:
+    """Each of the user's own changes to this test (an override, the length, the frame rate), undone alone,
+    that would make the test feasible, as "KEY at its default VALUE (a of b draws valid)"."""
+    out = []
+    overrides = cfg.overrides.get(test, {})
+    default_leaves = suite.space(test).leaves()
+    for key in overrides:
+        rest = {test: {k: v for k, v in overrides.items() if k != key}}
+        probe = probe_test(suite, test, cfg, overrides=rest)
+        if probe.feasible:
+            leaf = default_leaves[key]
+            value = leaf.describe() if hasattr(leaf, "describe") else leaf
+            out.append(f"{key} at its default {value} ({probe.accepted} of {probe.draws} draws valid)")
+    default = suite.default_timing
+    if (cfg.seconds, cfg.fps) != (default.seconds, default.fps):
+        probe = probe_test(suite, test, cfg, timing=default)
+        if probe.feasible:
+            flags = [f"--{name} {value:g}" for name, value, mine in
+                     (("seconds", default.seconds, cfg.seconds), ("fps", default.fps, cfg.fps)) if value != mine]
+            out.append(f"{' '.join(flags)} ({probe.accepted} of {probe.draws} draws valid)")
+    return out
+
+
+def acceptance(entries) -> dict:
+    """Per test: trials, draws (attempts) they took, the share of draws accepted, and why draws were rejected."""
+    by_test: dict = {}
+    seen = set()
+    for e in entries:
+        trial = e.get("pair_id") or e["id"]
+        if trial in seen:
+            continue
+        seen.add(trial)
+        row = by_test.setdefault(e["test"], {"trials": 0, "draws": 0, "max_attempts": 0, "rejected": Counter()})
+        attempts = int(e.get("attempt", 0)) + 1
+        row["trials"] += 1
+        row["draws"] += attempts
+        row["max_attempts"] = max(row["max_attempts"], attempts)
+        row["rejected"].update(r["kind"] for r in e.get("rejected", []))
+    for row in by_test.values():
+        row["acceptance"] = round(row["trials"] / row["draws"], 4)
+        row["rejected"] = dict(sorted(row["rejected"].items()))
+    return dict(sorted(by_test.items()))
+
+
+def record_acceptance(cfg: RunConfig, entries) -> None:
+    """Write the per-test acceptance of this run's suite into dataset.json (a shard leaves it to `merge`, which
+    sees every shard's manifest: shards may run at once on other machines)."""
+    import json
+
+    if cfg.shard[1] != 1:
+        return
+
+    from voebench.generator.output import write_json_atomic
+
+    path = os.path.join(cfg.out, "dataset.json")
+    with open(path) as f:
+        info = json.load(f)
+    info["suites"][cfg.suite]["acceptance"] = acceptance(e for e in entries if e.get("suite") == cfg.suite)
+    write_json_atomic(path, info)
