@@ -2,8 +2,9 @@
 
 - `Progress`: a tqdm bar on a terminal; when stderr is not a terminal (CI, nohup, a pipe into a log) one plain
   line every ~5% of the videos and one at the end, instead of a bar redrawn (and logged) a thousand times.
-- `FailureLog`: one line per failed video on stderr (`FAILED <id>: <last line of the error>`), the full
-  traceback appended to `<out>/voebench-errors.log`, and a summary line. A setting that breaks every video
+- `FailureLog`: one line per failed video (or trial: both videos of a pair are made together) on stderr
+  (`FAILED <id>: <last line of the error>`), the full traceback appended to `<out>/voebench-errors.log`, and a
+  summary line. A setting that breaks every video
   used to print a traceback per video (768 for a Level 2 set) and bury the cause.
 """
 
