@@ -201,7 +201,7 @@ class Range(Dist):
         except (TypeError, ValueError):
             raise UsageError(f"{key}: expected a number or a range lo:hi, got {value!r}") from None
         if not (np.isfinite(lo) and np.isfinite(hi)):
-            raise UsageError(f"{key}: range bounds must be finite, got {value!r}")
+            raise UsageError(f"{key}: range bounds must be finite, got {value!r}{_allowed(self.domain)}")
         if lo > hi:
             raise UsageError(f"{key}: empty range {value!r} (lower bound above upper bound)")
         if self.integer and (lo != int(lo) or hi != int(hi)):
@@ -312,7 +312,7 @@ class Fixed(Dist):
         return _plain(self.value)
 
     def parse(self, key, value):
-        new = _parse_constant(key, _plain(self.value), value)
+        new = _parse_constant(key, _plain(self.value), value, self.domain)
         if self.domain is not None:
             self.domain.check(key, _numbers(new), value)
         return Fixed(new, self.domain)
@@ -400,7 +400,11 @@ class Space:
         return walk(self.tree)
 
 
-def _parse_constant(key, old, value):
+def _allowed(domain) -> str:
+    return f" (allowed: {domain})" if domain is not None else ""
+
+
+def _parse_constant(key, old, value, domain=None):
     if isinstance(old, bool):
         if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
             return value.lower() in ("true", "yes", "1")
@@ -415,7 +419,7 @@ def _parse_constant(key, old, value):
         except (TypeError, ValueError):
             raise UsageError(f"{key}: expected a number, got {value!r}") from None
         if not math.isfinite(v):
-            raise UsageError(f"{key}: expected a finite number, got {value!r}")
+            raise UsageError(f"{key}: expected a finite number, got {value!r}{_allowed(domain)}")
         if isinstance(old, int):
             if v != int(v):
                 raise UsageError(f"{key}: expected a whole number, got {value!r}")
@@ -428,7 +432,7 @@ def _parse_constant(key, old, value):
     if isinstance(old, (list, tuple)):
         if not isinstance(value, (list, tuple)) or len(value) != len(old):
             raise UsageError(f"{key}: expected a list of {len(old)} values, got {value!r}")
-        return [_parse_constant(f"{key}[{i}]", o, v) for i, (o, v) in enumerate(zip(old, value))]
+        return [_parse_constant(f"{key}[{i}]", o, v, domain) for i, (o, v) in enumerate(zip(old, value))]
     raise UsageError(f"{key}: cannot be overridden")
 
 
