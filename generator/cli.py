@@ -88,20 +88,19 @@ def _suite(name):
 
 
 def parse_resolution(text: str) -> tuple[int, int]:
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UsageError(f"--resolution {text!r}: expected WIDTHxHEIGHT, e.g. 320x240") from None
-    if w < 16 or h < 16 or w % 2 or h % 2:
-        raise UsageError(f"--resolution {text!r}: width and height must be even and at least 16")
-    return w, h
+    from voebench.generator.limits import parse_resolution as parse
+
+    return parse(text)
 
 
 def parse_shard(text: str | None) -> tuple[int, int]:
     if not text:
         return (0, 1)
     try:
-        i, n = (int(v) for v in text.split("/"))
+        parts = text.split("/")
+        if len(parts) != 2:
+            raise ValueError
+        i, n = (int(v) for v in parts)
     except ValueError:
         raise UsageError(f"--shard {text!r}: expected I/N, e.g. 0/4") from None
     if n < 1 or not 0 <= i < n:
@@ -148,37 +147,44 @@ def resolve_overrides(suite, tests: list[str], config_path: str | None, sets: li
 
 
 def build_config(args):
+    """The run's settings from the command line, every value checked (with the reasons in generator/limits.py)
+    before anything is written."""
+    from voebench.generator import limits
     from voebench.generator.runner import PASSES, RunConfig, default_workers
+    from voebench.generator.suite import Timing
 
     suite = _suite(args.suite)
     tests = suite.select_tests(args.tests, args.categories)
     if args.trials is not None and args.fraction is not None:
         raise UsageError("give --videos-per-test or --fraction, not both")
-    if args.fraction is not None and not 0 < args.fraction <= 1:
-        raise UsageError(f"--fraction {args.fraction}: must be in (0, 1]")
+    if args.fraction is not None:
+        limits.check_fraction(args.fraction)
     trials = args.trials if args.trials is not None else (
         max(1, round(suite.default_trials * args.fraction)) if args.fraction else suite.default_trials)
-    if trials < 1:
-        raise UsageError(f"--videos-per-test {trials}: must be at least 1")
+    limits.check_count("--videos-per-test", trials, 1, limits.TRIALS_MAX, " (video ids have a 5-digit index)")
     width, height = parse_resolution(args.resolution) if args.resolution else suite.default_resolution
-    fps = args.fps if args.fps is not None else suite.default_timing.fps
-    seconds = args.seconds if args.seconds is not None else suite.default_timing.seconds
-    if fps <= 0 or seconds <= 0:
-        raise UsageError("--fps and --seconds must be positive")
+    fps = limits.check_fps(args.fps if args.fps is not None else suite.default_timing.fps)
+    seconds = limits.check_seconds(args.seconds if args.seconds is not None else suite.default_timing.seconds, fps)
     passes = () if args.states_only else tuple(p.strip() for p in args.passes.split(",") if p.strip())
     bad = [p for p in passes if p not in PASSES]
     if bad:
         raise UsageError(f"--passes: unknown pass {bad[0]!r}; any of {', '.join(PASSES)}")
+    if not passes and not args.states_only:
+        raise UsageError(f"--passes {args.passes!r}: name at least one of {', '.join(PASSES)} (or use --states-only)")
+    limits.check_memory(width, height, Timing(seconds, fps).n_frames, not args.no_reuse, passes)
     workers = args.workers if args.workers is not None else default_workers()
-    if workers < 1:
-        raise UsageError("--workers must be at least 1")
+    limits.check_count("--workers", workers, 1, limits.WORKERS_MAX)
+    limits.check_count("--threads", args.threads, 0, limits.THREADS_MAX, " (0: cores / workers)")
+    limits.check_count("--samples", args.samples, 1, limits.SAMPLES_MAX)
+    limits.check_seed(args.seed)
+    shard = parse_shard(args.shard)
     options = suite.options_from_args(args)
     return RunConfig(
         out=args.out or os.path.join("renders", args.suite), suite=args.suite, tests=tests, trials=trials,
         base_seed=args.seed, seconds=seconds, fps=fps, width=width, height=height, engine=args.engine,
         samples=args.samples, device=args.device, passes=passes,
         overrides=resolve_overrides(suite, tests, args.config, args.set), options=options, workers=workers,
-        threads=args.threads, shard=parse_shard(args.shard), reuse_frames=not args.no_reuse)
+        threads=args.threads, shard=shard, reuse_frames=not args.no_reuse)
 
 
 def cmd_render(args) -> int:
@@ -192,8 +198,10 @@ def cmd_render(args) -> int:
     print(f"{cfg.out}: {result.done} made, {result.skipped} already there, {len(result.failed)} failed "
           f"({result.seconds:.1f} s, {result.frames} frames, {result.rendered_frames} rendered, {rate:.0f} frames/s)",
           file=sys.stderr)
-    for vid, err in result.failed:
-        print(f"FAILED {vid}:\n{err}", file=sys.stderr)
+    if result.failed:  # each failure was reported in one line as it happened; the tracebacks are in the log
+        from voebench.generator.progress import ERRORS_LOG, failure_summary
+
+        print(failure_summary(result.failed, os.path.join(cfg.out, ERRORS_LOG)), file=sys.stderr)
     return 1 if result.failed else 0
 
 
@@ -201,29 +209,69 @@ def cmd_render(args) -> int:
 
 
 def cmd_params(args) -> int:
-    import yaml
-
     suite_name, _, test = args.target.partition("/")
     suite = _suite(suite_name)
     tests = [test] if test else list(suite.tests)
     for t in tests:
         suite.module(t)
     overrides = resolve_overrides(suite, tests, args.config, args.set)
-    doc = {f"{suite.name}/{t}": suite.space(t).override(overrides.get(t, {})).describe() for t in tests}
     print("# Randomization spaces: `lo:hi` is uniform, a list is a choice (Level 1 labels cycle evenly),")
-    print("# a plain value is a constant. Override with --set KEY=VALUE or --config FILE.yaml.")
-    print(yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=110), end="")
+    print("# a plain value is a constant. Override with --set KEY=VALUE or --config FILE.yaml; the comment")
+    print("# after a number says which values it may take (its domain).")
+    for t in tests:
+        space = suite.space(t).override(overrides.get(t, {}))
+        print("\n".join(space_yaml(f"{suite.name}/{t}", space.tree)))
     return 0
+
+
+def space_yaml(name: str, tree: dict, indent: str = "") -> list[str]:
+    """A space as YAML (one leaf a line, in declaration order) with each leaf's domain as a comment."""
+    import yaml
+
+    from voebench.generator.params import Dist
+
+    def scalar(value) -> str:
+        text = yaml.safe_dump(value, default_flow_style=True, width=10**6).strip()
+        return text[:-4].rstrip() if text.endswith("\n...") else text
+
+    lines = [f"{indent}{scalar(name)}:"]
+    for key, leaf in tree.items():
+        if isinstance(leaf, dict):
+            lines += space_yaml(key, leaf, indent + "  ")
+            continue
+        value = leaf.describe() if isinstance(leaf, Dist) else (list(leaf) if isinstance(leaf, tuple) else leaf)
+        line = f"{indent}  {scalar(key)}: {scalar(value)}"
+        domain = getattr(leaf, "domain", None)
+        lines.append(f"{line:<44}  # {domain}" if domain is not None else line)
+    return lines
 
 
 # ------------------------------------------------------------------------------------------ verify / merge
 
 
+def _existing_set(path: str, need_manifest: bool = False) -> None:
+    """The folder a command reads must exist and be a folder (and, for audit/preview, hold a manifest)."""
+    if not os.path.exists(path):
+        raise UsageError(f"{path}: no such directory")
+    if not os.path.isdir(path):
+        raise UsageError(f"{path}: not a directory (give the folder of a rendered set)")
+    if need_manifest and not os.path.isfile(os.path.join(path, "manifest.jsonl")):
+        raise UsageError(f"{path}: no manifest.jsonl (not a rendered set, or shards not merged: voebench merge)")
+
+
+def _writable_file(flag: str, path: str) -> None:
+    """A file a command will write at the end: check its folder now, not after the work is done."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise UsageError(f"{flag} {path}: is a directory")
+    if not os.path.isdir(folder):
+        raise UsageError(f"{flag} {path}: no such directory {folder}")
+
+
 def cmd_verify(args) -> int:
     from voebench.generator.verify import verify
 
-    if not os.path.isdir(args.dir):
-        raise UsageError(f"{args.dir}: no such directory")
+    _existing_set(args.dir)
     problems, n = verify(args.dir, repair=args.repair)
     for p in problems:
         print(p)
@@ -236,8 +284,7 @@ def cmd_verify(args) -> int:
 def cmd_merge(args) -> int:
     from voebench.generator.output import merge
 
-    if not os.path.isdir(args.dir):
-        raise UsageError(f"{args.dir}: no such directory")
+    _existing_set(args.dir)
     n = merge(args.dir)
     print(f"{args.dir}/manifest.jsonl: {n} videos", file=sys.stderr)
     return 0
@@ -246,14 +293,19 @@ def cmd_merge(args) -> int:
 def cmd_audit(args) -> int:
     from voebench.generator.audit import main as audit_main
 
-    if not os.path.isfile(os.path.join(args.dir, "manifest.jsonl")):
-        raise UsageError(f"{args.dir}: no manifest.jsonl")
+    _existing_set(args.dir, need_manifest=True)
+    if args.json:
+        _writable_file("--json", args.json)
     return audit_main(args.dir, json_path=args.json)
 
 
 def cmd_preview(args) -> int:
     from voebench.generator.preview import main as preview_main
 
-    if not os.path.isfile(os.path.join(args.dir, "manifest.jsonl")):
-        raise UsageError(f"{args.dir}: no manifest.jsonl")
+    _existing_set(args.dir, need_manifest=True)
+    if args.per_test < 1 or args.frames < 1 or args.frames > 64:
+        raise UsageError(f"--per-test {args.per_test} --frames {args.frames}: need --per-test >= 1 and "
+                         "1 <= --frames <= 64 (frames are laid out in one row)")
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"--out {args.out}: not a directory")
     return preview_main(args.dir, out=args.out, per_test=args.per_test, frames=args.frames)

@@ -14,8 +14,16 @@ Users override any leaf without touching code, by dotted key, from a YAML file o
     ball.color: [red]           # a choice list
     camera.elevation: 45        # a constant
 
-`Space.override` validates every key and value (unknown keys, empty ranges, wrong types) before anything
-renders, and raises `UsageError` naming the key. `Space.sample(rng, index)` draws one `Params`.
+Numeric leaves declare the *domain* of their quantity (what it can physically be: a positive length, a
+fraction in [0, 1], a field of view in (0, 180) degrees...), and constants that users may override are
+`Fixed(value, domain)` leaves:
+
+    "ball": {"diameter": Range(0.8, 2.0, domain=POSITIVE)},
+    "camera": {"fov": Fixed(70.0, domain=FOV)},
+
+`Space.override` validates every key and value (unknown keys, empty ranges, wrong types, values that are not
+finite or lie outside the leaf's domain) before anything renders, and raises `UsageError` naming the key.
+`Space.sample(rng, index)` draws one `Params`.
 """
 
 from __future__ import annotations
@@ -24,6 +32,8 @@ import copy
 import difflib
 import hashlib
 import json
+import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +47,96 @@ def derive_seed(base_seed: int, suite: str, test: str, index: int) -> int:
     and shards (never Python's salted `hash()`)."""
     digest = hashlib.sha256(f"{base_seed}/{suite}/{test}/{index}".encode()).digest()
     return int.from_bytes(digest[:8], "little") & (2**63 - 1)
+
+
+# --------------------------------------------------------------------------------------------------- domains
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The values a quantity can physically take, e.g. a length is positive and a fraction lies in [0, 1].
+    A domain is not the sampled range (that is the leaf's own business, and usually much narrower): it is
+    the bound past which the number stops meaning anything (a negative diameter, a field of view of 180
+    degrees), so that a user's override outside it is refused before anything renders."""
+
+    name: str
+    lo: float = -math.inf
+    hi: float = math.inf
+    lo_open: bool = False
+    hi_open: bool = False
+    integer: bool = False
+
+    def __contains__(self, v) -> bool:
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+            return False
+        if self.integer and v != int(v):
+            return False
+        above = v > self.lo if self.lo_open else v >= self.lo
+        below = v < self.hi if self.hi_open else v <= self.hi
+        return above and below
+
+    def interval(self) -> str:
+        fmt = lambda v: f"{v:g}" if abs(v) < 1e6 else f"{v:.4g}"  # noqa: E731
+        whole = "whole number " if self.integer else ""
+        if self.lo == -math.inf and self.hi == math.inf:
+            return f"any finite {whole or 'number '}".rstrip()
+        if self.hi == math.inf:
+            return f"{whole}{'>' if self.lo_open else '>='} {fmt(self.lo)}"
+        if self.lo == -math.inf:
+            return f"{whole}{'<' if self.hi_open else '<='} {fmt(self.hi)}"
+        return f"{whole}in {'(' if self.lo_open else '['}{fmt(self.lo)}, {fmt(self.hi)}{')' if self.hi_open else ']'}"
+
+    def __str__(self) -> str:
+        return f"{self.name}, {self.interval()}"
+
+    def check(self, key: str, values, shown) -> None:
+        """Raise UsageError naming `key` unless every number of `values` lies in the domain."""
+        for v in values:
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isfinite(v):
+                raise UsageError(f"{key}: {shown!r} is not a finite number (allowed: {self})")
+            if v not in self:
+                raise UsageError(f"{key}: {shown!r} is outside the allowed values ({self})")
+
+
+# The domains the scene scripts use. Name them by the quantity, so that a refusal says what the number is.
+#: offsets, positions and heights in metres: any finite value
+COORDINATE = Domain("a coordinate or offset (m)")
+#: sizes, lengths, distances that must not vanish, speeds, accelerations (m, m/s, m/s^2, deg/s)
+POSITIVE = Domain("a positive size, length or speed", 0.0, lo_open=True)
+#: times (s), gaps and distances that may be zero, friction and rolling resistance
+NON_NEGATIVE = Domain("a non-negative time, gap or distance", 0.0)
+#: fractions, colour components (RGB, HSV), hue shifts, probabilities, coefficients of restitution
+FRACTION = Domain("a fraction", 0.0, 1.0)
+#: a signed fraction (a position across a width, centred)
+SIGNED_FRACTION = Domain("a signed fraction", -1.0, 1.0)
+#: a camera's field of view: 0 and 180 degrees do not make a perspective image
+FOV = Domain("a field of view in degrees", 0.0, 180.0, lo_open=True, hi_open=True)
+#: orientations (yaw, pitch, roll), degrees: one turn either way
+ANGLE = Domain("an angle in degrees", -360.0, 360.0)
+#: an inclination or deflection from a line or the floor, degrees: flat and vertical are not slopes
+INCLINE = Domain("an inclination in degrees", 0.0, 90.0, lo_open=True, hi_open=True)
+#: how many of something (objects, substeps, frames of a push, list steps)
+COUNT = Domain("a whole count", 1.0, integer=True)
+#: a frame number of the original animation (0-based or 1-based), or an index into a list
+INDEX = Domain("a frame number or index", 0.0, integer=True)
+#: a side: -1 or +1
+SIGN = Domain("a side (-1 or 1)", -1.0, 1.0, integer=True)
+#: a random seed (textures, arrangements); ranges are read as floats, which hold whole numbers exactly up to 2**53
+SEED = Domain("a seed", 0.0, 2.0**53, integer=True)
+
+
+def _numbers(value) -> list:
+    """The numbers in a leaf's value (a number or a list of them), bools excluded."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return [v for v in items if isinstance(v, (int, float)) and not isinstance(v, bool)]
+
+
+def _require_in(domain: "Domain | None", values, what) -> None:
+    """Declaration check (a bug in a scene script, not user input): every default lies in its domain."""
+    if domain is not None:
+        bad = [v for v in values if v not in domain]
+        if bad:
+            raise ValueError(f"{what}: default {bad[0]!r} outside its domain ({domain})")
 
 
 # --------------------------------------------------------------------------------------------------- leaves
@@ -64,10 +164,12 @@ class Range(Dist):
     lo: float
     hi: float
     integer: bool = False
+    domain: Domain | None = None
 
     def __post_init__(self):
         if self.lo > self.hi:
             raise ValueError(f"empty range {self.lo}:{self.hi}")
+        _require_in(self.domain, (self.lo, self.hi), f"Range({self.lo}, {self.hi})")
 
     def sample(self, rng, index):
         u = rng.random()  # every leaf takes exactly one draw, so overriding one leaf changes only that value
@@ -99,12 +201,14 @@ class Range(Dist):
         except (TypeError, ValueError):
             raise UsageError(f"{key}: expected a number or a range lo:hi, got {value!r}") from None
         if not (np.isfinite(lo) and np.isfinite(hi)):
-            raise UsageError(f"{key}: range bounds must be finite, got {value!r}")
+            raise UsageError(f"{key}: range bounds must be finite, got {value!r}{_allowed(self.domain)}")
         if lo > hi:
             raise UsageError(f"{key}: empty range {value!r} (lower bound above upper bound)")
         if self.integer and (lo != int(lo) or hi != int(hi)):
             raise UsageError(f"{key}: expected whole numbers, got {value!r}")
-        return Range(lo, hi, self.integer)
+        if self.domain is not None:
+            self.domain.check(key, (lo, hi), value)
+        return Range(lo, hi, self.integer, self.domain)
 
 
 @dataclass(frozen=True)
@@ -113,12 +217,15 @@ class Choice(Dist):
 
     options: tuple
     weights: tuple | None = None
+    domain: Domain | None = None  # for numeric options
 
-    def __init__(self, options, weights=None):
+    def __init__(self, options, weights=None, domain=None):
         object.__setattr__(self, "options", tuple(options))
         object.__setattr__(self, "weights", None if weights is None else tuple(float(w) for w in weights))
+        object.__setattr__(self, "domain", domain)
         if not self.options:
             raise ValueError("empty choice")
+        _require_in(domain, _numbers(self.options), f"{type(self).__name__}({list(self.options)})")
 
     def sample(self, rng, index):
         u = rng.random()  # one draw, as every leaf
@@ -141,12 +248,14 @@ class Choice(Dist):
                     v = float(v) if float in kinds else int(v)
                 except ValueError:
                     raise UsageError(f"{key}: {v!r} is not a number") from None
+            if self.domain is not None and _numbers([v]):
+                self.domain.check(key, [v], v)
             if not isinstance(v, tuple(kinds)) or isinstance(v, bool) != any(k is bool for k in kinds):
                 raise UsageError(f"{key}: {v!r} has the wrong type (expected one like {self.options[0]!r})")
             if self.closed and v not in self.options:
                 raise UsageError(f"{key}: {v!r} is not one of {list(self.options)}")
             parsed.append(v)
-        return type(self)(parsed) if type(self) is not Choice else Choice(parsed)
+        return type(self)(parsed, domain=self.domain)
 
     #: whether users may only narrow the options (labels, shapes the scene knows how to build)
     closed = True
@@ -174,6 +283,39 @@ class Pool(Choice):
     def sample(self, rng, index):
         rng.random()  # one draw, as every leaf
         return [_plain(o) for o in self.options]
+
+
+class Fixed(Dist):
+    """A constant that users may override (a camera's field of view, a friction coefficient), with the domain
+    its value must lie in. It behaves exactly as a plain constant in the space: sampling takes no random
+    draw and returns the value, and it is described (in `voebench params`, dataset.json and every video's
+    params) as the plain value. A list of numbers (a point, a colour) has one domain for all of them."""
+
+    def __init__(self, value, domain: Domain | None = None):
+        self.value = tuple(value) if isinstance(value, list) else value
+        self.domain = domain
+        _require_in(domain, _numbers(self.value), f"Fixed({value!r})")
+
+    def __repr__(self):
+        return f"Fixed({self.value!r}, domain={self.domain!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Fixed) and (self.value, self.domain) == (other.value, other.domain)
+
+    def __hash__(self):
+        return hash((self.value, self.domain))
+
+    def sample(self, rng, index):
+        return _plain(self.value)  # no draw: a plain constant takes none
+
+    def describe(self):
+        return _plain(self.value)
+
+    def parse(self, key, value):
+        new = _parse_constant(key, _plain(self.value), value, self.domain)
+        if self.domain is not None:
+            self.domain.check(key, _numbers(new), value)
+        return Fixed(new, self.domain)
 
 
 def _plain(v):
@@ -258,7 +400,11 @@ class Space:
         return walk(self.tree)
 
 
-def _parse_constant(key, old, value):
+def _allowed(domain) -> str:
+    return f" (allowed: {domain})" if domain is not None else ""
+
+
+def _parse_constant(key, old, value, domain=None):
     if isinstance(old, bool):
         if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
             return value.lower() in ("true", "yes", "1")
@@ -267,9 +413,13 @@ def _parse_constant(key, old, value):
         return value
     if isinstance(old, (int, float)):
         try:
+            if isinstance(value, bool):
+                raise TypeError
             v = float(value)
         except (TypeError, ValueError):
             raise UsageError(f"{key}: expected a number, got {value!r}") from None
+        if not math.isfinite(v):
+            raise UsageError(f"{key}: expected a finite number, got {value!r}{_allowed(domain)}")
         if isinstance(old, int):
             if v != int(v):
                 raise UsageError(f"{key}: expected a whole number, got {value!r}")
@@ -282,7 +432,7 @@ def _parse_constant(key, old, value):
     if isinstance(old, (list, tuple)):
         if not isinstance(value, (list, tuple)) or len(value) != len(old):
             raise UsageError(f"{key}: expected a list of {len(old)} values, got {value!r}")
-        return [_parse_constant(f"{key}[{i}]", o, v) for i, (o, v) in enumerate(zip(old, value))]
+        return [_parse_constant(f"{key}[{i}]", o, v, domain) for i, (o, v) in enumerate(zip(old, value))]
     raise UsageError(f"{key}: cannot be overridden")
 
 
@@ -303,7 +453,7 @@ def parse_set(items: list[str]) -> list[tuple[str, Any]]:
             raise UsageError(f"--set {item!r}: empty key")
         raw = raw.strip()
         try:
-            value = yaml.safe_load(raw) if raw.startswith("[") else raw
+            value = yaml.load(raw, Loader=config_loader()) if raw.startswith("[") else raw
         except yaml.YAMLError:
             raise UsageError(f"--set {key}: cannot read value {raw!r}") from None
         out.append((key, value))
@@ -322,12 +472,13 @@ def load_config_file(path: str) -> dict[str, dict[str, Any]]:
     import yaml
 
     try:
-        with open(path) as f:
-            data = yaml.safe_load(f) or {}
+        with open(path, encoding="utf-8") as f:
+            data = yaml.load(f, Loader=config_loader())
     except OSError as e:
         raise UsageError(f"--config {path}: {e.strerror}") from None
-    except yaml.YAMLError as e:
+    except (yaml.YAMLError, UnicodeDecodeError) as e:
         raise UsageError(f"--config {path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    data = {} if data is None else data
     if not isinstance(data, dict):
         raise UsageError(f"--config {path}: expected a mapping of test names to parameter overrides")
     out = {}
@@ -336,6 +487,29 @@ def load_config_file(path: str) -> dict[str, dict[str, Any]]:
             raise UsageError(f"--config {path}: {scope}: expected a mapping of parameters")
         out[str(scope)] = _flatten(body)
     return out
+
+
+_INT = re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$")
+_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$|^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$"
+                    r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$")
+
+
+def config_loader():
+    """PyYAML's safe loader, except that `lo:hi` is always text. YAML 1.1 reads `1:30` as the base-60
+    number 90 (and `1:2.5` as 62.5), so `start_delay: 1:3` in a config file became 63 s instead of a range;
+    here numbers are only plain decimal ones (no base 60, hex or octal)."""
+    import yaml
+
+    class ConfigLoader(yaml.SafeLoader):
+        pass
+
+    int_tag, float_tag = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+    ConfigLoader.yaml_implicit_resolvers = {
+        first: [(tag, rx) for tag, rx in resolvers if tag not in (int_tag, float_tag)]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+    ConfigLoader.add_implicit_resolver(int_tag, _INT, list("-+0123456789"))
+    ConfigLoader.add_implicit_resolver(float_tag, _FLOAT, list("-+0123456789."))
+    return ConfigLoader
 
 
 def _flatten(d, prefix=""):

@@ -195,19 +195,18 @@ def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_addre
     n_videos = sum(len(t.conditions) for t in trials)
     n_todo = sum(len(t.conditions) for t in todo)
 
-    failed, frames, rendered = [], 0, 0
-    t0 = time.perf_counter()
-    bar = None
-    if progress and todo:
-        from tqdm import tqdm
+    from voebench.generator.progress import FailureLog, Progress
 
-        bar = tqdm(total=n_todo, unit="video", desc=f"{cfg.suite}", dynamic_ncols=True,
-                   initial=0, postfix={"skipped": n_videos - n_todo})
+    frames, rendered = 0, 0
+    t0 = time.perf_counter()
+    bar = Progress(n_todo, cfg.suite, skipped=n_videos - n_todo, enabled=progress)
+    failures = FailureLog(cfg.out, say=bar.write)
     tasks = [(t, probes.known_rejection(t)) for t in todo]
     with open(mpath, "a") as mf:
         for trial, result, error in execute(tasks, cfg, backend, ray_address):
             if error is not None:
-                failed.append((trial.id, error))
+                failures.add(trial.id, error)
+                bar.update(len(trial.conditions), failed=True)
             else:
                 frames += result.frames
                 rendered += result.rendered_frames
@@ -215,12 +214,9 @@ def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_addre
                     entries[entry["id"]] = entry
                     mf.write(json.dumps(entry) + "\n")
                 mf.flush()
-            if bar is not None:
-                bar.update(len(trial.conditions))
-                elapsed = time.perf_counter() - t0
-                bar.set_postfix({"frames/s": f"{frames / max(elapsed, 1e-9):.0f}", "failed": len(failed)})
-    if bar is not None:
-        bar.close()
+                bar.update(len(trial.conditions), frames=result.frames)
+    bar.close()
+    failed = failures.failures
     write_manifest(mpath, entries.values())
     record_acceptance(cfg, entries.values())
     failed_videos = sum(len(t.conditions) for t in todo if t.id in {tid for tid, _ in failed})

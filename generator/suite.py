@@ -129,7 +129,9 @@ class Suite:
             raise UsageError(f"--categories: suite {self.name} has no categories (use --tests)")
         if not tests_arg:
             return list(self.tests)
-        names = [t.strip() for t in tests_arg.split(",") if t.strip()]
+        names = list(dict.fromkeys(t.strip() for t in tests_arg.split(",") if t.strip()))  # a repeat once
+        if not names:
+            raise UsageError(f"--tests {tests_arg!r}: no test names; `voebench params {self.name}` lists them")
         for t in names:
             self.module(t)  # raises UsageError for unknown names
         return [t for t in self.tests if t in names]

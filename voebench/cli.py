@@ -19,8 +19,16 @@ COMMAND_MODULES = [
 ]
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's own errors (an unknown flag, `--fps abc`, a bad choice) in one line, as every usage error:
+    argparse prints the whole usage first, which buries the problem. Subcommands inherit this class."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="voebench",
         description="Generate violation-of-expectation physics videos with Blender and score models on them.",
     )

@@ -16,7 +16,7 @@ import numpy as np
 from voebench.evaluate.baseline.labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_to_matrix
-from voebench.generator.params import Choice, Range
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
 from voebench.scenes.avoe.world import (SUPPORT_COLOR, add_object, first_divergence, local_points,
@@ -35,14 +35,14 @@ TOP_Z = SUPPORT_CENTER[2] + SUPPORT_SIZE[2] / 2  # 4.05
 SPACE = {
     "object": {
         "shape": Choice(["cube", "cylinder", "torus", "sphere", "cone", "side_cylinder"]),  # no inverted cone (6, as the original)
-        "width": Range(0.4, 1.6),  # x extent, units of 2 m
-        "height": Range(0.4, 1.6),  # z extent, units of 2 m
-        "depth": 1.0,  # y extent, units of 2 m (the original's constant)
+        "width": Range(0.4, 1.6, domain=POSITIVE),  # x extent, units of 2 m
+        "height": Range(0.4, 1.6, domain=POSITIVE),  # z extent, units of 2 m
+        "depth": Fixed(1.0, domain=POSITIVE),  # y extent, units of 2 m (the original's constant)
     },
     # fraction of the object's width past the edge (0.5 left out: the centre of mass would sit on the edge)
-    "contact": Choice([0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8]),
-    "drop_gap": 1.05,  # m between the object's lowest point and the block top at release
-    "friction": 0.5,  # object and block (Bullet multiplies them)
+    "contact": Choice([0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8], domain=FRACTION),
+    "drop_gap": Fixed(1.05, domain=NON_NEGATIVE),  # m between the object's lowest point and the block top at release
+    "friction": Fixed(0.5, domain=NON_NEGATIVE),  # object and block (Bullet multiplies them)
 }
 
 

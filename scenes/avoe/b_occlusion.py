@@ -19,7 +19,7 @@ import numpy as np
 from voebench.evaluate.baseline.labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
-from voebench.generator.params import Choice, Range
+from voebench.generator.params import COORDINATE, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, SHAPES, add_object, local_points,
                                         object_size, stage, visible_points, world_points)
 
@@ -35,16 +35,19 @@ PANELS = ("screen_left", "screen_middle", "screen_right")
 SPACE = {
     "object": {
         "shape": Choice(list(SHAPES)),
-        "width": Range(0.4, 1.6),  # x (and y) extent, units of 2 m
-        "height": Range(0.4, 1.6),  # z extent, units of 2 m
+        "width": Range(0.4, 1.6, domain=POSITIVE),  # x (and y) extent, units of 2 m
+        "height": Range(0.4, 1.6, domain=POSITIVE),  # z extent, units of 2 m
     },
-    "middle": Range(0.1, 0.9),  # the middle part's height, fraction of the 5 m screen
-    "margin": 0.1,  # m: the object's top clears (or misses) the middle part's line of sight by at least this
+    "middle": Range(0.1, 0.9, domain=FRACTION),  # the middle part's height, fraction of the 5 m screen
+    # m: the object's top clears (or misses) the middle part's line of sight by at least this
+    "margin": Fixed(0.1, domain=NON_NEGATIVE),
     # the object is launched from rest at first_frame (original 24 fps frame) and slides at constant speed (m/s)
     # to the end (the original moved it from -12.5 to 10 over frames 15-40, up to 32 m/s at the eased peak)
-    "path": {"start_x": -12.5, "speed": 13.0, "first_frame": 9},
-    "screen": {"start_z": 6.0, "first_frame": 1, "last_frame": 20},  # its bottom edge comes down to the ground
-    "lift_peek": 0.5,  # m the lifted object shows above the middle part (surprising B2)
+    "path": {"start_x": Fixed(-12.5, domain=COORDINATE), "speed": Fixed(13.0, domain=POSITIVE),
+             "first_frame": Fixed(9, domain=INDEX)},
+    "screen": {"start_z": Fixed(6.0, domain=COORDINATE), "first_frame": Fixed(1, domain=INDEX),
+               "last_frame": Fixed(20, domain=INDEX)},  # its bottom edge comes down to the ground
+    "lift_peek": Fixed(0.5, domain=NON_NEGATIVE),  # m the lifted object shows above the middle part (surprising B2)
 }
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from voebench.evaluate.baseline.labels import make_labels
 from voebench.generator import edits
-from voebench.generator.params import Choice, Range
+from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
 from voebench.scenes.avoe.world import (CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, SHAPES,
@@ -39,21 +39,27 @@ SCREEN_Y = -10.5
 SPACE = {
     "object": {
         "shape": Choice(list(SHAPES)),
-        "width": Range(0.4, 1.6),  # x and y extent, units of 2 m
-        "height": Range(0.4, 1.6),  # z extent, units of 2 m
+        "width": Range(0.4, 1.6, domain=POSITIVE),  # x and y extent, units of 2 m
+        "height": Range(0.4, 1.6, domain=POSITIVE),  # z extent, units of 2 m
     },
     "container": {
         "shape": Choice(["box", "mug"]),
-        "width": Range(0.5, 1.5),  # W_Con: outer width (box) / cup diameter (mug) = width * scale_width m
-        "height": Range(0.5, 1.5),  # H_Con: outer height = height * scale_height m
-        "scale_width": 3.0,  # m per unit: the original FBX box was 2.89-3.23 cw, the mug 3.19 cw across
-        "scale_height": 2.4,  # m per unit: the original box 2.45 ch, mug 2.39 ch tall
+        # W_Con: outer width (box) / cup diameter (mug) = width * scale_width m
+        "width": Range(0.5, 1.5, domain=POSITIVE),
+        "height": Range(0.5, 1.5, domain=POSITIVE),  # H_Con: outer height = height * scale_height m
+        # m per unit: the original FBX box was 2.89-3.23 cw, the mug 3.19 cw across
+        "scale_width": Fixed(3.0, domain=POSITIVE),
+        "scale_height": Fixed(2.4, domain=POSITIVE),  # m per unit: the original box 2.45 ch, mug 2.39 ch tall
     },
-    "start_z": 6.25,  # m, the object's centre at release (raised if needed to clear the rim by 0.3 m)
-    "fit_margin": 0.08,  # m of play around an object that fits; closer calls are nudged (object width)
-    "rim_margin": 0.15,  # m between a contained object's top and the rim, either way (object height nudged)
+    # m, the object's centre at release (raised if needed to clear the rim by 0.3 m)
+    "start_z": Fixed(6.25, domain=COORDINATE),
+    # m of play around an object that fits; closer calls are nudged (object width)
+    "fit_margin": Fixed(0.08, domain=NON_NEGATIVE),
+    # m between a contained object's top and the rim, either way (object height nudged)
+    "rim_margin": Fixed(0.15, domain=NON_NEGATIVE),
     "c2_violation": Choice(["pass_through", "closed_top"]),  # for an object that fits but sticks out
-    "screen": {"first_frame": 35, "last_frame": 50, "rise": 7.0},  # original frames over which it rises (m) out of view
+    "screen": {"first_frame": Fixed(35, domain=INDEX), "last_frame": Fixed(50, domain=INDEX),
+               "rise": Fixed(7.0, domain=NON_NEGATIVE)},  # original frames over which it rises (m) out of view
 }
 
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from voebench.evaluate.baseline.labels import make_labels
 from voebench.generator import edits
-from voebench.generator.params import Choice
+from voebench.generator.params import COUNT, FRACTION, POSITIVE, Choice, Fixed
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
 from voebench.scenes.avoe.world import (ORIGINAL_FPS, UNIT, add_object, first_divergence, object_size,
@@ -34,16 +34,20 @@ D_SHAPES = ["cube", "cylinder", "sphere", "cone", "side_cylinder", "inverted_con
 SPACE = {
     # Table 1 proportions (2190 : 564 : 2246 of 5000)
     "subtype": Choice(["D1", "D2", "D3"], weights=[2190, 564, 2246]),
-    "left": {"shape": Choice(D_SHAPES), "size": Choice(SIZES), "speed": Choice(SPEEDS)},
+    "left": {"shape": Choice(D_SHAPES), "size": Choice(SIZES, domain=POSITIVE),
+             "speed": Choice(SPEEDS, domain=POSITIVE)},
     "right": {"shape": Choice(D_SHAPES),
-              "size_step": Choice([1, 2, 3, 4]),  # D1: the right size is this many list steps from the left's (cyclic)
-              "speed_step": Choice([1, 2, 3, 4])},  # D3: the same for the speed
-    "start_x": 5.0,  # m, both objects' distance from the middle
-    "speed_scale": 4.5,  # m/s per speed unit (the original moved 0.75 v in 4 frames at 24 fps)
-    "push_frames": 4,  # original frames of the push before release
-    "restitution": 0.8,  # coefficient of restitution of the collision (Bullet multiplies both bodies' values)
+              # D1: the right size is this many list steps from the left's (cyclic)
+              "size_step": Choice([1, 2, 3, 4], domain=COUNT),
+              "speed_step": Choice([1, 2, 3, 4], domain=COUNT)},  # D3: the same for the speed
+    "start_x": Fixed(5.0, domain=POSITIVE),  # m, both objects' distance from the middle
+    "speed_scale": Fixed(4.5, domain=POSITIVE),  # m/s per speed unit (the original moved 0.75 v in 4 frames at 24 fps)
+    "push_frames": Fixed(4, domain=COUNT),  # original frames of the push before release
+    # coefficient of restitution of the collision (Bullet multiplies both bodies' values)
+    "restitution": Fixed(0.8, domain=FRACTION),
     "d2_side": Choice(["left", "right"]),  # D2 surprising: the side that turns heavy and stops dead
-    "substeps": 20,  # Bullet substeps per frame (at 10, a cone struck at a 20 m/s closing speed sank 3 cm into the ground)
+    # Bullet substeps per frame (at 10, a cone struck at a 20 m/s closing speed sank 3 cm into the ground)
+    "substeps": Fixed(20, domain=COUNT),
 }
 
 

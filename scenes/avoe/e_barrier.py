@@ -20,7 +20,7 @@ import numpy as np
 from voebench.evaluate.baseline.labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_from_axis_angle
-from voebench.generator.params import Choice, Range
+from voebench.generator.params import COORDINATE, COUNT, INDEX, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
 from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, ROD_COLOR, SHAPES, UNIT,
@@ -48,17 +48,21 @@ SPACE = {
     "subtype": Choice(["E1", "E2", "E3"], weights=[956, 960, 3084]),
     "object": {
         "shape": Choice(list(SHAPES)),
-        "width": Range(0.4, 1.6),  # y extent (across the path), units of 2 m
-        "height": Range(0.4, 1.6),  # z extent, units of 2 m
-        "length": 1.0,  # x extent (along the path), units of 2 m: the original's constant
+        "width": Range(0.4, 1.6, domain=POSITIVE),  # y extent (across the path), units of 2 m
+        "height": Range(0.4, 1.6, domain=POSITIVE),  # z extent, units of 2 m
+        "length": Fixed(1.0, domain=POSITIVE),  # x extent (along the path), units of 2 m: the original's constant
     },
-    "opening": {"width": Range(0.4, 1.4), "height": Range(0.4, 1.4)},  # E3 doorway, units of 2 m
+    # E3 doorway, units of 2 m
+    "opening": {"width": Range(0.4, 1.4, domain=POSITIVE), "height": Range(0.4, 1.4, domain=POSITIVE)},
     # launched from rest at `speed` (m/s) so that it reaches release_x at release_frame (an original frame), then
     # released to slide under friction
-    "push": {"start_x": -11.5, "release_x": -4.5, "release_frame": 50, "speed": Range(12.0, 15.0)},
+    "push": {"start_x": Fixed(-11.5, domain=COORDINATE), "release_x": Fixed(-4.5, domain=COORDINATE),
+             "release_frame": Fixed(50, domain=INDEX), "speed": Range(12.0, 15.0, domain=POSITIVE)},
     # centre heights (m); original frames of its linear moves (the original: 30-40 and 60-70, 17 m/s)
-    "substeps": 20,  # Bullet substeps per frame (fast impacts on the doorway's edges need finer steps)
-    "screen": {"top_z": 10.3, "low_z": 3.3, "down": [25, 40], "up": [60, 75]},
+    # Bullet substeps per frame (fast impacts on the doorway's edges need finer steps)
+    "substeps": Fixed(20, domain=COUNT),
+    "screen": {"top_z": Fixed(10.3, domain=COORDINATE), "low_z": Fixed(3.3, domain=COORDINATE),
+               "down": Fixed([25, 40], domain=INDEX), "up": Fixed([60, 75], domain=INDEX)},
 }
 
 

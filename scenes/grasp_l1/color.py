@@ -1,7 +1,7 @@
 """Color: one pure red, green, blue or black ball of random size at a random place on the table; the same
 setup as Shape."""
 
-from voebench.generator.params import Balanced, Range
+from voebench.generator.params import COORDINATE, FOV, FRACTION, POSITIVE, Balanced, Fixed, Range
 from voebench.scenes.common import COLORS, table_room
 from voebench.scenes.grasp_l1 import other_label
 from voebench.scenes.grasp_l1.shape import place_on_table
@@ -13,10 +13,11 @@ KEYWORDS = {c: [c] for c in LABELS}
 
 SPACE = {
     "color": Balanced(LABELS),
-    "size": Range(0.8, 2.0),
-    "place": {"x": Range(0.2, 0.8), "y": Range(0.2, 0.8)},
+    "size": Range(0.8, 2.0, domain=POSITIVE),
+    "place": {"x": Range(0.2, 0.8, domain=FRACTION), "y": Range(0.2, 0.8, domain=FRACTION)},
     # GRASP's eye point; it looks at the table centre (the original looked past the spawn area, see docs/differences.md)
-    "camera": {"eye": [5.88, 4.6, 5.28], "look_at": [0.0, 0.0, 0.0], "fov": 70.0},
+    "camera": {"eye": Fixed([5.88, 4.6, 5.28], domain=COORDINATE),
+               "look_at": Fixed([0.0, 0.0, 0.0], domain=COORDINATE), "fov": Fixed(70.0, domain=FOV)},
 }
 
 

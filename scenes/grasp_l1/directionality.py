@@ -4,7 +4,7 @@ camera: forward = up in the image), after a random delay, slowing down by rollin
 import numpy as np
 
 from voebench.generator.kinematics import roll
-from voebench.generator.params import Balanced, Range
+from voebench.generator.params import FOV, FRACTION, NON_NEGATIVE, POSITIVE, Balanced, Fixed, Range
 from voebench.scenes.common import TRAY_BALL_SPAN, TRAY_CENTER, TRAY_FLOOR_TOP, hsv_color, table_room, top_down, tray, tray_point
 from voebench.scenes.grasp_l1 import other_label
 
@@ -19,12 +19,14 @@ HEADINGS = {"forward": (0, 1), "backward": (0, -1), "left": (-1, 0), "right": (1
 
 SPACE = {
     "direction": Balanced(LABELS),
-    "lateral": Range(0.0, 1.0),  # where along the start edge the ball starts (fraction)
-    "speed": Range(1.5, 2.5),  # initial speed, m/s (GRASP: 1.5-2.5 units/s)
-    "travel": Range(0.6, 0.95),  # fraction of the 4.4 m span covered before rolling resistance stops it
-    "start_delay": Range(0.0, 3.0),  # s (GRASP: 0-150 frames at 50 fps)
-    "ball": {"diameter": 0.4, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "camera": {"height": 4.17, "fov": 70.0},
+    "lateral": Range(0.0, 1.0, domain=FRACTION),  # where along the start edge the ball starts (fraction)
+    "speed": Range(1.5, 2.5, domain=POSITIVE),  # initial speed, m/s (GRASP: 1.5-2.5 units/s)
+    # fraction of the 4.4 m span covered before rolling resistance stops it
+    "travel": Range(0.6, 0.95, domain=FRACTION),
+    "start_delay": Range(0.0, 3.0, domain=NON_NEGATIVE),  # s (GRASP: 0-150 frames at 50 fps)
+    "ball": {"diameter": Fixed(0.4, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "camera": {"height": Fixed(4.17, domain=POSITIVE), "fov": Fixed(70.0, domain=FOV)},
 }
 
 

@@ -3,7 +3,7 @@ random point on the opposite wall (slowing to a stop), or lies still at a random
 
 import numpy as np
 
-from voebench.generator.params import Balanced, Range
+from voebench.generator.params import FRACTION, Balanced, Range
 from voebench.scenes.common import TRAY_CENTER, table_room, top_down, tray, tray_point
 from voebench.scenes.grasp_l1 import other_label
 from voebench.scenes.grasp_l1.directionality import SPACE as DIRECTIONALITY_SPACE, add_ball, roll_ball
@@ -15,8 +15,9 @@ OPEN_QUESTION = None  # GRASP has no open question for Movement
 SPACE = {
     "movement": Balanced(LABELS),
     "start_edge": Balanced(("front", "back", "left", "right")),
-    "start": Range(0.0, 1.0),  # where along its edge the moving ball starts, or its x if it stands still
-    "target": Range(0.0, 1.0),  # where along the opposite edge it heads, or its y if it stands still
+    # where along its edge the moving ball starts, or its x if it stands still
+    "start": Range(0.0, 1.0, domain=FRACTION),
+    "target": Range(0.0, 1.0, domain=FRACTION),  # where along the opposite edge it heads, or its y if it stands still
     **{k: DIRECTIONALITY_SPACE[k] for k in ("speed", "travel", "start_delay", "ball", "camera")},
 }
 EDGES = {"front": lambda f: (f, 0.0), "back": lambda f: (f, 1.0), "left": lambda f: (0.0, f), "right": lambda f: (1.0, f)}

@@ -5,22 +5,23 @@ import itertools
 
 import numpy as np
 
-from voebench.generator.params import Balanced, Pool, Range
+from voebench.generator.params import ANGLE, COORDINATE, COUNT, FOV, POSITIVE, SEED, Balanced, Fixed, Pool, Range
 from voebench.scenes.common import COLORS, pitched, table_room
 
 STATEMENT = "From left to right, the following objects are on the table: {}."
 OPEN_QUESTION = None  # GRASP has no open question for Ordering
 
 SPACE = {
-    "count": Balanced((2, 3, 4)),
+    "count": Balanced((2, 3, 4), domain=COUNT),
     # pools the objects are drawn from; narrow them with e.g. `--set ordering.colors=[red,green,blue]`
     "colors": Pool(("red", "green", "blue", "black", "white", "yellow", "purple")),
     "shapes": Pool(("ball", "cube")),
-    "arrangement": Range(0, 2**31 - 1, integer=True),  # which distinct colour-shape pairs, in which order
-    "size": 2.0,  # ball diameter / cube edge, m
-    "spacing": 3.0,  # m between neighbouring centres
-    "row_y": 3.68,  # distance of the row behind the table's centre line, m
-    "camera": {"eye": [0.0, -2.63, 6.2], "yaw": 0.0, "pitch": 45.0, "fov": 70.0},
+    "arrangement": Range(0, 2**31 - 1, integer=True, domain=SEED),  # which distinct colour-shape pairs, in which order
+    "size": Fixed(2.0, domain=POSITIVE),  # ball diameter / cube edge, m
+    "spacing": Fixed(3.0, domain=POSITIVE),  # m between neighbouring centres
+    "row_y": Fixed(3.68, domain=COORDINATE),  # distance of the row behind the table's centre line, m
+    "camera": {"eye": Fixed([0.0, -2.63, 6.2], domain=COORDINATE), "yaw": Fixed(0.0, domain=ANGLE),
+               "pitch": Fixed(45.0, domain=ANGLE), "fov": Fixed(70.0, domain=FOV)},
 }
 
 

@@ -1,7 +1,7 @@
 """Relational Position: a ball lies to the left or right of a black barrier standing on the table
 (as seen by the camera, which looks across the table from its far side)."""
 
-from voebench.generator.params import Balanced, Range
+from voebench.generator.params import ANGLE, COORDINATE, FOV, FRACTION, POSITIVE, Balanced, Fixed, Range
 from voebench.scenes.common import POLE_GREY, hsv_color, pitched, table_room
 from voebench.scenes.grasp_l1 import other_label
 
@@ -12,11 +12,14 @@ KEYWORDS = {"left": ["left"], "right": ["right"]}
 
 SPACE = {
     "side": Balanced(LABELS),
-    "distance": Range(1.6, 4.0),  # ball centre to barrier centre, m (GRASP: fixed 2.75)
-    "ball": {"diameter": 2.0, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "barrier": {"thickness": 0.5, "length": 5.0, "height": 3.0, "y": -1.54},
+    "distance": Range(1.6, 4.0, domain=POSITIVE),  # ball centre to barrier centre, m (GRASP: fixed 2.75)
+    "ball": {"diameter": Fixed(2.0, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "barrier": {"thickness": Fixed(0.5, domain=POSITIVE), "length": Fixed(5.0, domain=POSITIVE),
+                "height": Fixed(3.0, domain=POSITIVE), "y": Fixed(-1.54, domain=COORDINATE)},
     # looks toward -y, so +x is on the image's left
-    "camera": {"eye": [1.18, 4.99, 5.1], "yaw": -175.5, "pitch": 45.0, "fov": 70.0},
+    "camera": {"eye": Fixed([1.18, 4.99, 5.1], domain=COORDINATE), "yaw": Fixed(-175.5, domain=ANGLE),
+               "pitch": Fixed(45.0, domain=ANGLE), "fov": Fixed(70.0, domain=FOV)},
 }
 
 

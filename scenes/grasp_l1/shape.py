@@ -1,7 +1,7 @@
 """Shape: one black cube or ball of random size at a random place on the table; the camera looks on from
 above and behind. Nothing moves."""
 
-from voebench.generator.params import Balanced, Range
+from voebench.generator.params import COORDINATE, FOV, FRACTION, POSITIVE, Balanced, Fixed, Range
 from voebench.scenes.common import TABLE_SIZE, table_room
 from voebench.scenes.grasp_l1 import other_label
 
@@ -12,11 +12,13 @@ KEYWORDS = {"ball": ["ball", "sphere", "round"], "cube": ["cube", "box", "rectan
 
 SPACE = {
     "shape": Balanced(LABELS),
-    "size": Range(0.8, 2.0),  # ball diameter or cube edge, m
-    "place": {"x": Range(0.2, 0.8), "y": Range(0.2, 0.8)},  # fraction of the table's length and depth
-    "color": [0.0, 0.0, 0.0],
+    "size": Range(0.8, 2.0, domain=POSITIVE),  # ball diameter or cube edge, m
+    # fraction of the table's length and depth
+    "place": {"x": Range(0.2, 0.8, domain=FRACTION), "y": Range(0.2, 0.8, domain=FRACTION)},
+    "color": Fixed([0.0, 0.0, 0.0], domain=FRACTION),
     # GRASP's eye point; it looks at the table centre (the original looked past the spawn area, see docs/differences.md)
-    "camera": {"eye": [5.88, 4.6, 5.28], "look_at": [0.0, 0.0, 0.0], "fov": 70.0},
+    "camera": {"eye": Fixed([5.88, 4.6, 5.28], domain=COORDINATE),
+               "look_at": Fixed([0.0, 0.0, 0.0], domain=COORDINATE), "fov": Fixed(70.0, domain=FOV)},
 }
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from voebench.generator.kinematics import quat_to_matrix
-from voebench.generator.params import Range
+from voebench.generator.params import COORDINATE, FOV, Fixed, Range
 from voebench.generator.scene import RigidBody, Scene, SceneObject
 from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, room as _room, srgb_to_linear
 
@@ -67,7 +67,8 @@ def S(sx: float, sy: float, sz: float) -> np.ndarray:
 def camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov: float = 70.0) -> dict:
     """SPACE leaves for the camera: offsets in metres added to the nominal eye along our x (right), y (depth,
     + away from the viewer) and z (up); GRASP's Unity ranges (x, y, z) map to (dx, dz, dy). fov in degrees."""
-    return {"dx": Range(*dx), "dy": Range(*dy), "dz": Range(*dz), "fov": fov}
+    return {"dx": Range(*dx, domain=COORDINATE), "dy": Range(*dy, domain=COORDINATE),
+            "dz": Range(*dz, domain=COORDINATE), "fov": Fixed(fov, domain=FOV)}
 
 
 def background_color(p) -> tuple:

@@ -10,7 +10,8 @@ rising at 0.5 units/s behind a 1.0 high front panel. Coordinates via apparatus.U
 import numpy as np
 
 from voebench.generator import edits
-from voebench.generator.params import Choice, Range
+from voebench.generator.params import (
+    COORDINATE, COUNT, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, SIGNED_FRACTION, Choice, Domain, Range)
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, \
@@ -31,23 +32,31 @@ SIZE = 0.3  # ball diameter / cube edge / cylinder diameter and height, m
 SHAPES = ("sphere", "box", "cylinder")  # GRASP uses balls and cubes; a cylinder makes three different shapes
 NOUN = {"sphere": "ball", "box": "cube", "cylinder": "cylinder"}
 
+# the build has three object slots (o0-o2) and len(SPAWNS) spawn points
+N_OBJECTS = Domain("a number of objects", 1, 3, integer=True)
+SPAWN = Domain("a spawn point index", 0, len(SPAWNS) - 1, integer=True)
+
 SPACE = {
-    "n_objects": Range(1, 3, integer=True),  # how many objects (supplementary Section 3: 1-3)
+    "n_objects": Range(1, 3, integer=True, domain=N_OBJECTS),  # how many objects (supplementary Section 3: 1-3)
     # which spawn point each object takes (indices into the 7 Unity spawns; a taken one moves on to the next free)
-    "slots": {f"o{i}": Range(0, len(SPAWNS) - 1, integer=True) for i in range(3)},
-    "jitter": {f"o{i}": {"x": Range(-0.06, 0.06), "y": Range(-0.06, 0.06)} for i in range(3)},  # m, around the spawn
+    "slots": {f"o{i}": Range(0, len(SPAWNS) - 1, integer=True, domain=SPAWN) for i in range(3)},
+    "jitter": {f"o{i}": {"x": Range(-0.06, 0.06, domain=COORDINATE), "y": Range(-0.06, 0.06, domain=COORDINATE)}
+               for i in range(3)},  # m, around the spawn
     "shape0": Choice(SHAPES),  # the first object's shape; the others take the next shapes in turn, so all differ
-    "shape_step": Choice((1, 2)),  # the order in which the others take the shapes
-    "new_shape_step": Choice((1, 2)),  # implausible shape change: the changed object becomes the shape this far on
-    "hue0": Range(0.0, 1.0),  # the objects' hues are hue0 + i/n (+ jitter), so their colours differ
-    "hue_jitter": {f"o{i}": Range(-0.06, 0.06) for i in range(3)},
-    "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0),  # HSV of the objects (GRASP: s, v ~ U(0.6, 1))
-    "changed": Range(0, 2, integer=True),  # implausible: which object changes (modulo the count)
+    "shape_step": Choice((1, 2), domain=COUNT),  # the order in which the others take the shapes
+    # implausible shape change: the changed object becomes the shape this far on
+    "new_shape_step": Choice((1, 2), domain=COUNT),
+    "hue0": Range(0.0, 1.0, domain=FRACTION),  # the objects' hues are hue0 + i/n (+ jitter), so their colours differ
+    "hue_jitter": {f"o{i}": Range(-0.06, 0.06, domain=SIGNED_FRACTION) for i in range(3)},
+    # HSV of the objects (GRASP: s, v ~ U(0.6, 1))
+    "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION),
+    "changed": Range(0, 2, integer=True, domain=INDEX),  # implausible: which object changes (modulo the count)
     "change": Choice(("color", "shape")),  # implausible: what changes
-    "new_hue_shift": Range(0.3, 0.7),  # implausible colour change: hue turns by this much (of the circle)
-    "start_delay": Range(1.0, 4.0),  # s before the screen starts rising (GRASP P: 50-250 frames)
-    "screen_speed": Range(0.4, 0.6),  # m/s, constant (GRASP: 0.5 units/s)
-    "hold": Range(0.4, 1.2),  # s the screen stays fully up
+    # implausible colour change: hue turns by this much (of the circle)
+    "new_hue_shift": Range(0.3, 0.7, domain=FRACTION),
+    "start_delay": Range(1.0, 4.0, domain=NON_NEGATIVE),  # s before the screen starts rising (GRASP P: 50-250 frames)
+    "screen_speed": Range(0.4, 0.6, domain=POSITIVE),  # m/s, constant (GRASP: 0.5 units/s)
+    "hold": Range(0.4, 1.2, domain=NON_NEGATIVE),  # s the screen stays fully up
     "camera": camera_space(dx=(-0.5, 0.5), dy=(-0.5, 0.0), dz=(-0.2, 0.2), fov=50.0),  # GRASP: fov 70, no dz
     **VISUAL,
 }

@@ -11,7 +11,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.params import Range
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
@@ -27,11 +27,13 @@ BALL_Z = -0.271  # Unity z of the ball's path
 START_UX, END_UX = 2.511, 5.111  # ball centre touching the left / right inner side wall (Unity x)
 
 SPACE = {
-    "ball": {"diameter": 0.2, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "speed": Range(0.8, 1.4),  # m/s when it starts rolling (GRASP: constant U(0.5, 1.2))
-    "arrive_fraction": Range(0.25, 0.5),  # speed at the far wall as a fraction of the start speed (rolling resistance)
-    "new_hue_shift": Range(0.3, 0.7),  # implausible: the hue turns by this much (of the colour circle)
-    "start_delay": Range(1.0, 3.0),  # s (GRASP: 50-150 frames)
+    "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "speed": Range(0.8, 1.4, domain=POSITIVE),  # m/s when it starts rolling (GRASP: constant U(0.5, 1.2))
+    # speed at the far wall as a fraction of the start speed (rolling resistance)
+    "arrive_fraction": Range(0.25, 0.5, domain=FRACTION),
+    "new_hue_shift": Range(0.3, 0.7, domain=FRACTION),  # implausible: the hue turns by this much (of the colour circle)
+    "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
     "camera": camera_space(dx=(-0.4, 0.4), dy=(0.0, 0.0), dz=(-0.4, 0.4)),  # GRASP: x, y offsets +-0.4
     **VISUAL,
 }

@@ -12,7 +12,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.params import Range
+from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, look, \
@@ -30,15 +30,19 @@ START_UX = 1.304
 BARRIER_T = 0.05  # barrier thickness (m)
 
 SPACE = {
-    "ball": {"diameter": 0.2, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "inner_offset": Range(-0.4, 0.4),  # m, first barrier at Unity x 4.025 + this (supplementary Section 3)
-    "outer_offset": Range(-1.0, 0.0),  # m, second barrier at Unity x 6.177 + this
-    "speed": Range(1.2, 2.0),  # m/s when it leaves the start box (GRASP: constant U(1, 2))
-    "deceleration": Range(0.05, 0.15),  # m/s^2, rolling resistance (capped so it reaches the second barrier
+    "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    # m, first barrier at Unity x 4.025 + this (supplementary Section 3)
+    "inner_offset": Range(-0.4, 0.4, domain=COORDINATE),
+    "outer_offset": Range(-1.0, 0.0, domain=COORDINATE),  # m, second barrier at Unity x 6.177 + this
+    "speed": Range(1.2, 2.0, domain=POSITIVE),  # m/s when it leaves the start box (GRASP: constant U(1, 2))
+    # m/s^2, rolling resistance (capped so it reaches the second barrier
+    "deceleration": Range(0.05, 0.15, domain=NON_NEGATIVE),
     # with at least 60% of its start speed)
-    "wait": Range(0.4, 1.0),  # s between the ball reaching the second barrier's place and the cover dropping
-    "cover_speed": Range(0.4, 0.6),  # m/s (GRASP: 0.5)
-    "start_delay": Range(0.5, 2.0),  # s (GRASP: 50-150 frames)
+    # s between the ball reaching the second barrier's place and the cover dropping
+    "wait": Range(0.4, 1.0, domain=NON_NEGATIVE),
+    "cover_speed": Range(0.4, 0.6, domain=POSITIVE),  # m/s (GRASP: 0.5)
+    "start_delay": Range(0.5, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
     **VISUAL,
 }

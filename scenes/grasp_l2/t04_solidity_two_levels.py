@@ -16,7 +16,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import Range
+from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, look, move_by, room, wood
@@ -34,13 +34,17 @@ BALL_UZ = -0.327
 ROOM_Z = (-0.55, 0.30)  # Unity z extent of the floors (front, back)
 
 SPACE = {
-    "ball": {"diameter": 0.25, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "gap": Range(0.0, 0.2),  # m, gap in the upper floor (supplementary Section 3; GRASP: U(0, d - 0.05))
-    "holder_shift": Range(-0.2, 0.2),  # m, the two holders of the upper floor move apart/together by this
-    "bounce": Range(0.2, 0.4),  # coefficient of restitution of the ball's bounces
-    "wait": Range(0.5, 1.2),  # s after the ball is at rest (in either condition) until the occluder drops
-    "occluder_speed": Range(0.4, 0.6),  # m/s (GRASP: 0.5)
-    "start_delay": Range(1.0, 4.0),  # s before the ball is dropped (GRASP: 50-250 frames)
+    "ball": {"diameter": Fixed(0.25, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    # m, gap in the upper floor (supplementary Section 3; GRASP: U(0, d - 0.05))
+    "gap": Range(0.0, 0.2, domain=NON_NEGATIVE),
+    # m, the two holders of the upper floor move apart/together by this
+    "holder_shift": Range(-0.2, 0.2, domain=COORDINATE),
+    "bounce": Range(0.2, 0.4, domain=FRACTION),  # coefficient of restitution of the ball's bounces
+    # s after the ball is at rest (in either condition) until the occluder drops
+    "wait": Range(0.5, 1.2, domain=NON_NEGATIVE),
+    "occluder_speed": Range(0.4, 0.6, domain=POSITIVE),  # m/s (GRASP: 0.5)
+    "start_delay": Range(1.0, 4.0, domain=NON_NEGATIVE),  # s before the ball is dropped (GRASP: 50-250 frames)
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
     **VISUAL,
 }

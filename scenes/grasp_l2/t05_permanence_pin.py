@@ -17,7 +17,7 @@ units/s. Coordinates via apparatus.U.
 import numpy as np
 
 from voebench.generator import edits
-from voebench.generator.params import Range
+from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, dark, finish, look, \
@@ -37,14 +37,19 @@ PIN_LEN = 2.0
 CAM_UX = 4.3  # camera x (GRASP 3.728): nearer the middle of the two cube places, so parallax cannot reveal it
 
 SPACE = {
-    "left_start": Range(4.442, 4.642),  # Unity x where the left occluder starts (GRASP 4.542); the right one is 2 m on
-    "occluder": {"width": 0.7, "speed": Range(0.8, 1.2),  # m and m/s (GRASP: 0.5 wide, 1.0 unit/s)
-                 "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "pin": {"speed": Range(1.0, 1.5), "accel": 2.5,  # m/s (GRASP U(1, 1.5)); m/s^2 start/stop (< friction 4.9)
-            "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0),
-            "pause": Range(0.2, 0.6)},  # s between the end of the push and the retraction
-    "start_delay": Range(1.0, 3.0),  # s before the occluders move (GRASP: 50-150 frames)
-    "pin_delay": Range(0.3, 0.8),  # s after the occluders stop until the pin moves
+    # Unity x where the left occluder starts (GRASP 4.542); the right one is 2 m on
+    "left_start": Range(4.442, 4.642, domain=COORDINATE),
+    # m and m/s (GRASP: 0.5 wide, 1.0 unit/s)
+    "occluder": {"width": Fixed(0.7, domain=POSITIVE), "speed": Range(0.8, 1.2, domain=POSITIVE),
+                 "hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
+                 "value": Range(0.6, 1.0, domain=FRACTION)},
+    # m/s (GRASP U(1, 1.5)); m/s^2 start/stop (< friction 4.9)
+    "pin": {"speed": Range(1.0, 1.5, domain=POSITIVE), "accel": Fixed(2.5, domain=POSITIVE),
+            "hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
+            "value": Range(0.6, 1.0, domain=FRACTION),
+            "pause": Range(0.2, 0.6, domain=NON_NEGATIVE)},  # s between the end of the push and the retraction
+    "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the occluders move (GRASP: 50-150 frames)
+    "pin_delay": Range(0.3, 0.8, domain=NON_NEGATIVE),  # s after the occluders stop until the pin moves
     "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=60.0),  # GRASP: x +-0.5 (narrowed: parallax), fov 70
     **VISUAL,
 }

@@ -19,7 +19,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.params import Range
+from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
@@ -36,12 +36,15 @@ OCC_UZ = -0.305
 START_UX = 1.561  # ball centre touching the left wall
 
 SPACE = {
-    "ball": {"diameter": 0.3, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "middle_fraction": Range(0.35, 0.55),  # height of the low middle as a fraction of the ball's diameter
-    "block_width": 0.6,  # m, width of each tall part (GRASP 0.5); the low middle is 0.5 wide
-    "speed": Range(1.4, 2.0),  # m/s at the start (GRASP: constant U(0.7, 1.5))
-    "stop_x": Range(4.8, 5.2),  # Unity x where rolling resistance stops it (past the occluder, before the wall)
-    "start_delay": Range(1.0, 2.5),  # s (GRASP: 50-150 frames)
+    "ball": {"diameter": Fixed(0.3, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    # height of the low middle as a fraction of the ball's diameter
+    "middle_fraction": Range(0.35, 0.55, domain=FRACTION),
+    "block_width": Fixed(0.6, domain=POSITIVE),  # m, width of each tall part (GRASP 0.5); the low middle is 0.5 wide
+    "speed": Range(1.4, 2.0, domain=POSITIVE),  # m/s at the start (GRASP: constant U(0.7, 1.5))
+    # Unity x where rolling resistance stops it (past the occluder, before the wall)
+    "stop_x": Range(4.8, 5.2, domain=COORDINATE),
+    "start_delay": Range(1.0, 2.5, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
     # the camera looks horizontally from the height of the low middle's top (plus dz), straight from the front
     "camera": camera_space(dx=(-0.3, 0.3), dy=(-0.3, 0.3), dz=(0.0, 0.03), fov=60.0),
     **VISUAL,

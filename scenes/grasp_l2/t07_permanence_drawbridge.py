@@ -14,7 +14,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import rotate_about
-from voebench.generator.params import Range
+from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, S, U, camera_space, dark, finish, hidden_frames, look, \
@@ -33,11 +33,14 @@ OBJ_UZ = -1.13
 OBJ_DEPTH = 0.1
 
 SPACE = {
-    "object": {"height": Range(0.4, 0.7), "x": Range(-0.3, 0.3),  # m (GRASP h U(0.4, 0.8)); Unity x 2.995 + x
-               "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "speed": Range(55.0, 70.0),  # deg/s, constant (GRASP U(35, 50): too slow for the implausible 2 x 180 deg in 10 s)
-    "pause": Range(0.3, 0.8),  # s the plank rests before it turns back
-    "start_delay": Range(0.6, 2.0),  # s (GRASP: 30-110 frames)
+    # m (GRASP h U(0.4, 0.8)); Unity x 2.995 + x
+    "object": {"height": Range(0.4, 0.7, domain=POSITIVE), "x": Range(-0.3, 0.3, domain=COORDINATE),
+               "hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
+               "value": Range(0.6, 1.0, domain=FRACTION)},
+    # deg/s, constant (GRASP U(35, 50): too slow for the implausible 2 x 180 deg in 10 s)
+    "speed": Range(55.0, 70.0, domain=POSITIVE),
+    "pause": Range(0.3, 0.8, domain=NON_NEGATIVE),  # s the plank rests before it turns back
+    "start_delay": Range(0.6, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 30-110 frames)
     "camera": camera_space(dx=(0.0, 0.0), dy=(0.0, 0.0), dz=(-0.5, 0.3)),  # GRASP: y +-0.5
     **VISUAL,
 }

@@ -11,7 +11,7 @@ is back at the entry wall, where it stops, under the roof). Tray frame and camer
 import numpy as np
 
 from voebench.generator import edits
-from voebench.generator.params import Choice, Range
+from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, SIGN, Choice, Range
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
 from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times, orientations, polyline, require, \
@@ -23,11 +23,13 @@ ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
 
 SPACE = {
-    "angle": Range(8.0, 24.0),  # deg, angle between the ball's path and the white line (deflection angle)
-    "side": Choice((-1, 1)),  # which side of the line the ball enters on (+1 = +v)
-    "speed": Range(1.5, 2.5),  # m/s when it starts rolling (GRASP: 1.5-2.5 units/s)
-    "speed_loss": Range(0.1, 0.3),  # fraction of the speed lost to rolling resistance over the whole path
-    "start_delay": Range(0.0, 1.5),  # s before the ball starts (GRASP: 0-100 frames)
+    # deg, angle between the ball's path and the white line (deflection angle)
+    "angle": Range(8.0, 24.0, domain=INCLINE),
+    "side": Choice((-1, 1), domain=SIGN),  # which side of the line the ball enters on (+1 = +v)
+    "speed": Range(1.5, 2.5, domain=POSITIVE),  # m/s when it starts rolling (GRASP: 1.5-2.5 units/s)
+    # fraction of the speed lost to rolling resistance over the whole path
+    "speed_loss": Range(0.1, 0.3, domain=FRACTION),
+    "start_delay": Range(0.0, 1.5, domain=NON_NEGATIVE),  # s before the ball starts (GRASP: 0-100 frames)
     "ball": td.BALL,
     "camera": td.camera_space(-45.0, 45.0),  # GRASP: the far wall is roughly at the top, +-54 deg
     **VISUAL,

@@ -16,7 +16,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G, quat_from_axis_angle
-from voebench.generator.params import Range
+from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
@@ -35,9 +35,10 @@ LOW_END = U(5.611, 0, 0)[0]  # where the plank meets the floor
 PANEL_W = 0.6  # the end panels cover 0.6 m at each end (Unity x 1.811-2.411 and 5.211-5.811)
 
 SPACE = {
-    "angle": Range(10.0, 30.0),  # deg, the plank's inclination (supplementary Section 3: 10-30)
-    "start_delay": Range(1.0, 3.0),  # s before the ball appears (GRASP: 50-150 frames)
-    "ball": {"diameter": 0.2, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "angle": Range(10.0, 30.0, domain=INCLINE),  # deg, the plank's inclination (supplementary Section 3: 10-30)
+    "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the ball appears (GRASP: 50-150 frames)
+    "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
     "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(0.0, 1.0), fov=70.0),  # GRASP: x +-0.3, up 0-1
     **VISUAL,
 }

@@ -15,7 +15,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import Range
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.motion import require
@@ -33,13 +33,16 @@ DEPTH_Y = U(0, 0, -0.327)[1]  # the ball's depth
 FRONT_Y = U(0, 0, -0.80)[1]  # the occluder's and the front panels' plane
 
 SPACE = {
-    "start_delay": Range(1.0, 3.0),  # s before the ball is released (GRASP: 50-250 frames)
-    "drop_height": Range(1.6, 1.9),  # m from the floor to the ball's bottom at release (GRASP: 1.88)
-    "restitution": Range(0.2, 0.4),  # of the ball's bounce on the floor
-    "hover_gap": Range(0.25, 0.4),  # implausible: m between the hovering ball and the floor (GRASP: 0.3)
-    "holder_x": Range(0.45, 0.6),  # m from the centre to each holder block
-    "reveal_wait": Range(0.3, 1.0),  # s between the ball coming to rest and the occluder starting to drop
-    "ball": {"diameter": 0.25, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the ball is released (GRASP: 50-250 frames)
+    "drop_height": Range(1.6, 1.9, domain=POSITIVE),  # m from the floor to the ball's bottom at release (GRASP: 1.88)
+    "restitution": Range(0.2, 0.4, domain=FRACTION),  # of the ball's bounce on the floor
+    # implausible: m between the hovering ball and the floor (GRASP: 0.3)
+    "hover_gap": Range(0.25, 0.4, domain=NON_NEGATIVE),
+    "holder_x": Range(0.45, 0.6, domain=POSITIVE),  # m from the centre to each holder block
+    # s between the ball coming to rest and the occluder starting to drop
+    "reveal_wait": Range(0.3, 1.0, domain=NON_NEGATIVE),
+    "ball": {"diameter": Fixed(0.25, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.3, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
 }

@@ -14,7 +14,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import Choice, Range
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
@@ -34,12 +34,14 @@ FRONT_Y = DEPTH_Y - 0.42  # the end panels' plane, just in front of the block
 PANEL_W = 0.6
 
 SPACE = {
-    "block": {"extra_length": Range(0.0, 0.7), "extra_height": Range(0.0, 1.0)},  # m added to 1.3 x 1.0
-    "speed": Range(0.7, 2.0),  # m/s when it starts rolling (GRASP: 0.7-2.0 units/s)
-    "rolling_resistance": 0.05,  # m/s^2
-    "start_delay": Range(0.0, 2.0),  # s (GRASP: 0-100 frames)
+    "block": {"extra_length": Range(0.0, 0.7, domain=NON_NEGATIVE),
+              "extra_height": Range(0.0, 1.0, domain=NON_NEGATIVE)},  # m added to 1.3 x 1.0
+    "speed": Range(0.7, 2.0, domain=POSITIVE),  # m/s when it starts rolling (GRASP: 0.7-2.0 units/s)
+    "rolling_resistance": Fixed(0.05, domain=NON_NEGATIVE),  # m/s^2
+    "start_delay": Range(0.0, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 0-100 frames)
     "implausible": Choice(("float", "drop")),  # what the implausible ball does past the edge
-    "ball": {"diameter": 0.2, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
 }

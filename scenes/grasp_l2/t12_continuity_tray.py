@@ -14,6 +14,7 @@ Tray frame and camera: see `topdown.py`.
 """
 
 from voebench.generator import edits
+from voebench.generator.params import POSITIVE, Fixed
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
 from voebench.scenes.grasp_l2.motion import require
@@ -25,8 +26,10 @@ PRINCIPLES = ["continuity"]
 
 SPACE = {
     **td.CORNER_SPACE,
-    "cover_depth": 1.6,  # m of the tray's far end under the cover
-    "plank": {"leg": 0.9, "thickness": 0.05, "height": 0.3},  # m: the plank meets both walls `leg` from the corner
+    "cover_depth": Fixed(1.6, domain=POSITIVE),  # m of the tray's far end under the cover
+    # m: the plank meets both walls `leg` from the corner
+    "plank": {"leg": Fixed(0.9, domain=POSITIVE), "thickness": Fixed(0.05, domain=POSITIVE),
+              "height": Fixed(0.3, domain=POSITIVE)},
     **VISUAL,
 }
 

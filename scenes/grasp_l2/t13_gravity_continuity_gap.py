@@ -17,7 +17,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import Range
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
@@ -39,12 +39,14 @@ FRONT_Y = 8.10  # the occluder's plane
 T_PLANK = 0.02
 
 SPACE = {
-    "gap": Range(0.28, 0.34),  # m, width of the gap (GRASP: 0.303; the ball is 0.1)
-    "speed": Range(0.7, 1.1),  # m/s when it starts rolling (GRASP: 0.6-1.2 units/s)
-    "rolling_resistance": 0.05,  # m/s^2
-    "start_delay": Range(0.5, 2.0),  # s (GRASP: 50-150 frames)
-    "reveal_wait": Range(0.3, 0.8),  # s between the ball coming to rest and the occluder starting to drop
-    "ball": {"diameter": 0.1, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "gap": Range(0.28, 0.34, domain=NON_NEGATIVE),  # m, width of the gap (GRASP: 0.303; the ball is 0.1)
+    "speed": Range(0.7, 1.1, domain=POSITIVE),  # m/s when it starts rolling (GRASP: 0.6-1.2 units/s)
+    "rolling_resistance": Fixed(0.05, domain=NON_NEGATIVE),  # m/s^2
+    "start_delay": Range(0.5, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
+    # s between the ball coming to rest and the occluder starting to drop
+    "reveal_wait": Range(0.3, 0.8, domain=NON_NEGATIVE),
+    "ball": {"diameter": Fixed(0.1, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.0), fov=70.0),  # GRASP: x +-0.5, y -0.5..0
     **VISUAL,
 }

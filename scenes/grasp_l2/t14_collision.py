@@ -18,7 +18,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G, quat_from_axis_angle
-from voebench.generator.params import Range
+from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, hidden_frames, look, room, wood
@@ -37,13 +37,15 @@ LOW_END = U(3.811, 0, 0)[0]  # the incline meets the floor at the box's centre
 PANEL_W = 0.75  # wide enough to hide the ball where it appears for every sampled camera (0.6 was not)
 
 SPACE = {
-    "angle": Range(10.0, 40.0),  # deg, the incline (supplementary Section 3: 10-40)
-    "start_delay": Range(1.0, 3.0),  # s before the first ball appears at the top (GRASP: 50-150 frames)
-    "gap": Range(0.02, 0.1),  # m between the incline's foot and the resting ball
-    "friction": 0.3,  # sliding friction coefficient, ball on floor
-    "rolling_resistance": 0.05,  # m/s^2, deceleration of a rolling ball
-    "balls": {"diameter": 0.2, "hue": Range(0.0, 1.0), "hue_shift": Range(0.25, 0.75),  # second ball's hue offset
-              "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
+    "angle": Range(10.0, 40.0, domain=INCLINE),  # deg, the incline (supplementary Section 3: 10-40)
+    # s before the first ball appears at the top (GRASP: 50-150 frames)
+    "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),
+    "gap": Range(0.02, 0.1, domain=NON_NEGATIVE),  # m between the incline's foot and the resting ball
+    "friction": Fixed(0.3, domain=NON_NEGATIVE),  # sliding friction coefficient, ball on floor
+    "rolling_resistance": Fixed(0.05, domain=NON_NEGATIVE),  # m/s^2, deceleration of a rolling ball
+    "balls": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+              "hue_shift": Range(0.25, 0.75, domain=FRACTION),  # second ball's hue offset
+              "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
     "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x +-0.3, y +-0.5
     **VISUAL,
 }

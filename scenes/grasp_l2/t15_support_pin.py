@@ -15,7 +15,7 @@ x = 3.728, cube of edge s, pin 3.5 x 0.2 x 0.2 at constant U(1.5, 2) units/s. Co
 import numpy as np
 
 from voebench.generator import edits
-from voebench.generator.params import Range
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, dark, finish, look, room, \
@@ -34,14 +34,18 @@ HOUSING_UX = 4.73  # inner (left) end of the pin's housing, Unity x
 PIN_LEN = 3.5
 
 SPACE = {
-    "size": Range(0.5, 0.9),  # m, block height/depth = cube edge (GRASP U(0.5, 0.9))
-    "cube": {"hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)},
-    "pin": {"speed": Range(1.5, 2.0), "accel": 2.5,  # m/s (GRASP U(1.5, 2)); m/s^2 start/stop (< friction 4.9)
-            "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0),
-            "pause": Range(0.2, 0.6)},  # s before the pin is retracted
-    "gap": Range(0.1, 0.8),  # plausible: m left between the cube and the edge where the push ends
-    "overhang": Range(0.7, 1.2),  # implausible: fraction of the cube's width pushed beyond the edge
-    "start_delay": Range(0.4, 2.0),  # s (GRASP: 20-100 frames)
+    "size": Range(0.5, 0.9, domain=POSITIVE),  # m, block height/depth = cube edge (GRASP U(0.5, 0.9))
+    "cube": {"hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
+             "value": Range(0.6, 1.0, domain=FRACTION)},
+    # m/s (GRASP U(1.5, 2)); m/s^2 start/stop (< friction 4.9)
+    "pin": {"speed": Range(1.5, 2.0, domain=POSITIVE), "accel": Fixed(2.5, domain=POSITIVE),
+            "hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
+            "value": Range(0.6, 1.0, domain=FRACTION),
+            "pause": Range(0.2, 0.6, domain=NON_NEGATIVE)},  # s before the pin is retracted
+    "gap": Range(0.1, 0.8, domain=NON_NEGATIVE),  # plausible: m left between the cube and the edge where the push ends
+    # implausible: fraction of the cube's width pushed beyond the edge
+    "overhang": Range(0.7, 1.2, domain=NON_NEGATIVE),
+    "start_delay": Range(0.4, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 20-100 frames)
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=50.0),  # GRASP fov 70
     **VISUAL,
 }

@@ -9,6 +9,7 @@ constant speed), the target corner is random and the ball slows down by rolling 
 """
 
 from voebench.generator import edits
+from voebench.generator.params import POSITIVE, Fixed
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
 from voebench.scenes.grasp_l2.motion import require
@@ -18,7 +19,8 @@ OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
 
-SPACE = {**td.CORNER_SPACE, "cover_depth": 1.5, **VISUAL}  # cover_depth: m of the tray's far end under the cover
+# cover_depth: m of the tray's far end under the cover
+SPACE = {**td.CORNER_SPACE, "cover_depth": Fixed(1.5, domain=POSITIVE), **VISUAL}
 
 
 def build(scene, p, condition):

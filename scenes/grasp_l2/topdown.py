@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 
 from voebench.generator.kinematics import quat_from_euler_z
-from voebench.generator.params import Choice, Range
+from voebench.generator.params import (
+    ANGLE, COORDINATE, FOV, FRACTION, NON_NEGATIVE, POSITIVE, SIGN, SIGNED_FRACTION, Choice, Fixed, Range)
 from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, hsv_color, room, table
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, background_color, wood_tint
 from voebench.scenes.grasp_l2.motion import UP, orientations, polyline, rolling_rotations
@@ -27,13 +28,17 @@ ROOF_Z = FLOOR_TOP + WALL_H + 0.06  # underside of the start roof and the end co
 ROOF_INNER_U = -1.4  # the start roof covers the tray from its entry wall to here
 CAMERA_HEIGHT = 5.5  # m above the table (Unity: 15.774 - 10.274)
 
-BALL = {"diameter": 0.3, "hue": Range(0.0, 1.0), "saturation": Range(0.6, 1.0), "value": Range(0.6, 1.0)}
+BALL = {"diameter": Fixed(0.3, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)}
 
 
 def camera_space(roll_lo: float, roll_hi: float) -> dict:
-    return {"offset_x": Range(-0.5, 0.5), "offset_y": Range(-0.5, 0.5),  # m, camera and look-at shift
-            "roll": Range(roll_lo, roll_hi),  # deg, in-plane rotation of the image; 0 = far wall at the top
-            "height": CAMERA_HEIGHT, "fov": 70.0}  # m above the table; vertical field of view, deg
+    # m, camera and look-at shift
+    return {"offset_x": Range(-0.5, 0.5, domain=COORDINATE), "offset_y": Range(-0.5, 0.5, domain=COORDINATE),
+            # deg, in-plane rotation of the image; 0 = far wall at the top
+            "roll": Range(roll_lo, roll_hi, domain=ANGLE),
+            # m above the table; vertical field of view, deg
+            "height": Fixed(CAMERA_HEIGHT, domain=POSITIVE), "fov": Fixed(70.0, domain=FOV)}
 
 
 class Tray:
@@ -122,13 +127,17 @@ def plank_pose(tray: Tray, side: float, leg: float, thickness: float, height: fl
 # --------------------------------------------------------------------------- tests 12 and 16: roll into a corner
 
 CORNER_SPACE = {
-    "corner": Choice((-1, 1)),  # the far corner the ball rolls toward: +1 = +v side, -1 = -v side
-    "start": Range(-0.9, 0.9),  # lateral start position under the roof, fraction of the half width
-    "speed": Range(1.5, 2.5),  # m/s when it starts rolling (GRASP: 1.5-2.5 units/s)
-    "arrival_speed": Range(0.35, 0.6),  # fraction of the speed left when it reaches the corner and stops there
-    "start_delay": Range(0.0, 1.0),  # s before the ball starts (GRASP: 0-100 frames)
-    "cover_wait": Range(0.3, 0.8),  # s between the ball's arrival and the cover starting to slide away
-    "cover_speed": 1.0,  # m/s of the cover's slide (GRASP: 0.5; faster so that 10 s hold the whole event)
+    "corner": Choice((-1, 1), domain=SIGN),  # the far corner the ball rolls toward: +1 = +v side, -1 = -v side
+    # lateral start position under the roof, fraction of the half width
+    "start": Range(-0.9, 0.9, domain=SIGNED_FRACTION),
+    "speed": Range(1.5, 2.5, domain=POSITIVE),  # m/s when it starts rolling (GRASP: 1.5-2.5 units/s)
+    # fraction of the speed left when it reaches the corner and stops there
+    "arrival_speed": Range(0.35, 0.6, domain=FRACTION),
+    "start_delay": Range(0.0, 1.0, domain=NON_NEGATIVE),  # s before the ball starts (GRASP: 0-100 frames)
+    # s between the ball's arrival and the cover starting to slide away
+    "cover_wait": Range(0.3, 0.8, domain=NON_NEGATIVE),
+    # m/s of the cover's slide (GRASP: 0.5; faster so that 10 s hold the whole event)
+    "cover_speed": Fixed(1.0, domain=POSITIVE),
     "ball": BALL,
     "camera": camera_space(0.0, 360.0),  # GRASP: camera straight above, in-plane rotation random
 }
