@@ -43,7 +43,7 @@ class GraspLevel1(Suite):
         if getattr(m, "OPEN_QUESTION", None):
             prompts.append({"kind": "open", "text": m.OPEN_QUESTION, "answer": m.open_answer(p),
                             "choices": m.KEYWORDS})
-        return {"prompts": prompts, "label": truth, "description": m.describe(p)}
+        return {"prompts": prompts, "label": truth, "description": m.describe(p, scene)}
 
 
 def other_label(labels, truth, rng) -> str:

@@ -37,5 +37,5 @@ def negative(p, rng):
     return other_label(LABELS, p.color, rng)
 
 
-def describe(p):
+def describe(p, scene):
     return f"A {p.color} ball {p.size:.1f} m across rests on a wooden table. Nothing moves."

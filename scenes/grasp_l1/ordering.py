@@ -56,5 +56,5 @@ def negative(p, rng):
             return ", ".join(f"{c} {s}" for c, s in perm)
 
 
-def describe(p):
+def describe(p, scene):
     return f"On a wooden table, these objects stand in a row, from left to right: {observation(p)}. Nothing moves."
