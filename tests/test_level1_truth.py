@@ -196,3 +196,19 @@ def test_start_delay_scales_with_the_video():
         starts.append((int(np.argmax(moved)) - 1) / scene.n_frames)
         assert f"After {(int(np.argmax(moved)) - 1) / scene.fps:.1f} s" in entry["description"]
     assert starts[0] == pytest.approx(starts[1], abs=1 / 20 + 1e-9)
+
+
+def test_the_checks_projection_is_the_scenes():
+    """truth.View projects as generator.scene.project does with Camera.intrinsics/extrinsics."""
+    from voebench.generator.scene import project
+
+    for test in ("directionality", "relational"):
+        p, scene, entry = build(test, 1, 2, 10)
+        view = truth.View(scene, 96, 72)
+        uv, depth = view.centres("ball")
+        K, E = scene.camera.intrinsics(96, 72), scene.camera.extrinsics()
+        for t in (0, scene.n_frames - 1):
+            ref_uv, ref_depth = project(scene["ball"].position[t][None], K, E[t])
+            assert np.allclose(uv[t], ref_uv[0]) and np.allclose(depth[t], ref_depth[0])
+        box = view.boxes("ball", [0])[0]
+        assert box[0] < uv[0, 0] < box[2] and box[1] < uv[0, 1] < box[3]
