@@ -83,14 +83,31 @@ def test_segmentation_ids_match_objects(level1_set):
             assert seg.shape == depth.shape == (10, 48, 64)
             K, E = f["camera/intrinsics"][()], f["camera/extrinsics"][()]
             ids = {int(g.attrs["id"]): n for n, g in f["objects"].items()}
+            visible = {}
             assert set(np.unique(seg)) - {0} <= set(ids)
             assert np.array_equal(np.isinf(depth), seg == 0), "background in depth and segmentation agree"
             for name, g in f["objects"].items():
                 counts = (seg == g.attrs["id"]).sum(axis=(1, 2))
                 assert np.array_equal(counts, g["visible_pixels"][()])
+                visible[name] = counts
                 if g.attrs["role"] in ("ball", "cube"):  # the objects the questions are about are in view
                     assert g["visible_pixels"][0] > 4
                     uv, z = project(g["position"][0][None], K, E[0])
                     u, v = uv[0].astype(int)
                     assert seg[0, v, u] == g.attrs["id"], "projected centre lands on its own id"
                     assert depth[0, v, u] < z[0], "the visible surface is nearer than the centre"
+        # the statements are true at the rendered resolution, and what they are about is seen in every frame
+        p, scene = rebuild(e)
+        assert truth.check(e["test"], scene, p, e, e["width"], e["height"]) == [], e["id"]
+        assert truth.check_pixels(e["test"], scene, visible) == [], e["id"]
+
+
+def rebuild(e):
+    """(params, scene) of a manifest entry, rebuilt from its sampled parameters and settings."""
+    from voebench.generator.params import Params
+
+    p = Params.wrap(e["params"]["sampled"])
+    config = e["params"]["config"]
+    job = Job("grasp-l1", e["test"], e["index"], e["condition"], e["seed"], None)
+    scene = SUITE.make_scene(job, p, Timing(config["seconds"], config["fps"]))
+    return p, scene

@@ -29,6 +29,7 @@ DIRECTION_COS = np.cos(np.radians(15))  # the image motion is within 15 degrees 
 WRONG_DIRECTION_COS = np.cos(np.radians(60))  # and more than 60 degrees away from the negative statement's
 MIN_SEPARATION_PX = 4.0  # two things compared left/right are this far apart in the image (centres)
 STILL_M = 1e-9  # an object said not to move (or in a still scene) moves less than this in the world
+MIN_VISIBLE_PIXELS = 4  # rendered: an object a statement is about covers at least this many pixels per frame
 
 # image directions (u right, v down) of the Directionality labels; forward = up in the image
 IMAGE_DIRECTIONS = {"forward": (0.0, -1.0), "backward": (0.0, 1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
@@ -313,6 +314,27 @@ def check_relational(scene, p, view, true, false):
         problems.append(Problem(f"says {true}, but the ball is on the {side} of the barrier in the image"))
     if false == side:
         problems.append(Problem(f"the negative statement ({false}) is true"))
+    return problems
+
+
+def subjects(test: str, scene: Scene) -> list[str]:
+    """The objects the statements of this test are about (they must be seen in every frame)."""
+    if test == "relational":
+        return ["ball", "barrier"]
+    return [o.name for o in scene.objects.values() if o.role in ("ball", "cube")]
+
+
+def check_pixels(test: str, scene: Scene, visible_pixels: dict) -> list[str]:
+    """After rendering: problems if an object the statements are about covers fewer than MIN_VISIBLE_PIXELS
+    pixels in some frame (`visible_pixels`: object name -> per-frame counts from the segmentation, as the
+    HDF5 `objects/<name>/visible_pixels`). This sees occlusion, which `check` cannot."""
+    problems = []
+    for name in subjects(test, scene):
+        counts = np.asarray(visible_pixels[name])
+        if counts.min() < MIN_VISIBLE_PIXELS:
+            t = int(np.argmin(counts))
+            problems.append(Problem(f"{name} covers {int(counts[t])} rendered pixels at frame {t}, fewer than "
+                                    f"{MIN_VISIBLE_PIXELS}", ("resolution",)))
     return problems
 
 
