@@ -49,7 +49,9 @@ class Problem(str):
 
 def check(test: str, scene: Scene, p, entry: dict, width: int, height: int) -> list[str]:
     """Problems with the statements of one Level 1 video (empty: every positive statement and open answer is
-    true and every negative statement false, as the video shows it)."""
+    true and every negative statement false, as the video shows it). The checks read the scene's tracks and
+    the entry, not the sampled parameters `p` (so they cannot share a scene script's mistake); `p` is passed for
+    checks that need a sampled value."""
     problems: list[Problem] = []
     prompts = _prompts(entry, problems)
     if prompts is None:
