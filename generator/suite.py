@@ -157,7 +157,13 @@ class Suite:
 
     def statement_problems(self, job: Job, p: Params, scene: Scene, entry: dict, width: int, height: int) -> list[str]:
         """What is false in the manifest entry's statements about this video (Level 1 checks its statements
-        against the ground truth; Level 2 and AVoE statements are the audit's to check). Empty = all true."""
+        against the ground truth; Level 2 and AVoE statements are the audit's to check). Empty = all true.
+        A problem may carry `keys` (the parameters or settings it depends on), as `Infeasible` does."""
+        return []
+
+    def pixel_problems(self, job: Job, scene: Scene, visible_pixels: dict) -> list[str]:
+        """After rendering: what the rendered pixels contradict (`visible_pixels`: object name -> per-frame pixel
+        counts from the segmentation), e.g. an object a statement is about that is hidden or out of view."""
         return []
 
     def make_scene(self, job: Job, p: Params, timing: Timing) -> Scene:

@@ -134,7 +134,7 @@ def check_draw(suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Spa
                     path, None, passes=())
         files.append((entry, path))
         for problem in suite.statement_problems(job, p, scenes[job.condition], entry, cfg.width, cfg.height):
-            return {}, Rejection(attempt, "statement", problem)
+            return {}, Rejection(attempt, "statement", str(problem), getattr(problem, "keys", ()))
     rejection = audit_files(files, attempt)
     return (scenes, None) if rejection is None else ({}, rejection)
 
@@ -214,11 +214,10 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
             result.rendered_frames += rendered
             result.entries.append(entry)
             files.append((entry, tmp_h5))
-        if "segmentation" in cfg.passes and needs_pixel_audit(scenes):
-            rejection = audit_files(files, attempt)
-            if rejection is not None:
-                _remove(tmp)
-                return None, rejection
+        rejection = pixel_rejection(suite, jobs, scenes, files, attempt) if "segmentation" in cfg.passes else None
+        if rejection is not None:
+            _remove(tmp)
+            return None, rejection
         for tmp_h5, tmp_mp4, base in tmp.values():  # mp4s first: an HDF5 in place marks its video done
             if "rgb" in cfg.passes:
                 os.replace(tmp_mp4, base + ".mp4")
@@ -228,6 +227,19 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
         _remove(tmp)
         raise
     return result, None
+
+
+def pixel_rejection(suite: Suite, jobs: list, scenes: dict, files: list, attempt: int) -> Rejection | None:
+    """The checks that need rendered pixels: the suite's (e.g. a Level 1 subject in view), and the audit's
+    hidden-edit check where an edit is hidden."""
+    import h5py
+
+    for job, (entry, path) in zip(jobs, files):
+        with h5py.File(path, "r") as f:
+            counts = {name: g["visible_pixels"][()] for name, g in f["objects"].items()}
+        for problem in suite.pixel_problems(job, scenes[job.condition], counts):
+            return Rejection(attempt, "pixels", f"{job.condition}: {problem}", getattr(problem, "keys", ()))
+    return audit_files(files, attempt) if needs_pixel_audit(scenes) else None
 
 
 def _remove(tmp: dict) -> None:

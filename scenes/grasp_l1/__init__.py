@@ -46,6 +46,17 @@ class GraspLevel1(Suite):
         return {"prompts": prompts, "label": truth, "description": m.describe(scene, p, job.condition)}
 
 
+    def statement_problems(self, job, p, scene, entry, width, height):
+        from voebench.scenes.grasp_l1 import truth
+
+        return truth.check(job.test, scene, p, entry, width, height)
+
+    def pixel_problems(self, job, scene, visible_pixels):
+        from voebench.scenes.grasp_l1 import truth
+
+        return truth.check_pixels(job.test, scene, visible_pixels)
+
+
 def other_label(labels, truth, rng) -> str:
     """A uniformly chosen label other than the truth (GRASP's negative sampling)."""
     others = [lab for lab in labels if lab != truth]

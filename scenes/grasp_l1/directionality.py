@@ -3,8 +3,9 @@ camera: forward = up in the image), after a random delay, slowing down by rollin
 
 import numpy as np
 
+from voebench.errors import Infeasible
 from voebench.generator.kinematics import roll
-from voebench.generator.params import FOV, FRACTION, NON_NEGATIVE, POSITIVE, Balanced, Fixed, Range
+from voebench.generator.params import FOV, FRACTION, POSITIVE, Balanced, Fixed, Range
 from voebench.scenes.common import TRAY_BALL_SPAN, TRAY_CENTER, TRAY_FLOOR_TOP, hsv_color, table_room, top_down, tray, tray_point
 from voebench.scenes.grasp_l1 import other_label
 
@@ -23,7 +24,7 @@ SPACE = {
     "speed": Range(1.5, 2.5, domain=POSITIVE),  # initial speed, m/s (GRASP: 1.5-2.5 units/s)
     # fraction of the 4.4 m span covered before rolling resistance stops it
     "travel": Range(0.6, 0.95, domain=FRACTION),
-    "start_delay": Range(0.0, 3.0, domain=NON_NEGATIVE),  # s (GRASP: 0-150 frames at 50 fps)
+    "start_delay": Range(0.0, 0.3, domain=FRACTION),  # fraction of the video before the ball starts (GRASP: 0-3 s of 10 s)
     "ball": {"diameter": Fixed(0.4, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
              "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
     "camera": {"height": Fixed(4.17, domain=POSITIVE), "fov": Fixed(70.0, domain=FOV)},
@@ -36,16 +37,41 @@ def add_ball(scene, p, xy):
                      color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
 
 
+def start_frame(scene, p) -> int:
+    """The frame the ball starts rolling: `start_delay` is a fraction of the video, so the ball rolls inside
+    the video at any length and frame rate (GRASP's 0-3 s delay was 0-30% of its 10 s videos)."""
+    return scene.frame(p.start_delay * scene.n_frames / scene.fps)
+
+
 def roll_ball(scene, ball, start_xy, heading, p, distance):
-    """Roll from rest-at-start with the sampled speed; the deceleration makes it stop after `distance`."""
+    """Roll from rest-at-start with the sampled speed; the deceleration makes it stop after `distance`.
+    Raises Infeasible when the video would not show the ball rolling long enough to judge its motion
+    (`truth.MIN_MOTION_FRAMES` steps and `truth.MIN_MOTION_SECONDS`)."""
+    from voebench.scenes.grasp_l1.truth import MIN_MOTION_FRAMES, MIN_MOTION_SECONDS
+
+    if not 0.0 <= p.start_delay < 1.0:
+        raise Infeasible(f"start_delay {p.start_delay:g} is not a fraction of the video in [0, 1)", ("start_delay",))
+    if distance <= 0 or p.speed <= 0:
+        raise Infeasible(f"the ball must roll: speed {p.speed:g} m/s over {distance:g} m", ("speed", "travel"))
+    first = start_frame(scene, p)
+    stop_s = 2 * distance / p.speed  # uniform deceleration from `speed` to rest over `distance`
+    steps = min(scene.n_frames - 1 - first, int(np.floor(stop_s * scene.fps)))
+    if steps < MIN_MOTION_FRAMES or steps / scene.fps < MIN_MOTION_SECONDS:
+        keys = ("speed", "travel") if stop_s < MIN_MOTION_SECONDS else ("start_delay", "seconds", "fps")
+        raise Infeasible(f"the ball would be seen rolling for {steps} frame steps ({steps / scene.fps:.2f} s) of "
+                         f"a {scene.n_frames}-frame video; a statement about its motion needs {MIN_MOTION_FRAMES} "
+                         f"and {MIN_MOTION_SECONDS:g} s", keys)
     deceleration = p.speed**2 / (2 * distance)
     start = np.array([*start_xy, ball.position[0, 2]])
-    roll(ball, start, (*heading, 0.0), p.speed, deceleration, scene.frame(p.start_delay), scene.fps)
+    roll(ball, start, (*heading, 0.0), p.speed, deceleration, first, scene.fps)
 
 
 def build(scene, p, condition):
     table_room(scene)
     tray(scene)
+    if not (0.0 <= p.lateral <= 1.0 and 0.0 < p.travel <= 1.0):
+        raise Infeasible("the ball must start on the tray's edge (lateral in [0, 1]) and stop before the far "
+                         f"wall (travel in (0, 1]); got lateral {p.lateral:g}, travel {p.travel:g}", ("lateral", "travel"))
     hx, hy = HEADINGS[p.direction]
     # start on the edge the ball rolls away from, at `lateral` along it
     fx = 0.5 - 0.5 * hx if hx else p.lateral
@@ -70,5 +96,13 @@ def negative(p, rng):
 def describe(scene, p, condition):
     seen = {"forward": "away from the viewer (up in the view)", "backward": "toward the viewer (down in the view)",
             "left": "to the left", "right": "to the right"}[p.direction]
-    return (f"Seen from above, a ball lies in a square tray. After {p.start_delay:.1f} s it rolls {seen} "
-            f"at {p.speed:.1f} m/s, slows down and stops.")
+    return f"Seen from above, a ball lies in a square tray. {rolling(p, scene, seen)}"
+
+
+def rolling(p, scene, where):
+    """The roll in words, with the times this video shows (the ball may still be rolling when it ends)."""
+    ball = scene["ball"]
+    first = start_frame(scene, p)
+    stopped = np.linalg.norm(ball.position[-1] - ball.position[-2]) == 0 if scene.n_frames > 1 else True
+    end = "slows down and stops" if stopped else "slows down; the video ends before it stops"
+    return f"After {first / scene.fps:.1f} s it rolls {where} at {p.speed:.1f} m/s, {end}."

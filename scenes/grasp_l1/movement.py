@@ -3,10 +3,11 @@ random point on the opposite wall (slowing to a stop), or lies still at a random
 
 import numpy as np
 
+from voebench.errors import Infeasible
 from voebench.generator.params import FRACTION, Balanced, Range
 from voebench.scenes.common import TRAY_CENTER, table_room, top_down, tray, tray_point
 from voebench.scenes.grasp_l1 import other_label
-from voebench.scenes.grasp_l1.directionality import SPACE as DIRECTIONALITY_SPACE, add_ball, roll_ball
+from voebench.scenes.grasp_l1.directionality import SPACE as DIRECTIONALITY_SPACE, add_ball, roll_ball, rolling
 
 LABELS = ("moving", "not moving")
 STATEMENT = "The ball is {}."
@@ -27,6 +28,10 @@ OPPOSITE = {"front": "back", "back": "front", "left": "right", "right": "left"}
 def build(scene, p, condition):
     table_room(scene)
     tray(scene)
+    moving = p.movement == "moving"
+    if not (0.0 <= p.start <= 1.0 and 0.0 <= p.target <= 1.0 and (0.0 < p.travel <= 1.0 or not moving)):
+        raise Infeasible("the ball must stay in the tray (start and target in [0, 1], travel in (0, 1]); got "
+                         f"start {p.start:g}, target {p.target:g}, travel {p.travel:g}", ("start", "target", "travel"))
     if p.movement == "moving":
         start = tray_point(*EDGES[p.start_edge](p.start))
         target = tray_point(*EDGES[OPPOSITE[p.start_edge]](p.target))
@@ -48,6 +53,5 @@ def negative(p, rng):
 
 def describe(scene, p, condition):
     if p.movement == "moving":
-        return (f"Seen from above, a ball lies in a square tray. After {p.start_delay:.1f} s it rolls across "
-                f"the tray at {p.speed:.1f} m/s, slows down and stops.")
+        return f"Seen from above, a ball lies in a square tray. {rolling(p, scene, 'across the tray')}"
     return "Seen from above, a ball lies in a square tray. It stays where it is for the whole video."

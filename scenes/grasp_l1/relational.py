@@ -1,8 +1,9 @@
 """Relational Position: a ball lies to the left or right of a black barrier standing on the table
 (as seen by the camera, which looks across the table from its far side)."""
 
+from voebench.errors import Infeasible
 from voebench.generator.params import ANGLE, COORDINATE, FOV, FRACTION, POSITIVE, Balanced, Fixed, Range
-from voebench.scenes.common import POLE_GREY, hsv_color, pitched, table_room
+from voebench.scenes.common import POLE_GREY, TABLE_SIZE, hsv_color, pitched, table_room
 from voebench.scenes.grasp_l1 import other_label
 
 LABELS = ("left", "right")
@@ -28,8 +29,12 @@ def build(scene, p, condition):
     b = p.barrier
     scene.add("barrier", "box", (b.thickness, b.length, b.height), (0.0, b.y, b.height / 2), role="barrier",
               color=POLE_GREY)
-    x = p.distance if p.side == "left" else -p.distance
     d = p.ball.diameter
+    # the ball must clear the barrier and rest on the table (its centre above the table top)
+    if not b.thickness / 2 + d / 2 < p.distance <= TABLE_SIZE[0] / 2:
+        raise Infeasible(f"a {d:g} m ball {p.distance:g} m from the barrier's centre would touch the barrier or "
+                         "fall off the table", ("distance", "ball.diameter", "barrier.thickness"))
+    x = p.distance if p.side == "left" else -p.distance
     scene.add("ball", "sphere", (d, d, d), (x, b.y, d / 2), role="ball",
               color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
     pitched(scene, p.camera.eye, p.camera.yaw, p.camera.pitch, p.camera.fov)

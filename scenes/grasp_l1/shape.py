@@ -1,6 +1,7 @@
 """Shape: one black cube or ball of random size at a random place on the table; the camera looks on from
 above and behind. Nothing moves."""
 
+from voebench.errors import Infeasible
 from voebench.generator.params import COORDINATE, FOV, FRACTION, POSITIVE, Balanced, Fixed, Range
 from voebench.scenes.common import TABLE_SIZE, table_room
 from voebench.scenes.grasp_l1 import other_label
@@ -25,6 +26,8 @@ SPACE = {
 def place_on_table(scene, name, shape, size, fx, fy, color, role):
     x = (fx - 0.5) * (TABLE_SIZE[0] - 0.7)  # the spawn area of the original, 11.3 x 7.0 m
     y = (fy - 0.5) * (TABLE_SIZE[1] - 1.0)
+    if size <= 0 or abs(x) > TABLE_SIZE[0] / 2 or abs(y) > TABLE_SIZE[1] / 2:  # it must rest on the table
+        raise Infeasible(f"a {size:g} m {shape} at ({x:.2f}, {y:.2f}) is not on the table", ("size", "place.x", "place.y"))
     scene.add(name, "sphere" if shape == "ball" else "box", (size,) * 3, (x, y, size / 2), role=role, color=color)
 
 
