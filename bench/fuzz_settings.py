@@ -35,7 +35,7 @@ import numpy as np
 SUITES = ("grasp-l1", "grasp-l2", "avoe")
 
 
-def draw_config(seed: int, i: int, rendered_share: float, max_trials: int) -> dict:
+def draw_config(seed: int, i: int, rendered_share: float, max_trials: int, max_seconds: float = 20.0) -> dict:
     from voebench.generator.params import Range
     from voebench.generator.suite import load_suite
 
@@ -44,11 +44,12 @@ def draw_config(seed: int, i: int, rendered_share: float, max_trials: int) -> di
     suite = load_suite(suite_name)
     tests = list(rng.choice(suite.tests, size=int(rng.integers(1, 3)), replace=False))
     rendered = bool(rng.random() < rendered_share)
-    seconds = float(np.round(np.exp(rng.uniform(np.log(1), np.log(4 if rendered else 20))), 2))
+    seconds = float(np.round(np.exp(rng.uniform(np.log(1), np.log(min(max_seconds, 4 if rendered else 20)))), 2))
     fps = float(np.round(rng.uniform(8, 60), 1))
     width = int(rng.integers(24, 481)) * 2
     height = int(rng.integers(18, 271)) * 2
     sets = []
+    clip = bool(rng.random() < 0.5)  # half the configurations keep widened ranges inside each leaf's domain
     for test in tests:
         ranges = [(k, v) for k, v in suite.space(test).leaves().items()
                   if isinstance(v, Range) and not v.integer and v.hi > v.lo]
@@ -57,8 +58,14 @@ def draw_config(seed: int, i: int, rendered_share: float, max_trials: int) -> di
             centre, half = (leaf.lo + leaf.hi) / 2, (leaf.hi - leaf.lo) / 2
             centre *= rng.uniform(0.5, 2.0)
             half *= rng.uniform(0.5, 2.0)
-            sets.append(f"{test}.{key}={centre - half:.4g}:{centre + half:.4g}")
-    return {"i": i, "suite": suite_name, "tests": tests, "trials": int(rng.integers(1, max_trials + 1)),
+            lo, hi = centre - half, centre + half
+            domain = getattr(leaf, "domain", None)
+            if clip and domain is not None:  # (the other half: out-of-domain values must be refused in one line)
+                lo, hi = (float(np.clip(v, domain.lo, domain.hi)) for v in (lo, hi))
+                if domain.lo_open and lo <= domain.lo or domain.hi_open and hi >= domain.hi:
+                    continue
+            sets.append(f"{test}.{key}={lo:.4g}:{hi:.4g}")
+    return {"i": i, "clip": clip, "suite": suite_name, "tests": tests, "trials": int(rng.integers(1, max_trials + 1)),
             "seconds": seconds, "fps": fps, "resolution": f"{width}x{height}", "rendered": rendered, "sets": sets}
 
 
@@ -205,6 +212,7 @@ def main(argv=None) -> int:
     ap.add_argument("--results", default="bench/results/fuzz-settings.jsonl")
     ap.add_argument("--rendered-share", type=float, default=0.2)
     ap.add_argument("--max-trials", type=int, default=2)
+    ap.add_argument("--max-seconds", type=float, default=20.0, help="cap the sampled video length")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--keep", action="store_true", help="keep each configuration's output folder")
     ap.add_argument("--summary", metavar="JSONL", help="only summarize an existing results file")
@@ -219,7 +227,7 @@ def main(argv=None) -> int:
     for i in range(args.first, args.first + args.configs):
         if i in done:
             continue
-        cfg = draw_config(args.seed, i, args.rendered_share, args.max_trials)
+        cfg = draw_config(args.seed, i, args.rendered_share, args.max_trials, args.max_seconds)
         res = run_config(cfg, args.work, args.workers)
         with open(args.results, "a") as f:
             f.write(json.dumps(res) + "\n")
