@@ -15,11 +15,12 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import traceback
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from voebench.errors import UsageError
+from voebench.errors import GeneratorBug, UsageError
 
 if TYPE_CHECKING:
     from voebench.generator.runner import RunConfig
@@ -81,7 +82,11 @@ def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None =
             if not trial.conditions:
                 continue  # another sub-type's trial
             probe.draws += 1
-            _, rejection = check_draw(suite, trial, draw(suite, space, trial, 0), cfg, space, 0, workdir)
+            try:
+                _, rejection = check_draw(suite, trial, draw(suite, space, trial, 0), cfg, space, 0, workdir)
+            except Exception as e:
+                raise GeneratorBug(f"{suite.name}/{test}: building trial {index} failed with "
+                                   f"{type(e).__name__}: {e}", traceback.format_exc()) from None
             if rejection is None:
                 probe.accepted += 1
             else:

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from voebench import __version__
-from voebench.errors import UsageError
+from voebench.errors import GeneratorBug, UsageError
 
 # (module, what it provides). A module that cannot be imported (an optional extra not installed) is skipped
 # in --help and explained if its command is asked for.
@@ -54,6 +55,14 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"voebench {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except GeneratorBug as e:
+        import tempfile
+
+        fd, path = tempfile.mkstemp(prefix="voebench-traceback-", suffix=".log")
+        with os.fdopen(fd, "w") as f:
+            f.write(e.traceback_text)
+        print(f"voebench {args.command}: internal error: {e} (a bug: traceback in {path})", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -16,3 +16,12 @@ class Infeasible(Exception):
         super().__init__(reason)
         self.reason = reason
         self.keys = tuple(keys)
+
+
+class GeneratorBug(Exception):
+    """Code that should not fail did (a scene raising something other than `Infeasible` for a draw). The CLI
+    prints one line naming where the traceback was saved and exits 1."""
+
+    def __init__(self, message: str, traceback_text: str):
+        super().__init__(message)
+        self.traceback_text = traceback_text
