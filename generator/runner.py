@@ -24,7 +24,9 @@ from voebench.generator.params import Params, Space
 from voebench.generator.output import (  # noqa: F401  (re-exported: the output folder's API lived here)
     entry_from_h5, is_done, manifest_name, merge, mp4_complete, prepare_output, read_manifest, write_json_atomic,
     write_manifest)
+from voebench.generator.fingerprint import code_identity, h5_attrs
 from voebench.generator.suite import Job, Suite, Timing
+from voebench.contract.manifest import trim_truncated_tail
 
 PASSES = ("rgb", "depth", "segmentation")
 
@@ -63,6 +65,7 @@ class RunConfig:
             "engine": self.engine, "samples": self.samples if self.engine != "workbench" else None,
             "passes": list(self.passes), "options": self.options,
             "spaces": {t: effective_space(suite, t, self.overrides).describe() for t in suite.tests},
+            "code": code_identity(suite),  # resuming with other code would mix two generators' videos
         }
 
 
@@ -125,7 +128,7 @@ def produce(job: Job, cfg: RunConfig) -> dict:
         "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
         "pair_id": job.pair_id or "", "seed": job.seed, "fps": cfg.fps, "n_frames": scene.n_frames,
         "width": cfg.width, "height": cfg.height, "engine": cfg.engine, "generator_version": __version__,
-        "params": json.dumps(entry["params"]),
+        "params": json.dumps(entry["params"]), **h5_attrs(suite, job.test),
     }
     passes = tuple(cfg.passes)
     writer = StatesWriter(tmp_h5, scene, cfg.width, cfg.height, attrs, passes)
@@ -184,6 +187,8 @@ def manifest_entry(cfg: RunConfig, suite: Suite, job: Job, p: Params, scene, spa
     }
     entry.update(suite.entry(job, p, scene))
     entry["violation"] = scene.violation.as_dict() if scene.violation is not None else None
+    if job.pair_id is not None:  # which videos make this trial whole (AVoE train trials: `expected` only)
+        entry["pair_conditions"] = suite.conditions(job.test, p, {**cfg.options, "seed": job.seed})
     entry["params"] = {"sampled": p, "config": {
         "space": space.describe(), "base_seed": cfg.base_seed,
         "seconds": cfg.seconds, "fps": cfg.fps, "width": cfg.width, "height": cfg.height,
@@ -250,6 +255,7 @@ def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_addre
 
         bar = tqdm(total=len(todo), unit="video", desc=f"{cfg.suite}", dynamic_ncols=True,
                    initial=0, postfix={"skipped": len(jobs) - len(todo)})
+    trim_truncated_tail(mpath)  # a line cut short by a kill must not swallow the next one
     with open(mpath, "a") as mf:
         for job, entry, error in execute(todo, cfg, backend, ray_address):
             if error is not None:
