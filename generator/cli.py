@@ -13,7 +13,8 @@ def register(sub) -> None:
     p = sub.add_parser("render", help="render a suite (mp4 + HDF5 ground truth + manifest)",
                        description="Sample, simulate and render a suite's videos into --out. Re-running into the "
                        "same directory skips finished videos; a directory holding a set made with other settings "
-                       "or by other code (see --upgrade), or one voebench did not write, is refused.", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       "or by other code (see --upgrade), or one voebench did not write, is refused.",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("suite", help="grasp-l1, grasp-l2 or avoe")
     p.add_argument("--out", help="output directory (default: renders/<suite>)")
     p.add_argument("--videos-per-test", "--trials", dest="trials", type=int,

@@ -42,8 +42,8 @@ def _py_files(folder: str, recursive: bool = True) -> list[str]:
     return [p for p in glob.glob(pattern, recursive=recursive) if "__pycache__" not in p]
 
 
-@functools.lru_cache(maxsize=1)
-def core_fingerprint() -> str:
+def core_files() -> tuple[tuple[str, list[str]], ...]:
+    """(package root, files) of the generator core and of the contract (see the module docstring)."""
     import voebench.contract
     import voebench.generator
 
@@ -54,9 +54,14 @@ def core_fingerprint() -> str:
         rel = os.path.relpath(p, gen).replace(os.sep, "/")
         return not any(rel == x or (x.endswith("/") and rel.startswith(x)) for x in CORE_EXCLUDED)
 
+    return (gen, sorted(p for p in _py_files(gen) if kept(p))), (con, sorted(_py_files(con)))
+
+
+@functools.lru_cache(maxsize=1)
+def core_fingerprint() -> str:
     h = hashlib.sha256()
-    h.update(_digest(gen, [p for p in _py_files(gen) if kept(p)]).encode())
-    h.update(_digest(con, _py_files(con)).encode())
+    for root, files in core_files():
+        h.update(_digest(root, files).encode())
     return h.hexdigest()[:16]
 
 

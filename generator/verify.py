@@ -9,6 +9,7 @@ trial and drops its manifest lines, so the next `render` makes the whole trial a
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 
@@ -142,10 +143,13 @@ def verify(out: str, repair: bool = False) -> tuple[list[str], int]:
     if repair:
         doomed = broken_trials | set(orphans)
         gone = [e for e in entries if (e.get("pair_id") or e["id"]) in doomed]
-        for e in gone:
-            for rel in (e["states"], e.get("video")):
-                if rel and os.path.exists(os.path.join(out, rel)):
-                    os.remove(os.path.join(out, rel))
+        files = {os.path.join(out, rel) for e in gone for rel in (e["states"], e.get("video")) if rel}
+        for pid in doomed & {e.get("pair_id") for e in entries}:  # a twin missing from the manifest may be on disk
+            files.update(p for p in glob.glob(os.path.join(out, glob.escape(pid) + "-*"))
+                         if p.endswith((".h5", ".mp4")))
+        for path in sorted(files):
+            if os.path.exists(path):
+                os.remove(path)
         if gone:
             ids = {e["id"] for e in gone}
             mf.write_manifest(os.path.join(out, mf.NAME), [e for e in entries if e["id"] not in ids])
