@@ -113,7 +113,7 @@ def remove_tests(out: str, suite: str, tests: list[str], manifests: dict[str, li
     """Delete every video file of `suite`/`tests` and their manifest lines (for `render --upgrade`)."""
     for test in tests:
         for path in glob.glob(os.path.join(out, suite, test, "*")):
-            if os.path.isfile(path) and path.endswith((".h5", ".mp4")) or ".tmp-" in path:
+            if os.path.isfile(path) and (path.endswith((".h5", ".mp4")) or ".tmp-" in path):
                 os.remove(path)
     for path, entries in manifests.items():
         kept = [e for e in entries if not (e["suite"] == suite and e["test"] in tests)]
