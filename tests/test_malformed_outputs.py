@@ -336,3 +336,22 @@ def test_manifest_reader_tolerates_only_a_cut_short_last_line(tmp_path):
         f.write("{broken\n" + json.dumps(e) + "\n")
     with pytest.raises(ContractError, match=r"manifest.jsonl:3: not JSON"):
         mf.read_manifest(path, truncated="ignore")
+
+
+def test_a_line_cut_short_by_a_kill_is_resumed_past(l2_copy):
+    """render tolerates the one thing a kill leaves (a last line without its newline), cuts it off before
+    appending, and ends with a complete manifest."""
+    cut_last_line(l2_copy)
+    assert voebench("verify", l2_copy, check=False).returncode == 2  # an unfinished set is not verified
+    proc = render(l2_copy, trials=2)
+    assert "0 made, 8 already there" in proc.stderr
+    assert len(lines(l2_copy / "manifest.jsonl")) == 8
+    assert voebench("verify", l2_copy).returncode == 0
+
+
+def test_verify_finds_a_file_made_by_other_code(l2_copy):
+    path = first_h5(l2_copy)
+    with h5py.File(path, "r+") as f:
+        f.attrs["scene_fingerprint"] = "0" * 16
+    proc = voebench("verify", l2_copy, check=False)
+    assert proc.returncode == 1 and "made by other code than dataset.json records" in proc.stdout
