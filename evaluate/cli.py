@@ -104,6 +104,8 @@ def register(subparsers) -> None:
     x.add_argument("--limit", type=_positive("--limit"))
     x.add_argument("--copy-videos", action="store_true", help="lmms-eval: copy the mp4s into the folder")
     x.add_argument("--no-open", action="store_true", help="lmms-eval: leave out open questions")
+    x.add_argument("--complete-pairs-only", action="store_true",
+                   help="lmms-eval: export only the complete pairs of a set that misses one video of some pairs")
     x.set_defaults(func=cmd_export)
 
 
@@ -214,7 +216,7 @@ def cmd_export(args) -> int:
     from voebench.evaluate.export.lmms_eval import export_lmms_eval  # noqa: PLC0415
     info = export_lmms_eval(args.source, args.out, name=args.name, suites=_split(args.suite),
                             tests=_split(args.tests), limit=args.limit, copy_videos=args.copy_videos,
-                            include_open=not args.no_open)
+                            include_open=not args.no_open, complete_pairs_only=args.complete_pairs_only)
     print(f"{info['docs']} questions, tasks {', '.join(info['tasks'])} -> {args.out}\n"
           f"run: lmms-eval eval --model <model> --tasks {info['tasks'][0]} --include_path {args.out} "
           "--verbosity DEBUG --output_path <dir>", file=sys.stderr)
