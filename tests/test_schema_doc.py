@@ -47,3 +47,15 @@ def test_the_identity_the_runner_records_is_the_documented_one():
     suite = REGISTRY.get("grasp-l1")
     ident = RunConfig(out="-", suite="grasp-l1", tests=["shape"], trials=1).identity(suite)
     assert set(ident) == set(IDENTITY_KEYS)
+
+
+def test_the_contract_is_the_lowest_layer():
+    """voebench.contract imports nothing of voebench but voebench.errors (so every package can depend on it)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, voebench.contract.tables, voebench.contract.pairs; "
+            "print(sorted(m for m in sys.modules if m.startswith('voebench')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    loaded = set(eval(out))
+    assert {m for m in loaded if not m.startswith("voebench.contract")} <= {"voebench", "voebench.errors"}, loaded
