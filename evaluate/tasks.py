@@ -120,7 +120,8 @@ def select_counted(manifest: Manifest, suites: list[str] | None = None, tests: l
                    limit: int | None = None, complete_pairs_only: bool = False) -> tuple[list[dict], int]:
     """(entries, incomplete pairs dropped): entries of the chosen suites/tests (a test is named `test` or
     `suite/test`), at most `limit` videos per test (a pair is never cut: the twin of the last video taken comes
-    along), in (suite, test, index, condition) order. Incomplete pairs are refused, or dropped with `complete_pairs_only` (see `whole_pairs`)."""
+    along), in (suite, test, index, condition) order. Incomplete pairs are refused, or dropped with
+    `complete_pairs_only` (see `whole_pairs`)."""
     out = []
     known_suites = {e["suite"] for e in manifest.entries}
     known_tests = {e["test"] for e in manifest.entries} | {f"{e['suite']}/{e['test']}" for e in manifest.entries}
