@@ -93,9 +93,12 @@ def make_set(root: str, n_videos: int, fps: int, seconds: float, w: int, h: int)
                 "id": f"grasp-l2/t09_gravity/{stem}", "suite": "grasp-l2", "test": "t09_gravity", "index": i // 2,
                 "condition": cond, "pair_id": f"grasp-l2/t09_gravity/{i // 2:05d}", "seed": i, "video": rel,
                 "states": rel[:-4] + ".h5", "n_frames": n_frames, "fps": fps, "width": w, "height": h,
-                "test_number": 9, "description": "A ball on a plank.",
+                "test_number": 9, "description": "A ball on a plank.", "violation": None, "params": {},
                 "prompts": [{"kind": "plausibility", "text": prompt, "answer": "yes" if i % 2 == 0 else "no"}],
             }) + "\n")
+    from voebench.contract import dataset as ds  # a set voebench reads must carry voebench's dataset.json
+
+    ds.write_dataset(os.path.join(root, ds.NAME), ds.new_dataset("bench"))
     return writer
 
 

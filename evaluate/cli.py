@@ -50,7 +50,11 @@ def register(subparsers) -> None:
     p.add_argument("--strategy", default="zero-shot", choices=STRATEGY_CHOICES)
     p.add_argument("--repeats", type=_positive("--repeats"), default=3, help="runs per question (paper: 3)")
     p.add_argument("--seed", type=int, default=0, help="base seed of the repeat seeds and one-shot examples")
-    p.add_argument("--limit", type=_positive("--limit"), help="at most N videos per test")
+    p.add_argument("--limit", type=_positive("--limit"),
+                   help="at most N videos per test (a pair is never cut: the last video's twin comes along)")
+    p.add_argument("--complete-pairs-only", action="store_true",
+                   help="a paired set missing one video of some pairs is refused; with this, only the complete "
+                   "pairs are scored (the number dropped is printed and kept in results.json)")
     frames = p.add_mutually_exclusive_group()
     frames.add_argument("--num-frames", type=int, default=8,
                         help="frames per video, uniformly spaced incl. first and last (0 = all; default 8)")
@@ -83,6 +87,9 @@ def register(subparsers) -> None:
     r.add_argument("--compare", metavar="PNG", help="with several runs: a GRASP Figure 3 style comparison chart")
     r.add_argument("--suite", help="suite averaged in --compare (default: grasp-l2 if present)")
     r.add_argument("--bootstrap", type=_positive("--bootstrap"), default=2000, help="bootstrap resamples")
+    r.add_argument("--complete-pairs-only", action="store_true",
+                   help="a run whose samples hold incomplete pairs is refused; with this, only complete pairs "
+                   "are scored (the number dropped is printed and kept in results.json)")
     r.set_defaults(func=cmd_report)
 
     x = subparsers.add_parser("export", help="GRASP results.csv of a run, or an lmms-eval task folder of a set",
@@ -97,6 +104,8 @@ def register(subparsers) -> None:
     x.add_argument("--limit", type=_positive("--limit"))
     x.add_argument("--copy-videos", action="store_true", help="lmms-eval: copy the mp4s into the folder")
     x.add_argument("--no-open", action="store_true", help="lmms-eval: leave out open questions")
+    x.add_argument("--complete-pairs-only", action="store_true",
+                   help="lmms-eval: export only the complete pairs of a set that misses one video of some pairs")
     x.set_defaults(func=cmd_export)
 
 
@@ -120,7 +129,7 @@ def cmd_evaluate(args) -> int:
     from voebench.evaluate import report as report_mod  # noqa: PLC0415
     from voebench.evaluate.models import make_adapter, parse_spec  # noqa: PLC0415
     from voebench.evaluate.run import RunConfig, Runner  # noqa: PLC0415
-    from voebench.evaluate.tasks import build_samples, load_manifest, select  # noqa: PLC0415
+    from voebench.evaluate.tasks import build_samples, load_manifest, select_counted  # noqa: PLC0415
 
     if args.num_frames is not None and args.num_frames < 0:
         raise UsageError("--num-frames must be 0 (all frames) or positive")
@@ -128,7 +137,11 @@ def cmd_evaluate(args) -> int:
         raise UsageError("--fps must be positive")
     parse_spec(args.model)  # a bad spec fails before anything is loaded
     manifest = load_manifest(args.dataset)
-    entries = select(manifest, _split(args.suite), _split(args.tests), args.limit)
+    entries, dropped = select_counted(manifest, _split(args.suite), _split(args.tests), args.limit,
+                                      complete_pairs_only=args.complete_pairs_only)
+    if dropped:
+        print(f"--complete-pairs-only: {dropped} incomplete pair(s) dropped; scoring the complete ones",
+              file=sys.stderr)
     if not entries:
         raise UsageError(f"{args.dataset}: the selection is empty")
     samples = build_samples(manifest, entries, args.strategy, seed=args.seed)
@@ -147,13 +160,16 @@ def cmd_evaluate(args) -> int:
                     fps=args.fps, system_prompt=_system_prompt(args.system_prompt, args.model))
     extra = {"dataset": os.path.abspath(args.dataset), "model_spec": args.model,
              "selection": {"suites": _split(args.suite), "tests": _split(args.tests), "limit": args.limit},
-             "dataset_info": {k: manifest.dataset.get(k) for k in ("generator_version", "counts") if k in manifest.dataset}}
+             "dataset_info": {"generator_version": manifest.dataset.get("generator_version"),
+                              "schema_version": manifest.dataset.get("schema_version"),
+                              "videos": len(manifest.entries)},  # dataset.json holds no counts: count here
+             "complete_pairs_only": args.complete_pairs_only, "incomplete_pairs_dropped": dropped}
     runner = Runner(adapter, samples, args.out, cfg, progress=not args.no_progress, extra_run_info=extra)
     try:
         jobs = runner.run()
     finally:
         adapter.close()
-    results = report_mod.write_report(args.out)
+    results = report_mod.write_report(args.out, complete_pairs_only=args.complete_pairs_only)
     failed = sum(1 for j in jobs if not j.done)
     print(f"{len(jobs)} sample-repeats, {runner.calls} model calls made, "
           f"{len(jobs) - failed} scored -> {os.path.join(args.out, 'results.json')}", file=sys.stderr)
@@ -174,7 +190,10 @@ def cmd_report(args) -> int:
     for run in args.runs:
         if not os.path.isdir(run):
             raise UsageError(f"{run}: no such run directory")
-        res = report_mod.write_report(run, n_boot=args.bootstrap)
+        res = report_mod.write_report(run, n_boot=args.bootstrap, complete_pairs_only=args.complete_pairs_only)
+        if res["incomplete_pairs_dropped"]:
+            print(f"{run}: {res['incomplete_pairs_dropped']} incomplete pair(s) dropped (--complete-pairs-only)",
+                  file=sys.stderr)
         with open(os.path.join(run, "report.md"), encoding="utf-8") as fh:
             sys.stdout.write(fh.read())
         summaries.append((res["run"].get("model") or os.path.basename(os.path.normpath(run)), res))
@@ -197,7 +216,7 @@ def cmd_export(args) -> int:
     from voebench.evaluate.export.lmms_eval import export_lmms_eval  # noqa: PLC0415
     info = export_lmms_eval(args.source, args.out, name=args.name, suites=_split(args.suite),
                             tests=_split(args.tests), limit=args.limit, copy_videos=args.copy_videos,
-                            include_open=not args.no_open)
+                            include_open=not args.no_open, complete_pairs_only=args.complete_pairs_only)
     print(f"{info['docs']} questions, tasks {', '.join(info['tasks'])} -> {args.out}\n"
           f"run: lmms-eval eval --model <model> --tasks {info['tasks'][0]} --include_path {args.out} "
           "--verbosity DEBUG --output_path <dir>", file=sys.stderr)

@@ -134,6 +134,9 @@ def markdown(summary: dict, info: dict) -> str:
     lines = [f"# voebench results: {info.get('model', '?')}", ""]
     lines.append(f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} (seeds {info.get('repeat_seeds')}), "
                  f"frames: num_frames={info.get('num_frames')} fps={info.get('fps')}")
+    if summary.get("incomplete_pairs_dropped"):
+        lines.append(f"\n**{summary['incomplete_pairs_dropped']} incomplete pair(s) dropped (--complete-pairs-only): "
+                     "only complete pairs are scored.**")
     if summary["n_unscored"]:
         lines.append(f"\n**{summary['n_unscored']} of {summary['n_records']} sample-repeats have no answer yet "
                      "(failed calls); run the same command again to fill them in.**")
@@ -236,16 +239,37 @@ def plot_comparison(runs: list[tuple[str, dict]], path: str, suite: str | None =
     return path
 
 
-def write_report(run_dir: str, n_boot: int = N_BOOT) -> dict:
+def whole_pair_records(records: list[dict], complete_pairs_only: bool, where: str) -> tuple[list[dict], int]:
+    """(the records to score, how many incomplete pairs were dropped). A pair is complete when every condition
+    it was rendered in has a video among the records; scoring half a pair skews the plausible/implausible
+    balance, so incomplete pairs are refused (UsageError) unless `complete_pairs_only`."""
+    from voebench.contract import pairs  # noqa: PLC0415
+
+    videos = {}
+    for r in records:
+        if r.get("pair_id"):
+            videos[r["video_id"]] = {"id": r["video_id"], "pair_id": r["pair_id"], "condition": r.get("condition"),
+                                     "pair_conditions": r.get("pair_conditions")}
+    bad = pairs.incomplete_pairs(videos.values())
+    if bad and not complete_pairs_only:
+        raise UsageError(f"{where}: " + pairs.describe(bad, pairs.count_pairs(videos.values()))
+                         + "; pass --complete-pairs-only to score only the complete pairs")
+    return [r for r in records if r.get("pair_id") not in bad], len(bad)
+
+
+def write_report(run_dir: str, n_boot: int = N_BOOT, complete_pairs_only: bool = False) -> dict:
     records, info = load_records(run_dir)
+    records, dropped = whole_pair_records(records, complete_pairs_only, run_dir)
     summary = summarize(records, n_boot=n_boot)
-    results = {"run": info, **summary}
+    # pairs dropped here and (with evaluate --complete-pairs-only) before the run
+    dropped += int(info.get("incomplete_pairs_dropped") or 0)
+    results = {"run": info, **summary, "incomplete_pairs_dropped": dropped}
     tmp = os.path.join(run_dir, "results.json.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(results, fh, indent=2)
     os.replace(tmp, os.path.join(run_dir, "results.json"))
     with open(os.path.join(run_dir, "report.md"), "w", encoding="utf-8") as fh:
-        fh.write(markdown(summary, info))
+        fh.write(markdown({**summary, "incomplete_pairs_dropped": dropped}, info))
     fig = plot(summary, os.path.join(run_dir, "accuracy.png"), title=f"{info.get('model', '')} · "
                f"{info.get('strategy', '')}")
     results["figure"] = fig

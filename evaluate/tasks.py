@@ -14,11 +14,13 @@ Strategies (GRASP paper Section 4.2, original scripts `grasp/tests/level1_*.py`,
 
 from __future__ import annotations
 
-import json
 import os
 import random
 from dataclasses import asdict, dataclass, field
 
+from voebench.contract import dataset as ds
+from voebench.contract import manifest as mf
+from voebench.contract import pairs
 from voebench.errors import UsageError
 from voebench.evaluate import prompts
 
@@ -58,6 +60,7 @@ class Sample:
     condition: str = ""
     index: int = 0
     pair_id: str | None = None
+    pair_conditions: list | None = None  # the conditions that make this video's pair whole
     test_number: int | None = None
     choices: dict | None = None
     observation: str | None = None
@@ -82,40 +85,43 @@ class Manifest:
                         fps=float(e["fps"]), width=int(e.get("width", 0)), height=int(e.get("height", 0)))
 
 
-REQUIRED_KEYS = ("id", "suite", "test", "video", "n_frames", "fps", "prompts")
-
-
 def load_manifest(root: str) -> Manifest:
+    """The set in `root`, read strictly through voebench.contract: a folder voebench did not write, a corrupt
+    or cut-short manifest, or an entry lacking a required key is refused (UsageError naming file and line)."""
     root = os.path.abspath(root)
-    path = os.path.join(root, "manifest.jsonl")
+    path = os.path.join(root, mf.NAME)
     if not os.path.isfile(path):
-        raise UsageError(f"{root} is not a rendered set: no manifest.jsonl")
-    entries = []
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                e = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise UsageError(f"{path}:{n}: not JSON ({err.msg})") from None
-            missing = [k for k in REQUIRED_KEYS if k not in e]
-            if missing:
-                raise UsageError(f"{path}:{n}: manifest entry lacks {', '.join(missing)}")
-            entries.append(e)
-    dataset = {}
-    ds = os.path.join(root, "dataset.json")
-    if os.path.isfile(ds):
-        with open(ds, encoding="utf-8") as fh:
-            dataset = json.load(fh)
-    return Manifest(root, entries, dataset)
+        raise UsageError(f"{root} is not a rendered set: no {mf.NAME}")
+    dpath = os.path.join(root, ds.NAME)
+    if not os.path.isfile(dpath):
+        raise UsageError(f"{root} is not a rendered set: no {ds.NAME}")
+    dataset = ds.read_dataset(dpath)
+    return Manifest(root, mf.read_manifest(path, truncated="error"), dataset)
+
+
+def whole_pairs(entries: list[dict], complete_pairs_only: bool) -> tuple[list[dict], int]:
+    """(the entries to score, how many incomplete pairs were dropped). A paired set missing one video of a pair
+    would be scored with a skewed plausible/implausible balance (a yes-sayer then beats chance), so it is
+    refused unless `complete_pairs_only`, which keeps only the complete pairs."""
+    kept, bad = pairs.drop_incomplete(entries)
+    if bad and not complete_pairs_only:
+        raise UsageError(pairs.describe(bad, pairs.count_pairs(entries)) + "; run `voebench verify --repair` and "
+                         "render again, or pass --complete-pairs-only to score only the complete pairs")
+    return kept, len(bad)
 
 
 def select(manifest: Manifest, suites: list[str] | None = None, tests: list[str] | None = None,
-           limit: int | None = None) -> list[dict]:
-    """Entries of the chosen suites/tests (a test is named `test` or `suite/test`), at most `limit` videos per test,
-    in (suite, test, index, condition) order."""
+           limit: int | None = None, complete_pairs_only: bool = False) -> list[dict]:
+    """`select_counted` without the count of dropped pairs."""
+    return select_counted(manifest, suites, tests, limit, complete_pairs_only)[0]
+
+
+def select_counted(manifest: Manifest, suites: list[str] | None = None, tests: list[str] | None = None,
+                   limit: int | None = None, complete_pairs_only: bool = False) -> tuple[list[dict], int]:
+    """(entries, incomplete pairs dropped): entries of the chosen suites/tests (a test is named `test` or
+    `suite/test`), at most `limit` videos per test (a pair is never cut: the twin of the last video taken comes
+    along), in (suite, test, index, condition) order. Incomplete pairs are refused, or dropped with
+    `complete_pairs_only` (see `whole_pairs`)."""
     out = []
     known_suites = {e["suite"] for e in manifest.entries}
     known_tests = {e["test"] for e in manifest.entries} | {f"{e['suite']}/{e['test']}" for e in manifest.entries}
@@ -131,6 +137,7 @@ def select(manifest: Manifest, suites: list[str] | None = None, tests: list[str]
         if tests and e["test"] not in tests and f"{e['suite']}/{e['test']}" not in tests:
             continue
         out.append(e)
+    out, dropped = whole_pairs(out, complete_pairs_only)
     out.sort(key=lambda e: (e["suite"], e["test"], int(e.get("index", 0)), str(e.get("condition", ""))))
     if limit is not None:
         if limit <= 0:
@@ -139,11 +146,11 @@ def select(manifest: Manifest, suites: list[str] | None = None, tests: list[str]
         kept = []
         for e in out:
             k = (e["suite"], e["test"])
-            if per.get(k, 0) < limit:
+            if per.get(k, 0) < limit or (kept and e.get("pair_id") and kept[-1].get("pair_id") == e["pair_id"]):
                 kept.append(e)
                 per[k] = per.get(k, 0) + 1
         out = kept
-    return out
+    return out, dropped
 
 
 def _polarity(p: dict) -> str | None:
@@ -165,7 +172,8 @@ def _base(e: dict, p: dict, strategy: str, turns: list[Turn]) -> Sample:
         sample_id=_sample_id(e, p), video_id=e["id"], suite=e["suite"], test=e["test"], kind=p["kind"],
         truth=str(p["answer"]).lower() if p["kind"] != "open" else str(p["answer"]), polarity=_polarity(p),
         strategy=strategy, turns=turns, condition=str(e.get("condition", "")), index=int(e.get("index", 0)),
-        pair_id=e.get("pair_id"), test_number=e.get("test_number"), choices=p.get("choices"),
+        pair_id=e.get("pair_id"), pair_conditions=list(pairs.expected_conditions(e) or []) or None,
+        test_number=e.get("test_number"), choices=p.get("choices"),
         observation=p.get("observation"), question=p["text"],
     )
 

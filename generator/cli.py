@@ -13,7 +13,8 @@ def register(sub) -> None:
     p = sub.add_parser("render", help="render a suite (mp4 + HDF5 ground truth + manifest)",
                        description="Sample, simulate and render a suite's videos into --out. Re-running into the "
                        "same directory skips finished videos; a directory holding a set made with other settings "
-                       "is refused.", formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       "or by other code (see --upgrade), or one voebench did not write, is refused.",
+                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     p.add_argument("suite", help="grasp-l1, grasp-l2 or avoe")
     p.add_argument("--out", help="output directory (default: renders/<suite>)")
     p.add_argument("--videos-per-test", "--trials", dest="trials", type=int,
@@ -46,6 +47,9 @@ def register(sub) -> None:
     p.add_argument("--ray-address", help="Ray cluster address (default: start a local Ray)")
     p.add_argument("--no-reuse", action="store_true",
                    help="render every frame even if an identical earlier frame exists (for benchmarks)")
+    p.add_argument("--upgrade", action="store_true",
+                   help="the folder was made by other code: delete the videos of the tests whose code changed "
+                   "and make those again (nothing else is touched)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_render)
 
@@ -58,7 +62,8 @@ def register(sub) -> None:
     p = sub.add_parser("verify", help="check every file of a rendered set against its manifest and schema")
     p.add_argument("dir")
     p.add_argument("--repair", action="store_true",
-                   help="delete broken videos so that `voebench render` makes exactly those again")
+                   help="delete every file of each trial with a broken video or a missing twin (and its manifest "
+                   "lines), so that `voebench render` makes exactly those trials again")
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("merge", help="combine shard manifests into DIR/manifest.jsonl")
@@ -193,6 +198,10 @@ def cmd_render(args) -> int:
     if args.backend == "local" and args.ray_address:
         raise UsageError("--ray-address needs --backend ray")
     cfg = build_config(args)
+    if args.upgrade:
+        from voebench.generator.output import prepare_output
+
+        prepare_output(cfg, _suite(cfg.suite), upgrade=True)
     result = run(cfg, progress=not args.quiet, backend=args.backend, ray_address=args.ray_address)
     rate = result.frames / result.seconds if result.seconds > 0 else 0.0
     print(f"{cfg.out}: {result.done} made, {result.skipped} already there, {len(result.failed)} failed "
@@ -291,16 +300,27 @@ def cmd_merge(args) -> int:
 
 
 def cmd_audit(args) -> int:
+    from voebench.contract import hdf5 as layout
     from voebench.generator.audit import main as audit_main
+    from voebench.generator.verify import open_set
 
     _existing_set(args.dir, need_manifest=True)
     if args.json:
         _writable_file("--json", args.json)
+    # The audit judges physics, not files: a folder voebench did not write, a corrupt manifest or an HDF5
+    # that is not a finished voebench file is refused up front (exit 2) instead of being audited.
+    _, entries = open_set(args.dir)
+    for e in entries:
+        path = os.path.join(args.dir, e["states"])
+        if not os.path.exists(path):
+            raise UsageError(f"{path}: missing; run `voebench verify --repair {args.dir}` and render again")
+        layout.read_root(path)
     return audit_main(args.dir, json_path=args.json)
 
 
 def cmd_preview(args) -> int:
     from voebench.generator.preview import main as preview_main
+    from voebench.generator.verify import open_set
 
     _existing_set(args.dir, need_manifest=True)
     if args.per_test < 1 or args.frames < 1 or args.frames > 64:
@@ -308,4 +328,5 @@ def cmd_preview(args) -> int:
                          "1 <= --frames <= 64 (frames are laid out in one row)")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         raise UsageError(f"--out {args.out}: not a directory")
+    open_set(args.dir)
     return preview_main(args.dir, out=args.out, per_test=args.per_test, frames=args.frames)

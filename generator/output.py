@@ -1,9 +1,13 @@
 """The output folder: what a rendered set looks like on disk and how it is written safely.
 
 - `prepare_output` creates the folder and records (or checks) which dataset it holds before anything renders.
+  It never writes into a folder voebench did not make (a foreign or unreadable dataset.json, a corrupt
+  manifest, or files but no dataset.json), nor resumes one made with other settings or by other code (unless
+  `upgrade`, which remakes only the tests whose code changed).
 - `manifest.jsonl` gets one line per finished video (appended as videos finish) and is rewritten sorted at the
   end; shards write `manifest-shard-I-of-N.jsonl` and `merge` combines them.
 - Every file is written under a temporary name and renamed when complete.
+- The file formats themselves (keys, strict readers) are `voebench.contract`'s.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ import os
 from typing import TYPE_CHECKING
 
 from voebench import __version__
+from voebench.contract import dataset as ds
+from voebench.contract import hdf5 as h5c
+from voebench.contract import manifest as mf
 from voebench.errors import UsageError
 
 
@@ -25,19 +32,9 @@ if TYPE_CHECKING:
 def is_done(cfg: RunConfig, job: Job) -> bool:
     """Cheap completeness check: both files exist, the HDF5 is marked complete, the mp4 has its index."""
     base = os.path.join(cfg.out, job.relpath)
-    if not _h5_complete(base + ".h5"):
+    if not h5c.is_complete(base + ".h5"):
         return False
     return "rgb" not in cfg.passes or mp4_complete(base + ".mp4")
-
-
-def _h5_complete(path: str) -> bool:
-    import h5py
-
-    try:
-        with h5py.File(path, "r") as f:
-            return bool(f.attrs.get("complete", False))
-    except (OSError, KeyError):
-        return False
 
 
 def mp4_complete(path: str) -> bool:
@@ -53,38 +50,75 @@ def mp4_complete(path: str) -> bool:
 
 def manifest_name(cfg: RunConfig) -> str:
     shard, n = cfg.shard
-    return "manifest.jsonl" if n == 1 else f"manifest-shard-{shard}-of-{n}.jsonl"
+    return mf.NAME if n == 1 else f"manifest-shard-{shard}-of-{n}.jsonl"
 
 
-def prepare_output(cfg: RunConfig, suite: Suite) -> None:
-    """Create the output dir and record (or check) what dataset it holds, before anything renders."""
+def read_existing(out: str) -> tuple[dict | None, dict[str, list[dict]]]:
+    """(dataset.json, {manifest path: entries}) of an existing output folder, read strictly; raises UsageError
+    for a folder voebench did not write. (None, {}) for a missing or empty folder."""
+    if not os.path.exists(out):
+        return None, {}
+    if not os.path.isdir(out):
+        raise UsageError(f"--out {out}: exists and is not a directory")
+    path = os.path.join(out, ds.NAME)
+    if not os.path.exists(path):
+        if os.listdir(out):
+            raise UsageError(f"--out {out}: holds files but no {ds.NAME}, so voebench did not write it; "
+                             "render into an empty or new folder")
+        return None, {}
+    info = ds.read_dataset(path)
+    manifests = {p: mf.read_manifest(p, truncated="ignore") for p in mf.manifest_paths(out)}
+    return info, manifests
+
+
+def prepare_output(cfg: RunConfig, suite: Suite, upgrade: bool = False) -> None:
+    """Create the output dir and record (or check) what dataset it holds, before anything renders. Every
+    refusal happens before anything is written. With `upgrade`, the tests whose code changed since the folder
+    was made lose their files and manifest lines first (nothing else is touched) and are then made again."""
+    from voebench.generator.fingerprint import changed_tests
+
+    info, manifests = read_existing(cfg.out)
+    ident = json.loads(json.dumps(cfg.identity(suite)))
+    old = (info or {}).get("suites", {}).get(cfg.suite)
+    stale: list[str] = []
+    if old is not None:
+        settings = sorted(k for k in ident if k != "code" and ident[k] != old["identity"].get(k))
+        if settings:
+            raise UsageError(f"{cfg.out} holds a {cfg.suite} set made with other settings ({', '.join(settings)}); "
+                             "use another --out or the same settings")
+        core, stale = changed_tests(old["identity"].get("code"), ident["code"], old.get("tests", []))
+        if stale and not upgrade:
+            what = "the generator core" if core else "the scene code of " + ", ".join(stale)
+            raise UsageError(f"{cfg.out} holds {cfg.suite} videos made by other code ({what} changed since; tests "
+                             f"{', '.join(stale)}): render with --upgrade to remake only those, or use another --out")
     try:
         os.makedirs(cfg.out, exist_ok=True)
     except OSError as e:
         raise UsageError(f"--out {cfg.out}: cannot create ({e.strerror})") from None
     if not os.access(cfg.out, os.W_OK):
         raise UsageError(f"--out {cfg.out}: not writable")
-    path = os.path.join(cfg.out, "dataset.json")
-    info = {}
-    if os.path.exists(path):
-        try:
-            with open(path) as f:
-                info = json.load(f)
-        except (OSError, ValueError):
-            raise UsageError(f"{path}: unreadable; is {cfg.out} a voebench output?") from None
-    ident = json.loads(json.dumps(cfg.identity(suite)))
-    old = info.get("suites", {}).get(cfg.suite)
-    if old is not None and old["identity"] != ident:
-        diff = sorted(k for k in ident if ident[k] != old["identity"].get(k))
-        raise UsageError(f"{cfg.out} holds a {cfg.suite} set made with other settings ({', '.join(diff)}); "
-                         "use another --out or the same settings")
-    info.setdefault("suites", {})[cfg.suite] = {"identity": ident, "tests": list(cfg.tests),
-                                                "trials_per_test": max(cfg.trials, (old or {}).get("trials_per_test", 0))}
+    if stale:
+        remove_tests(cfg.out, cfg.suite, stale, manifests)
+    info = info or ds.new_dataset(__version__)
+    rendered = sorted(set((old or {}).get("tests", [])) | set(cfg.tests))
+    info["suites"][cfg.suite] = {"identity": ident, "tests": rendered,
+                                 "trials_per_test": max(cfg.trials, (old or {}).get("trials_per_test", 0))}
     info["generator_version"] = __version__
-    info["schema"] = "docs/schema.md"
-    write_json_atomic(path, info)
-    for stale in glob.glob(os.path.join(cfg.out, cfg.suite, "*", "*.tmp-*")):
-        os.remove(stale)  # left by a killed run
+    ds.write_dataset(os.path.join(cfg.out, ds.NAME), info)
+    for stale_tmp in glob.glob(os.path.join(cfg.out, cfg.suite, "*", "*.tmp-*")):
+        os.remove(stale_tmp)  # left by a killed run
+
+
+def remove_tests(out: str, suite: str, tests: list[str], manifests: dict[str, list[dict]]) -> None:
+    """Delete every video file of `suite`/`tests` and their manifest lines (for `render --upgrade`)."""
+    for test in tests:
+        for path in glob.glob(os.path.join(out, suite, test, "*")):
+            if os.path.isfile(path) and (path.endswith((".h5", ".mp4")) or ".tmp-" in path):
+                os.remove(path)
+    for path, entries in manifests.items():
+        kept = [e for e in entries if not (e["suite"] == suite and e["test"] in tests)]
+        if len(kept) != len(entries):
+            mf.write_manifest(path, mf.by_id(kept).values())
 
 
 def write_json_atomic(path: str, obj) -> None:
@@ -96,46 +130,35 @@ def write_json_atomic(path: str, obj) -> None:
 
 
 def read_manifest(path: str) -> dict[str, dict]:
-    """Entries by id; a line cut short by a kill is ignored (its video is re-read from its HDF5)."""
-    out = {}
-    if os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                try:
-                    e = json.loads(line)
-                    out[e["id"]] = e
-                except (ValueError, KeyError):
-                    continue
-    return out
+    """Entries by id (strict: a corrupt line raises); a last line cut short by a kill is ignored (its video is
+    re-read from its HDF5)."""
+    return mf.by_id(mf.read_manifest(path, truncated="ignore")) if os.path.exists(path) else {}
 
 
 def entry_from_h5(path: str) -> dict:
-    import h5py
-
-    with h5py.File(path, "r") as f:
-        return json.loads(f.attrs["manifest_entry"])
+    return h5c.read_manifest_entry(path)
 
 
 def write_manifest(path: str, entries) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w") as f:
-        for e in sorted(entries, key=lambda e: e["id"]):
-            f.write(json.dumps(e) + "\n")
-    os.replace(tmp, path)
+    mf.write_manifest(path, entries)
 
 
 def merge(out: str) -> int:
     """Combine shard manifests (and any finished video missing from them) into manifest.jsonl."""
-    entries = read_manifest(os.path.join(out, "manifest.jsonl"))
-    for path in sorted(glob.glob(os.path.join(out, "manifest-shard-*.jsonl"))):
-        entries.update(read_manifest(path))
+    path = os.path.join(out, ds.NAME)
+    if not os.path.exists(path):
+        raise UsageError(f"{out}: no {ds.NAME}; not a folder voebench wrote")
+    ds.read_dataset(path)
+    entries = read_manifest(os.path.join(out, mf.NAME))
+    for p in sorted(glob.glob(os.path.join(out, mf.SHARD_PATTERN))):
+        entries.update(read_manifest(p))
     known = {e["states"] for e in entries.values()}
     for h5 in glob.glob(os.path.join(out, "*", "*", "*.h5")):
         rel = os.path.relpath(h5, out)
-        if rel not in known and _h5_complete(h5):
+        if rel not in known and h5c.is_complete(h5):
             e = entry_from_h5(h5)
             entries[e["id"]] = e
-    write_manifest(os.path.join(out, "manifest.jsonl"), entries.values())
+    write_manifest(os.path.join(out, mf.NAME), entries.values())
     _record_acceptance(out, entries.values())
     return len(entries)
 

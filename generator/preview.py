@@ -195,7 +195,7 @@ def plan(entries: list[dict], per_test: int) -> dict[tuple[str, str], list[list[
 
 
 def main(out_dir: str, out: str | None = None, per_test: int = 4, frames: int = 6, verbose: bool = True) -> int:
-    from voebench.generator.audit import read_manifest
+    from voebench.contract.manifest import read_manifest
 
     entries = read_manifest(os.path.join(out_dir, "manifest.jsonl"))
     folder = out or os.path.join(out_dir, "preview")

@@ -31,6 +31,8 @@ from voebench.generator.output import (  # noqa: F401  (re-exported: the output 
 from voebench.generator.suite import SUITE_REFS, Job, Suite, Timing, load_suite, register_suite
 from voebench.generator.feasibility import check_feasible, record_acceptance
 from voebench.generator.trial import Trial, TrialFailed, TrialResult, produce_trial
+from voebench.generator.fingerprint import code_identity, h5_attrs  # noqa: F401
+from voebench.contract.manifest import trim_truncated_tail
 
 PASSES = ("rgb", "depth", "segmentation")
 
@@ -71,6 +73,7 @@ class RunConfig:
             "engine": self.engine, "samples": self.samples if self.engine != "workbench" else None,
             "passes": list(self.passes), "options": self.options,
             "spaces": {t: effective_space(suite, t, self.overrides).describe() for t in suite.tests},
+            "code": code_identity(suite),  # resuming with other code would mix two generators' videos
         }
 
 
@@ -202,6 +205,7 @@ def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_addre
     bar = Progress(n_todo, cfg.suite, skipped=n_videos - n_todo, enabled=progress)
     failures = FailureLog(cfg.out, say=bar.write)
     tasks = [(t, probes.known_rejection(t)) for t in todo]
+    trim_truncated_tail(mpath)  # a line cut short by a kill must not swallow the next one
     with open(mpath, "a") as mf:
         for trial, result, error in execute(tasks, cfg, backend, ray_address):
             if error is not None:

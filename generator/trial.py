@@ -34,6 +34,7 @@ import numpy as np
 
 from voebench import __version__
 from voebench.errors import Infeasible
+from voebench.generator.fingerprint import h5_attrs
 from voebench.generator.params import Params, Space
 from voebench.generator.suite import Job, Suite
 
@@ -130,7 +131,7 @@ def check_draw(suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Spa
     for job in trial.jobs:
         entry = manifest_entry(cfg, suite, job, p, scenes[job.condition], space, attempt, [])
         path = os.path.join(workdir, f"{job.stem}.h5")
-        write_files(job, cfg, scenes[job.condition], entry, suite.extra_groups(job, p, scenes[job.condition], entry),
+        write_files(job, cfg, suite, scenes[job.condition], entry, suite.extra_groups(job, p, scenes[job.condition], entry),
                     path, None, passes=())
         files.append((entry, path))
         for problem in suite.statement_problems(job, p, scenes[job.condition], entry, cfg.width, cfg.height):
@@ -208,8 +209,8 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
             os.makedirs(os.path.dirname(base), exist_ok=True)
             tmp_h5, tmp_mp4 = f"{base}.h5.tmp-{os.getpid()}", f"{base}.mp4.tmp-{os.getpid()}"
             tmp[job.id] = (tmp_h5, tmp_mp4, base)
-            rendered = write_files(job, cfg, scene, entry, suite.extra_groups(job, p, scene, entry), tmp_h5,
-                                   tmp_mp4 if "rgb" in cfg.passes else None, tuple(cfg.passes), cfg)
+            rendered = write_files(job, cfg, suite, scene, entry, suite.extra_groups(job, p, scene, entry), tmp_h5,
+                                   tmp_mp4 if "rgb" in cfg.passes else None, tuple(cfg.passes))
             result.frames += scene.n_frames
             result.rendered_frames += rendered
             result.entries.append(entry)
@@ -249,8 +250,8 @@ def _remove(tmp: dict) -> None:
                 os.remove(path)
 
 
-def write_files(job: Job, cfg: RunConfig, scene: Scene, entry: dict, extra_groups: dict, h5_path: str,
-                mp4_path: str | None, passes: tuple, render_cfg: RunConfig | None = None) -> int:
+def write_files(job: Job, cfg: RunConfig, suite: Suite, scene: Scene, entry: dict, extra_groups: dict,
+                h5_path: str, mp4_path: str | None, passes: tuple) -> int:
     """Write one video's HDF5 (and mp4) at the given paths; with no passes, ground truth only. Returns the
     number of frames rendered."""
     from voebench.generator.io.hdf5 import StatesWriter
@@ -259,7 +260,7 @@ def write_files(job: Job, cfg: RunConfig, scene: Scene, entry: dict, extra_group
         "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
         "pair_id": job.pair_id or "", "seed": job.seed, "attempt": entry["attempt"], "fps": cfg.fps,
         "n_frames": scene.n_frames, "width": cfg.width, "height": cfg.height, "engine": cfg.engine,
-        "generator_version": __version__, "params": json.dumps(entry["params"]),
+        "generator_version": __version__, "params": json.dumps(entry["params"]), **h5_attrs(suite, job.test),
     }
     writer = StatesWriter(h5_path, scene, cfg.width, cfg.height, attrs, passes)
     video = None
@@ -311,6 +312,8 @@ def manifest_entry(cfg: RunConfig, suite: Suite, job: Job, p: Params, scene: Sce
     }
     entry.update(suite.entry(job, p, scene))
     entry["violation"] = scene.violation.as_dict() if scene.violation is not None else None
+    if job.pair_id is not None:  # which videos make this trial whole (AVoE train trials: `expected` only)
+        entry["pair_conditions"] = list(suite.conditions(job.test, p, {**cfg.options, "seed": job.seed}))
     entry["params"] = {"sampled": p, "config": {
         "space": space.describe(), "base_seed": cfg.base_seed,
         "seconds": cfg.seconds, "fps": cfg.fps, "width": cfg.width, "height": cfg.height,

@@ -1,34 +1,60 @@
-"""`voebench verify`: every file of a rendered set against its manifest and docs/schema.md."""
+"""`voebench verify`: every file of a rendered set against its manifest and docs/schema.md, and whole pairs.
+
+The folder itself must be one voebench wrote (dataset.json, a manifest whose every line parses): otherwise
+`open_set` refuses it (UsageError, exit 2) and nothing is touched. Problems with the videos are reported (exit
+1): a broken or missing file, a file made by other code than dataset.json records, an orphan (a paired video
+whose twin is not in the manifest) and a pair with a broken video. `--repair` deletes every file of each such
+trial and drops its manifest lines, so the next `render` makes the whole trial again from one code.
+"""
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 
 import h5py
 import numpy as np
 
+from voebench.contract import dataset as ds
+from voebench.contract import hdf5 as layout
+from voebench.contract import manifest as mf
+from voebench.contract import pairs
+from voebench.errors import UsageError
 from voebench.generator.output import mp4_complete
 
-ROOT_ATTRS = ("id", "suite", "test", "condition", "seed", "fps", "params", "generator_version", "n_frames",
-              "width", "height")
-MANIFEST_KEYS = ("id", "suite", "test", "condition", "pair_id", "seed", "video", "states", "n_frames", "fps",
-                 "width", "height", "prompts")
-OBJECT_SERIES = {"position": 3, "quaternion": 4, "color": 3}
+
+def open_set(out: str) -> tuple[dict, list[dict]]:
+    """(dataset.json, manifest entries) of a finished set, read strictly; UsageError for anything else."""
+    if not os.path.isdir(out):
+        raise UsageError(f"{out}: no such directory")
+    path = os.path.join(out, ds.NAME)
+    if not os.path.exists(path):
+        raise UsageError(f"{out}: no {ds.NAME}; not a set voebench rendered")
+    info = ds.read_dataset(path)
+    mpath = os.path.join(out, mf.NAME)
+    if not os.path.exists(mpath):
+        raise UsageError(f"{mpath}: missing (run `voebench merge {out}` after sharded renders)")
+    return info, mf.read_manifest(mpath, truncated="error")
 
 
-def check_h5(path: str, entry: dict) -> list[str]:
+def check_h5(path: str, entry: dict, code: dict | None = None) -> list[str]:
+    """Problems of one HDF5 against its manifest entry; `code` is dataset.json's identity.code of its suite."""
     errs = []
     T, H, W = entry["n_frames"], entry["height"], entry["width"]
     try:
         with h5py.File(path, "r") as f:
-            for a in ROOT_ATTRS:
+            for a in layout.ROOT_ATTRS:
                 if a not in f.attrs:
                     errs.append(f"missing attribute {a}")
             if not f.attrs.get("complete", False):
                 errs.append("not marked complete")
             if f.attrs.get("id") != entry["id"]:
                 errs.append(f"id {f.attrs.get('id')!r} does not match the manifest")
+            if code is not None and "code_fingerprint" in f.attrs and (
+                    f.attrs["code_fingerprint"] != code.get("core")
+                    or f.attrs.get("scene_fingerprint") != code.get("tests", {}).get(entry["test"])):
+                errs.append("made by other code than dataset.json records")
             json.loads(f.attrs.get("params", "{}"))
             seg = None
             for name, dtype in (("depth", np.float32), ("segmentation", np.uint16)):
@@ -48,14 +74,11 @@ def check_h5(path: str, entry: dict) -> list[str]:
             ids = {}
             for name, g in f["objects"].items():
                 ids[int(g.attrs["id"])] = name
-                for k in ("id", "role", "shape", "dimensions"):
+                for k in layout.OBJECT_REQUIRED_ATTRS:
                     if k not in g.attrs:
                         errs.append(f"objects/{name}: missing attribute {k}")
-                for k, width in OBJECT_SERIES.items():
-                    if k not in g or g[k].shape != (T, width):
-                        errs.append(f"objects/{name}/{k}: missing or wrong shape")
-                for k in ("visible", "visible_pixels"):
-                    if k not in g or g[k].shape != (T,):
+                for k, rest in layout.OBJECT_SERIES.items():
+                    if k not in g or g[k].shape != (T, *rest):
                         errs.append(f"objects/{name}/{k}: missing or wrong shape")
                 if "quaternion" in g and not np.allclose(np.linalg.norm(g["quaternion"][()], axis=1), 1, atol=1e-6):
                     errs.append(f"objects/{name}/quaternion: not unit length")
@@ -70,6 +93,10 @@ def check_h5(path: str, entry: dict) -> list[str]:
             cam = f.get("camera")
             if cam is None or cam["intrinsics"].shape != (3, 3) or cam["extrinsics"].shape != (T, 4, 4):
                 errs.append("camera: missing or wrong shape")
+            elif any(a not in cam.attrs for a in layout.CAMERA_ATTRS):
+                errs.append(f"camera: missing attribute {', '.join(layout.CAMERA_ATTRS)}")
+            if entry.get("violation") and "violation" not in f:
+                errs.append("missing group violation (the manifest records one)")
     except (OSError, KeyError, ValueError) as e:
         errs.append(f"unreadable ({type(e).__name__}: {e})")
     return errs
@@ -88,36 +115,42 @@ def check_mp4(path: str, entry: dict) -> list[str]:
 
 
 def verify(out: str, repair: bool = False) -> tuple[list[str], int]:
+    """(problems, videos checked). Refuses (UsageError) a folder that is not a finished voebench set."""
+    info, entries = open_set(out)
     problems = []
-    mpath = os.path.join(out, "manifest.jsonl")
-    if not os.path.exists(mpath):
-        return [f"{mpath}: missing (run `voebench merge {out}` after sharded renders)"], 0
-    entries = []
-    with open(mpath) as f:
-        for i, line in enumerate(f, 1):
-            try:
-                e = json.loads(line)
-            except ValueError:
-                problems.append(f"manifest.jsonl line {i}: not JSON")
-                continue
-            missing = [k for k in MANIFEST_KEYS if k not in e]
-            if missing:
-                problems.append(f"manifest.jsonl line {i}: missing {', '.join(missing)}")
-                continue
-            entries.append(e)
-    listed = set()
+    for vid in mf.duplicate_ids(entries):
+        problems.append(f"{mf.NAME}: {vid} is listed more than once")
+    entries = list(mf.by_id(entries).values())
+    broken_trials: set[str] = set()
     for e in entries:
         bad = []
+        code = info["suites"].get(e["suite"], {}).get("identity", {}).get("code")
         h5 = os.path.join(out, e["states"])
-        listed.add(os.path.normpath(h5))
-        bad += [f"{e['states']}: {m}" for m in (check_h5(h5, e) if os.path.exists(h5) else ["missing"])]
+        bad += [f"{e['states']}: {m}" for m in (check_h5(h5, e, code) if os.path.exists(h5) else ["missing"])]
         if e.get("video"):
             mp4 = os.path.join(out, e["video"])
-            listed.add(os.path.normpath(mp4))
             bad += [f"{e['video']}: {m}" for m in (check_mp4(mp4, e) if os.path.exists(mp4) else ["missing"])]
         problems += bad
-        if bad and repair:
-            for rel in (e["states"], e.get("video")):
-                if rel and os.path.exists(os.path.join(out, rel)):
-                    os.remove(os.path.join(out, rel))
+        if bad:
+            broken_trials.add(e.get("pair_id") or e["id"])
+    # whole pairs: an orphan's twin is not in the manifest; a pair with a broken video is incomplete too
+    orphans = pairs.incomplete_pairs(entries)
+    for e in entries:
+        if e.get("pair_id") in orphans:
+            problems.append(f"{e['id']}: orphan: its twin ({', '.join(orphans[e['pair_id']])}) is missing")
+    for pid in sorted(t for t in broken_trials if t in {e.get("pair_id") for e in entries} and t not in orphans):
+        problems.append(f"{pid}: incomplete pair (a video of it is broken)")
+    if repair:
+        doomed = broken_trials | set(orphans)
+        gone = [e for e in entries if (e.get("pair_id") or e["id"]) in doomed]
+        files = {os.path.join(out, rel) for e in gone for rel in (e["states"], e.get("video")) if rel}
+        for pid in doomed & {e.get("pair_id") for e in entries}:  # a twin missing from the manifest may be on disk
+            files.update(p for p in glob.glob(os.path.join(out, glob.escape(pid) + "-*"))
+                         if p.endswith((".h5", ".mp4")))
+        for path in sorted(files):
+            if os.path.exists(path):
+                os.remove(path)
+        if gone:
+            ids = {e["id"] for e in gone}
+            mf.write_manifest(os.path.join(out, mf.NAME), [e for e in entries if e["id"] not in ids])
     return problems, len(entries)

@@ -1,13 +1,16 @@
 """A tiny rendered set matching docs/schema.md (64x48 mp4s of 8 frames, HDF5 stubs, manifest.jsonl), for the
-evaluate tests. Import the fixtures into a test module: `from evaluate_fixtures import tiny_set  # noqa: F401`."""
+evaluate tests. Import the fixtures into a test module: `from evaluate_fixtures import tiny_set  # noqa: F401`.
+Files are written with the data contract's writers and names (voebench.contract)."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 import pytest
+from contract_fixtures import complete_entry, root_attrs, write_dataset
+
+from voebench.contract import manifest as mf
 
 W, H, T, FPS = 64, 48, 8, 8
 
@@ -40,12 +43,8 @@ def write_h5(path: str, entry: dict) -> None:
     import h5py
 
     with h5py.File(path, "w") as f:
-        for k in ("id", "suite", "test", "condition", "index", "seed", "fps", "n_frames", "width", "height"):
-            f.attrs[k] = entry[k]
-        f.attrs["pair_id"] = entry.get("pair_id") or ""
-        f.attrs["engine"] = "fake"
-        f.attrs["params"] = "{}"
-        f.attrs["generator_version"] = "test"
+        for k, v in root_attrs(entry).items():
+            f.attrs[k] = v
         f.create_dataset("depth", data=np.ones((T, H, W), np.float32))
         f.create_dataset("segmentation", data=np.zeros((T, H, W), np.uint16))
 
@@ -68,11 +67,12 @@ def make_tiny_set(root: str, per_label: int = 1) -> str:
         e = {"id": f"{suite}/{test}/{stem}", "suite": suite, "test": test, "index": index, "condition": condition,
              "pair_id": pair_id, "seed": 1000 + vid_seed[0], "video": video, "states": states, "n_frames": T,
              "fps": FPS, "width": W, "height": H, "prompts": prompts,
-             "description": f"A scene of test {test}, condition {condition}.", **extra}
+             "description": f"A scene of test {test}, condition {condition}.", "violation": None,
+             "params": {"sampled": {}, "config": {}}, **extra}
         write_mp4(os.path.join(root, video), vid_seed[0])
         write_h5(os.path.join(root, states), e)
         vid_seed[0] += 1
-        entries.append(e)
+        entries.append(complete_entry(e))
 
     idx = 0
     for label, other in (("ball", "cube"), ("cube", "ball")):
@@ -111,11 +111,8 @@ def make_tiny_set(root: str, per_label: int = 1) -> str:
                   "with yes or no.", "answer": "yes" if cond == "expected" else "no"}],
                 pair_id=f"avoe/A1/{i:05d}", split="test",
                 labels={"features": {}, "prior_rules": {}, "posterior_rules": {}})
-    with open(os.path.join(root, "manifest.jsonl"), "w") as fh:
-        for e in entries:
-            fh.write(json.dumps(e) + "\n")
-    with open(os.path.join(root, "dataset.json"), "w") as fh:
-        json.dump({"generator_version": "test", "config": {}, "counts": {"videos": len(entries)}}, fh)
+    mf.write_manifest(os.path.join(root, mf.NAME), entries)
+    write_dataset(root)
     return root
 
 

@@ -12,6 +12,8 @@ import os
 import numpy as np
 import pytest
 
+from contract_fixtures import complete_entry, root_attrs, write_dataset
+
 from voebench.generator import audit, edits
 from voebench.generator.io.hdf5 import StatesWriter
 from voebench.generator.kinematics import roll
@@ -60,6 +62,7 @@ def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = T
     attrs = {"id": rel, "suite": suite, "test": test, "index": index, "condition": condition,
              "pair_id": pair_id or "", "seed": 0, "fps": FPS, "n_frames": T, "width": W, "height": H,
              "engine": "none", "generator_version": "test", "params": "{}"}
+    attrs.update({k: v for k, v in root_attrs({**attrs, "pair_id": pair_id}).items() if k not in attrs})
     w = StatesWriter(os.path.join(out, rel + ".h5"), s, W, H, attrs)
     for t in range(T):
         seg = np.zeros((H, W), np.uint16)
@@ -72,8 +75,9 @@ def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = T
     entry = {"id": rel, "suite": suite, "test": test, "index": index, "condition": condition, "pair_id": pair_id,
              "states": rel + ".h5", "video": None, "n_frames": T, "fps": FPS, "width": W, "height": H,
              "violation": s.violation.as_dict() if s.violation else None}
+    write_dataset(str(out))  # the data contract: a set voebench wrote has one
     with open(os.path.join(out, "manifest.jsonl"), "a") as f:
-        f.write(json.dumps(entry) + "\n")
+        f.write(json.dumps(complete_entry(entry)) + "\n")
 
 
 BEHIND = (19, 20)  # the ball is behind the occluder here (x ~ -0.2 .. 0)

@@ -39,20 +39,24 @@ class VideoRecord:
 
 
 def read_manifest(root: str | os.PathLike) -> list[dict]:
+    """The manifest of a rendered set, read strictly (voebench.contract: a corrupt line raises naming it)."""
+    from voebench.contract.manifest import read_manifest as read_strict
+
     path = Path(root) / "manifest.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"no manifest.jsonl in {root}")
-    with open(path) as fh:
-        return [json.loads(line) for line in fh if line.strip()]
+    return read_strict(str(path), truncated="error")
 
 
 def _labels_from_h5(path: Path) -> dict | None:
     import h5py
+
+    from voebench.contract.hdf5 import LABELS_ATTRS
     with h5py.File(path, "r") as h:
         if "labels" not in h:
             return None
         a = h["labels"].attrs
-        return {k: json.loads(a[k]) for k in ("features", "prior_rules", "posterior_rules") if k in a}
+        return {k: json.loads(a[k]) for k in LABELS_ATTRS if k in a}
 
 
 def avoe_records(root: str | os.PathLike, category: str | None = None, split: str | None = None,

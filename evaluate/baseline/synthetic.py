@@ -189,7 +189,7 @@ def write_synthetic_avoe(out: str | os.PathLike, categories=("A",), trials: dict
                         "pair_id": f"avoe/{test}/{index:05d}", "seed": int(seed), "split": split,
                         "video": str(rel.with_suffix(".mp4")), "states": str(rel.with_suffix(".h5")),
                         "n_frames": n_frames, "fps": fps, "width": size, "height": size, "labels": lab,
-                        "prompts": [], "description": "synthetic", "violation": None,
+                        "prompts": [], "description": "synthetic", "violation": None, "params": {},
                     })
                 index += 1
     (out / "dataset.json").write_text(json.dumps({"generator": "voebench.evaluate.baseline.synthetic",

@@ -71,11 +71,11 @@ metadata:
 
 def export_lmms_eval(dataset_dir: str, out_dir: str, name: str = "voebench", suites: list[str] | None = None,
                      tests: list[str] | None = None, limit: int | None = None, copy_videos: bool = False,
-                     include_open: bool = True, max_new_tokens: int = 16) -> dict:
+                     include_open: bool = True, max_new_tokens: int = 16, complete_pairs_only: bool = False) -> dict:
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise UsageError(f"--name {name!r}: use letters, digits and underscores (it becomes a task name)")
     manifest = load_manifest(dataset_dir)
-    entries = select(manifest, suites, tests, limit)
+    entries = select(manifest, suites, tests, limit, complete_pairs_only=complete_pairs_only)
     if not entries:
         raise UsageError("nothing to export: the selection is empty")
     out_dir = os.path.abspath(out_dir)

@@ -1,4 +1,4 @@
-"""One HDF5 file per video (layout in docs/schema.md).
+"""One HDF5 file per video (layout in docs/schema.md; names and the strict reader in voebench.contract.hdf5).
 
 Depth and segmentation are stored once per *distinct* frame in `_unique/` and exposed as full (T,H,W)
 virtual datasets `depth` and `segmentation` that map every frame to its distinct frame: a 10 s still scene
@@ -12,6 +12,8 @@ import json
 import h5py
 import numpy as np
 
+from voebench.contract import SCHEMA_VERSION
+from voebench.contract import hdf5 as layout
 from voebench.generator.scene import Scene
 
 COMPRESSION = dict(compression="gzip", compression_opts=4, shuffle=True)
@@ -21,7 +23,7 @@ class StatesWriter:
     def __init__(self, path: str, scene: Scene, width: int, height: int, attrs: dict, passes=("depth", "segmentation")):
         self.f = h5py.File(path, "w", track_order=True)
         self.scene, self.w, self.h = scene, width, height
-        for k, v in attrs.items():
+        for k, v in {"schema_version": SCHEMA_VERSION, **attrs}.items():
             self.f.attrs[k] = v
         T = scene.n_frames
         self.frame_to_unique = np.full(T, -1, np.int64)
@@ -136,16 +138,5 @@ def _virtual_frames(f: h5py.File, name: str, source: h5py.Dataset, frame_to_uniq
 
 
 def read_states(path: str) -> dict:
-    """The ground truth of one video as plain numpy (everything but depth and segmentation)."""
-    out = {"attrs": {}, "objects": {}, "camera": {}}
-    with h5py.File(path, "r") as f:
-        out["attrs"] = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in f.attrs.items()}
-        for name, g in f["objects"].items():
-            o = {k: v for k, v in g.attrs.items()}
-            for k in g:
-                o[k] = g[k][()]
-            out["objects"][name] = o
-        out["camera"] = {k: f["camera"][k][()] for k in f["camera"]}
-        if "violation" in f:
-            out["violation"] = {k: v for k, v in f["violation"].attrs.items()}
-    return out
+    """The ground truth of one video as plain numpy (everything but depth and segmentation); strict."""
+    return layout.read_states(path)

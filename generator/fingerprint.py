@@ -1,0 +1,110 @@
+"""Fingerprints of the code that makes the videos, so a folder is only resumed by the code that began it.
+
+Two kinds, each a sha256 over the sorted (path relative to its package root, file bytes) of a set of `.py`
+files (so the value does not depend on where voebench is installed):
+
+- **core**: every module of `voebench.generator` (recursively) except those that only read finished sets or
+  parse the command line (`CORE_EXCLUDED`), plus every module of `voebench.contract`. A change here can
+  change any video, so it changes every test.
+- **scene** of one test: the test's own module (`suite.module(test)`; an AVoE sub-type's category module),
+  every module of its suite package that is not some test's own module (shared code: `__init__.py`,
+  `apparatus.py`, `motion.py`, `world.py`, ...), and the modules directly in `voebench.scenes`
+  (`__init__.py`, `common.py`). Editing one test's module changes only that test; editing shared code changes
+  every test of the suite (or of all suites, for `scenes/common.py`).
+
+dataset.json records both (`identity.code`) and every HDF5 its own (`code_fingerprint`, `scene_fingerprint`).
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import hashlib
+import os
+
+#: Modules of voebench.generator that never run while a video is made (paths relative to the package).
+CORE_EXCLUDED = ("cli.py", "preview.py", "verify.py", "audit.py", "audit/")
+
+
+def _digest(root: str, files) -> str:
+    h = hashlib.sha256()
+    for path in sorted(files, key=lambda p: os.path.relpath(p, root)):
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        with open(path, "rb") as f:
+            data = f.read()
+        h.update(f"{rel}\0{len(data)}\0".encode())
+        h.update(data)
+    return h.hexdigest()[:16]
+
+
+def _py_files(folder: str, recursive: bool = True) -> list[str]:
+    pattern = os.path.join(folder, "**", "*.py") if recursive else os.path.join(folder, "*.py")
+    return [p for p in glob.glob(pattern, recursive=recursive) if "__pycache__" not in p]
+
+
+def core_files() -> tuple[tuple[str, list[str]], ...]:
+    """(package root, files) of the generator core and of the contract (see the module docstring)."""
+    import voebench.contract
+    import voebench.generator
+
+    gen = os.path.dirname(voebench.generator.__file__)
+    con = os.path.dirname(voebench.contract.__file__)
+
+    def kept(p: str) -> bool:
+        rel = os.path.relpath(p, gen).replace(os.sep, "/")
+        return not any(rel == x or (x.endswith("/") and rel.startswith(x)) for x in CORE_EXCLUDED)
+
+    return (gen, sorted(p for p in _py_files(gen) if kept(p))), (con, sorted(_py_files(con)))
+
+
+@functools.lru_cache(maxsize=1)
+def core_fingerprint() -> str:
+    h = hashlib.sha256()
+    for root, files in core_files():
+        h.update(_digest(root, files).encode())
+    return h.hexdigest()[:16]
+
+
+def scene_files(suite, test: str) -> list[str]:
+    """The files whose bytes make up `test`'s scene fingerprint (see the module docstring)."""
+    import voebench.scenes
+
+    own = os.path.abspath(suite.module(test).__file__)
+    package = os.path.dirname(own)
+    tests_own = {os.path.abspath(suite.module(t).__file__) for t in suite.tests}
+    shared = [p for p in _py_files(package, recursive=False) if os.path.abspath(p) not in tests_own]
+    common = _py_files(os.path.dirname(voebench.scenes.__file__), recursive=False)
+    return sorted({own, *map(os.path.abspath, shared), *map(os.path.abspath, common)})
+
+
+@functools.lru_cache(maxsize=None)
+def _scene_fingerprint(suite_name: str, test: str) -> str:
+    import voebench.scenes
+    from voebench.scenes import REGISTRY
+
+    root = os.path.dirname(voebench.scenes.__file__)
+    return _digest(root, scene_files(REGISTRY.get(suite_name), test))
+
+
+def scene_fingerprint(suite, test: str) -> str:
+    return _scene_fingerprint(suite.name, test)
+
+
+def code_identity(suite) -> dict:
+    """`identity.code` of dataset.json: the core fingerprint and every test's scene fingerprint."""
+    return {"core": core_fingerprint(), "tests": {t: scene_fingerprint(suite, t) for t in suite.tests}}
+
+
+def h5_attrs(suite, test: str) -> dict:
+    """The fingerprint attributes every HDF5 of `test` carries."""
+    return {"code_fingerprint": core_fingerprint(), "scene_fingerprint": scene_fingerprint(suite, test)}
+
+
+def changed_tests(old: dict | None, new: dict, tests) -> tuple[bool, list[str]]:
+    """(whether the core changed, the tests among `tests` whose videos old code made) between two
+    `identity.code` records; a missing old record counts as changed everywhere."""
+    if not old:
+        return True, sorted(tests)
+    if old.get("core") != new["core"]:
+        return True, sorted(tests)
+    return False, sorted(t for t in tests if old.get("tests", {}).get(t) != new["tests"].get(t))
