@@ -198,11 +198,8 @@ def cmd_render(args) -> int:
     if args.backend == "local" and args.ray_address:
         raise UsageError("--ray-address needs --backend ray")
     cfg = build_config(args)
-    if args.upgrade:
-        from voebench.generator.output import prepare_output
-
-        prepare_output(cfg, _suite(cfg.suite), upgrade=True)
-    result = run(cfg, progress=not args.quiet, backend=args.backend, ray_address=args.ray_address)
+    result = run(cfg, progress=not args.quiet, backend=args.backend, ray_address=args.ray_address,
+                 upgrade=args.upgrade)
     rate = result.frames / result.seconds if result.seconds > 0 else 0.0
     print(f"{cfg.out}: {result.done} made, {result.skipped} already there, {len(result.failed)} failed "
           f"({result.seconds:.1f} s, {result.frames} frames, {result.rendered_frames} rendered, {rate:.0f} frames/s)",

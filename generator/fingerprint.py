@@ -22,8 +22,9 @@ import glob
 import hashlib
 import os
 
-#: Modules of voebench.generator that never run while a video is made (paths relative to the package).
-CORE_EXCLUDED = ("cli.py", "preview.py", "verify.py", "audit.py", "audit/")
+#: Modules of voebench.generator that never run while a video is made (paths relative to the package). The
+#: audit is not among them: it decides which draws the generation gate keeps (generator/trial.py).
+CORE_EXCLUDED = ("cli.py", "preview.py", "verify.py", "progress.py", "limits.py")
 
 
 def _digest(root: str, files) -> str:

@@ -101,7 +101,7 @@ def prepare_output(cfg: RunConfig, suite: Suite, upgrade: bool = False) -> None:
         remove_tests(cfg.out, cfg.suite, stale, manifests)
     info = info or ds.new_dataset(__version__)
     rendered = sorted(set((old or {}).get("tests", [])) | set(cfg.tests))
-    info["suites"][cfg.suite] = {"identity": ident, "tests": rendered,
+    info["suites"][cfg.suite] = {**(old or {}), "identity": ident, "tests": rendered,
                                  "trials_per_test": max(cfg.trials, (old or {}).get("trials_per_test", 0))}
     info["generator_version"] = __version__
     ds.write_dataset(os.path.join(cfg.out, ds.NAME), info)

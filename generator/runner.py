@@ -180,12 +180,14 @@ class RunResult:
     rendered_frames: int
 
 
-def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_address: str | None = None) -> RunResult:
-    """Refuse what cannot be honoured, then make every trial not yet done; returns counts of videos."""
+def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_address: str | None = None,
+        upgrade: bool = False) -> RunResult:
+    """Refuse what cannot be honoured, then make every trial not yet done; returns counts of videos. With
+    `upgrade`, the tests whose code changed since the folder was made are remade (`prepare_output`)."""
     suite = _suite(cfg.suite)
     cfg = dataclasses.replace(cfg, suite_ref=SUITE_REFS[cfg.suite])
     probes = check_feasible(suite, cfg)  # raises UsageError before any file is touched
-    prepare_output(cfg, suite)
+    prepare_output(cfg, suite, upgrade=upgrade)
     trials = plan_trials(cfg, suite)
     todo = [t for t in trials if not trial_done(cfg, t)]
     mpath = os.path.join(cfg.out, manifest_name(cfg))

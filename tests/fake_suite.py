@@ -30,7 +30,8 @@ class FakeSuite(Suite):
 
     def entry(self, job, p, scene):
         return {"prompts": [{"kind": "plausibility", "text": "Is the ball's colour plausible?",
-                             "answer": "yes" if job.condition == "plausible" else "no"}]}
+                             "answer": "yes" if job.condition == "plausible" else "no"}],
+                "description": describe(scene, p, job.condition)}
 
 
 SPACE = {"size": Range(0.2, 0.7), "lift": Range(0.0, 1.0)}

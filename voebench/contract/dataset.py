@@ -18,6 +18,8 @@ NAME = "dataset.json"
 KEYS = ("written_by", "schema_version", "generator_version", "schema", "suites")
 #: Keys of `suites.<suite>`.
 SUITE_KEYS = ("identity", "tests", "trials_per_test")
+#: Written at the end of every run (and by `merge`): per-test acceptance of the generation gate.
+SUITE_OPTIONAL_KEYS = ("acceptance",)
 #: Keys of `suites.<suite>.identity`: what makes two runs the same dataset (`RunConfig.identity`).
 IDENTITY_KEYS = ("generator_version", "suite", "base_seed", "seconds", "fps", "width", "height", "engine",
                  "samples", "passes", "options", "spaces", "code")

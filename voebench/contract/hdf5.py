@@ -16,8 +16,8 @@ from voebench.contract import ContractError
 #: Root attributes every file has. `manifest_entry` (the video's manifest line, JSON) and `complete` (True) are
 #: written last, just before the file is renamed to its final name.
 ROOT_ATTRS = ("id", "suite", "test", "index", "condition", "pair_id", "seed", "fps", "n_frames", "width", "height",
-              "engine", "params", "generator_version", "schema_version", "code_fingerprint", "scene_fingerprint",
-              "manifest_entry", "complete")
+              "attempt", "engine", "params", "generator_version", "schema_version", "code_fingerprint",
+              "scene_fingerprint", "manifest_entry", "complete")
 
 #: The root attributes `read_states` needs: what the video is. (`read_root` checks all of ROOT_ATTRS.)
 STATES_ATTRS = ("id", "suite", "test", "index", "condition", "pair_id", "seed", "fps", "n_frames", "width",

@@ -24,9 +24,10 @@ SHARD_PATTERN = "manifest-shard-*-of-*.jsonl"
 REQUIRED_KEYS = ("id", "suite", "test", "index", "condition", "pair_id", "seed", "video", "states", "n_frames",
                  "fps", "width", "height", "prompts", "description", "violation", "params")
 #: Keys only some suites write (Level 1: `label`; Level 2: `test_number`, `principles`; AVoE: `category`,
-#: `subtype`, `split`, `labels`; paired suites: `pair_conditions`).
+#: `subtype`, `split`, `labels`; paired suites: `pair_conditions`; written by the generation gate since schema
+#: 2, absent from older files and hand-made fixtures: `attempt`, `rejected`).
 OPTIONAL_KEYS = ("label", "test_number", "principles", "category", "subtype", "split", "labels",
-                 "pair_conditions")
+                 "pair_conditions", "attempt", "rejected")
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 #: Keys of one entry of `prompts`.
