@@ -446,12 +446,12 @@ def test_combined_contacts_explain_a_wedge_but_not_self_propulsion():
     jambs = [(np.array([-0.42, 0.89, 0.2]), "wall_left"), (np.array([-0.42, -0.89, 0.2]), "wall_right")]
     e = np.array([-14.3, 0.0, 2.8])
     assert all(float(np.dot(n, e / np.linalg.norm(e))) < cos for n, _ in jambs)  # no single jamb explains it
-    assert audit._combined_push(e, e / np.linalg.norm(e), np.array([0.3, 0.0, 0.0]), jambs, cos)
+    assert audit.physics._combined_push(e, e / np.linalg.norm(e), np.array([0.3, 0.0, 0.0]), jambs, cos)
     walls = [(np.array([0.0, 1.0, 0.0]), "a"), (np.array([0.0, -1.0, 0.0]), "b"), (np.array([0.0, 0.0, 1.0]), "floor")]
     push = np.array([5.0, 0.0, 0.0])
-    assert not audit._combined_push(push, push / 5.0, np.array([2.0, 0.0, 0.0]), walls, cos)
+    assert not audit.physics._combined_push(push, push / 5.0, np.array([2.0, 0.0, 0.0]), walls, cos)
     back = np.array([0.0, 0.0, 1.0]) + np.array([-3.0, 0.0, 0.0])  # backward and up: not in the walls' cone
-    assert not audit._combined_push(back, back / np.linalg.norm(back), np.array([2.0, 0.0, 0.0]), walls[:2], cos)
+    assert not audit.physics._combined_push(back, back / np.linalg.norm(back), np.array([2.0, 0.0, 0.0]), walls[:2], cos)
 
 
 def test_mesh_segments_match_the_renderer():
