@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from voebench.generator.geometry import GRAVITY
+
 SHAPES = ("sphere", "box", "cylinder", "cone", "torus", "plane", "mesh")
 
 
@@ -153,7 +155,7 @@ class Scene:
         self.lights: list[Light] = [Light()]
         self.background = tuple(background)
         self.violation: Violation | None = None
-        self.gravity = np.array([0.0, 0.0, -9.81])
+        self.gravity = GRAVITY.copy()  # (a scene may change its own)
 
     # ---------------------------------------------------------------------- building
 

@@ -20,7 +20,7 @@ from voebench.evaluate.baseline.labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
 from voebench.generator.params import Choice, Range
-from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, SHAPES, add_object, local_points,
+from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES, add_object, local_points,
                                         object_size, stage, visible_points, world_points)
 
 CATEGORY = "B"
@@ -34,7 +34,7 @@ PANELS = ("screen_left", "screen_middle", "screen_right")
 
 SPACE = {
     "object": {
-        "shape": Choice(list(SHAPES)),
+        "shape": Choice(list(AVOE_SHAPES)),
         "width": Range(0.4, 1.6),  # x (and y) extent, units of 2 m
         "height": Range(0.4, 1.6),  # z extent, units of 2 m
     },

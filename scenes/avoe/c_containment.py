@@ -23,7 +23,7 @@ from voebench.generator import edits
 from voebench.generator.params import Choice, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, SHAPES,
+from voebench.scenes.avoe.world import (CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES,
                                         UNIT, add_object, first_divergence, hidden, object_size, simulate_variant,
                                         stage, take_track, world_points)
 
@@ -38,7 +38,7 @@ SCREEN_Y = -10.5
 
 SPACE = {
     "object": {
-        "shape": Choice(list(SHAPES)),
+        "shape": Choice(list(AVOE_SHAPES)),
         "width": Range(0.4, 1.6),  # x and y extent, units of 2 m
         "height": Range(0.4, 1.6),  # z extent, units of 2 m
     },

@@ -23,7 +23,7 @@ from voebench.generator.kinematics import quat_from_axis_angle
 from voebench.generator.params import Choice, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, ROD_COLOR, SHAPES, UNIT,
+from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, ROD_COLOR, AVOE_SHAPES, UNIT,
                                         WALL_COLOR, add_object, first_divergence, hidden, object_size,
                                         simulate_variant, stage, take_track, world_points)
 
@@ -47,7 +47,7 @@ WALL_COLLIDER = "CONVEX_HULL"
 SPACE = {
     "subtype": Choice(["E1", "E2", "E3"], weights=[956, 960, 3084]),
     "object": {
-        "shape": Choice(list(SHAPES)),
+        "shape": Choice(list(AVOE_SHAPES)),
         "width": Range(0.4, 1.6),  # y extent (across the path), units of 2 m
         "height": Range(0.4, 1.6),  # z extent, units of 2 m
         "length": 1.0,  # x extent (along the path), units of 2 m: the original's constant
