@@ -93,7 +93,7 @@ def build(scene, p, condition):
     for name, x0, x1, h in (("screen_left", -HALF_W, -NOTCH, SCREEN_H), ("screen_middle", -NOTCH, NOTCH, M),
                             ("screen_right", NOTCH, HALF_W, SCREEN_H)):
         o = scene.add(name, "box", (x1 - x0, THICK, h), ((x0 + x1) / 2, PLANE_Y - THICK / 2, h / 2),
-                      role="occluder", color=OCCLUDER_COLOR)
+                      role="occluder", fixture=True, color=OCCLUDER_COLOR)
         o.position[:, 2] = h / 2 + p.screen.start_z * down
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
     obj = add_object(scene, "object", p.object.shape, (W, D, H), (p.path.start_x, 0.0, H / 2))

@@ -187,6 +187,7 @@ def build(scene, p, condition):
     centre = (mesh[0].min(0) + mesh[0].max(0)) / 2  # position = bounding-box centre (the mug's handle)
     mesh = (mesh[0] - centre, mesh[1])
     scene.add("container", "mesh", np.ptp(mesh[0], axis=0), np.array([CX, CY, ch / 2]) + centre, role="container",
+              fixture=True,
               color=CONTAINER_COLOR, mesh=mesh, body=RigidBody("passive", friction=0.5, collision_shape="MESH"))
     w, h = object_dims(p)
     W, D, H = object_size(p.object.shape, w, h)
@@ -214,7 +215,7 @@ def _screen(scene, p, cw, ch):
     zc = CAMERA_EYE[2] + s * (rim[:, 2] - CAMERA_EYE[2])
     x0, x1, z0, z1 = xc.min() - 0.3, xc.max() + 0.3, zc.min() - 0.6, zc.max() + 0.8
     o = scene.add("screen", "box", (x1 - x0, 0.05, z1 - z0), ((x0 + x1) / 2, SCREEN_Y, (z0 + z1) / 2),
-                  role="occluder", color=OCCLUDER_COLOR)
+                  role="occluder", fixture=True, color=OCCLUDER_COLOR)
     t = np.arange(scene.n_frames) / scene.fps
     a, b = (p.screen.first_frame - 1) / ORIGINAL_FPS, (p.screen.last_frame - 1) / ORIGINAL_FPS
     o.position[:, 2] += p.screen.rise * np.clip((t - a) / (b - a), 0.0, 1.0)  # the original sank it 6 m into the ground

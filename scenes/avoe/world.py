@@ -57,7 +57,7 @@ def t2f(scene: Scene, original_frame: float, first_frame: float = 1.0) -> int:
 def stage(scene: Scene) -> None:
     """Ground, background and camera as in the original .blend files."""
     scene.background = BACKGROUND
-    scene.add("ground", "plane", (200.0, 200.0, 0.0), (0.0, 0.0, 0.0), role="floor", color=GROUND_COLOR,
+    scene.add("ground", "plane", (200.0, 200.0, 0.0), (0.0, 0.0, 0.0), role="floor", fixture=True, color=GROUND_COLOR,
               body=RigidBody("passive", friction=0.5))
     scene.look(CAMERA_EYE, CAMERA_EYE + 30.0 * CAMERA_DIR, fov_deg=VFOV_DEG)
     scene.lights[0].direction = (0.0, 0.0, -1.0)  # the area light points down

@@ -24,7 +24,7 @@ def build(scene, p, condition):
     table_room(scene)
     b = p.barrier
     scene.add("barrier", "box", (b.thickness, b.length, b.height), (0.0, b.y, b.height / 2), role="barrier",
-              color=POLE_GREY)
+              fixture=True, color=POLE_GREY)
     x = p.distance if p.side == "left" else -p.distance
     d = p.ball.diameter
     scene.add("ball", "sphere", (d, d, d), (x, b.y, d / 2), role="ball",

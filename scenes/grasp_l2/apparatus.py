@@ -82,7 +82,7 @@ def room(scene: Scene, p) -> None:
     """Parquet floor and plaster walls; the back wall (the background of every front view) tinted by
     p.background. The room is never mirrored."""
     _room(scene, floor_z=-TABLE_HEIGHT, walls=("left", "right", "front"), wall_texture_seed=int(p.wood_seed) % 97)
-    scene.add("wall_back", "box", (18.0, 1.0, 10.0), (0.0, 9.5, -TABLE_HEIGHT + 5.0), role="wall",
+    scene.add("wall_back", "box", (18.0, 1.0, 10.0), (0.0, 9.5, -TABLE_HEIGHT + 5.0), role="wall", fixture=True,
               color=background_color(p), texture={"pattern": "plaster", "seed": int(p.wood_seed) % 89})
 
 
@@ -93,14 +93,14 @@ def wood_tint(p) -> tuple:
 def wood(scene: Scene, name: str, dims, center, p, role: str = "apparatus", collider: bool = True,
          friction: float = 0.5) -> SceneObject:
     """A plywood part: a box with the video's wood texture (all wood parts share it, as in GRASP)."""
-    return scene.add(name, "box", dims, center, role=role, color=wood_tint(p),
+    return scene.add(name, "box", dims, center, role=role, fixture=True, color=wood_tint(p),
                      texture={"pattern": "wood", "seed": int(p.wood_seed)},
                      body=RigidBody("passive", friction=friction) if collider else None)
 
 
 def dark(scene: Scene, name: str, dims, center, role: str = "apparatus", collider: bool = True) -> SceneObject:
     """A dark grey "Pole" panel (back panels, the black barrier)."""
-    return scene.add(name, "box", dims, center, role=role, color=POLE_GREY,
+    return scene.add(name, "box", dims, center, role=role, fixture=True, color=POLE_GREY,
                      body=RigidBody("passive") if collider else None)
 
 
@@ -108,7 +108,7 @@ def cover(scene: Scene, name: str, dims, center, role: str = "occluder", body: R
           seed: int = 5) -> SceneObject:
     """A green rusty-metal cover/occluder (GRASP's GreenMetalRust). No collider unless `body` is given
     (e.g. RigidBody("kinematic") for a cover that things rest on)."""
-    return scene.add(name, "box", dims, center, role=role, color=COVER_TINT,
+    return scene.add(name, "box", dims, center, role=role, fixture=True, color=COVER_TINT,
                      texture={"pattern": "rust", "seed": seed}, body=body)
 
 
