@@ -18,6 +18,8 @@ from voebench.generator.audit.violation import check_hidden, check_pair, check_v
 
 @dataclass
 class VideoResult:
+    """The audit of one video: its findings (empty: passed), the checks that applied, and those skipped (why)."""
+
     id: str
     suite: str
     test: str
