@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from voebench.generator.geometry import G, quat_to_matrix  # noqa: F401 (defined once there; scenes import them here)
 from voebench.generator.scene import SceneObject
-
-G = 9.81
 
 
 def quat_from_axis_angle(axis, angle) -> np.ndarray:
@@ -26,13 +25,6 @@ def quat_multiply(a, b) -> np.ndarray:
                      aw * bx + ax * bw + ay * bz - az * by,
                      aw * by - ax * bz + ay * bw + az * bx,
                      aw * bz + ax * by - ay * bx + az * bw], axis=-1)
-
-
-def quat_to_matrix(q) -> np.ndarray:
-    w, x, y, z = np.asarray(q, float)
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
 def quat_from_euler_z(yaw) -> np.ndarray:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from voebench.generator.geometry import GRAVITY
+
 SHAPES = ("sphere", "box", "cylinder", "cone", "torus", "plane", "mesh")
 
 
@@ -55,6 +57,8 @@ class SceneObject:
     body: RigidBody | None = None
     mesh: tuple | None = None  # (vertices (V,3), faces list of index tuples) for shape == "mesh"
     shape_params: dict = field(default_factory=dict)  # e.g. {"minor_radius": ...} for a torus
+    fixture: bool = False  # scenery or a mechanism (floor, wall, occluder, pin): held or moved by the script, so
+    # the audit exempts it from gravity/support/velocity checks (it is still an obstacle)
 
     @property
     def n_frames(self) -> int:
@@ -153,13 +157,13 @@ class Scene:
         self.lights: list[Light] = [Light()]
         self.background = tuple(background)
         self.violation: Violation | None = None
-        self.gravity = np.array([0.0, 0.0, -9.81])
+        self.gravity = GRAVITY.copy()  # (a scene may change its own)
 
     # ---------------------------------------------------------------------- building
 
     def add(self, name: str, shape: str, dimensions, position, *, role: str, color=(0.5, 0.5, 0.5),
             quaternion=(1.0, 0.0, 0.0, 0.0), texture: dict | None = None, body: RigidBody | None = None,
-            mesh=None, visible: bool = True, **shape_params) -> SceneObject:
+            mesh=None, visible: bool = True, fixture: bool = False, **shape_params) -> SceneObject:
         if name in self.objects:
             raise ValueError(f"duplicate object name {name!r}")
         if shape not in SHAPES:
@@ -172,7 +176,7 @@ class Scene:
             quaternion=np.tile(np.asarray(quaternion, float), (T, 1)),
             color=np.tile(np.asarray(color, np.float32), (T, 1)),
             visible=np.full(T, bool(visible)),
-            texture=texture, body=body, mesh=mesh, shape_params=shape_params,
+            texture=texture, body=body, mesh=mesh, shape_params=shape_params, fixture=bool(fixture),
         )
         self.objects[name] = obj
         return obj

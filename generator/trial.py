@@ -142,13 +142,7 @@ def check_draw(suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Spa
 
 def audit_files(files: list, attempt: int) -> Rejection | None:
     """The project's audit (`voebench audit`) on one trial's files; the first failed check as a rejection."""
-    try:
-        from voebench.generator.audit import audit_trial
-    except ImportError:  # TODO(lead): until the audit package lands
-        from voebench.generator.audit import _audit_group
-
-        def audit_trial(files):
-            return _audit_group(("", [{**e, "states": path} for e, path in files]))
+    from voebench.generator.audit import audit_trial
 
     for result in audit_trial(files):
         if not result.ok:

@@ -31,10 +31,10 @@ def scene() -> Scene:
     """A floor, a wall, an occluder and a table; a ball that rolls behind the occluder and stops, a cube at
     rest on the floor, a small ball dropped onto the floor, and a block on the table."""
     s = Scene(T, FPS)
-    s.add("floor", "box", (8, 8, 1), (0, 0, -0.5), role="floor")
-    s.add("wall", "box", (0.2, 8, 1), (3.1, 0, 0.5), role="wall")
-    s.add("occluder", "box", (1.0, 0.1, 1.0), (0.2, -0.6, 0.5), role="occluder")
-    s.add("table", "box", (1.0, 1.0, 0.5), (-2.5, -2.5, 0.25), role="table")
+    s.add("floor", "box", (8, 8, 1), (0, 0, -0.5), role="floor", fixture=True)
+    s.add("wall", "box", (0.2, 8, 1), (3.1, 0, 0.5), role="wall", fixture=True)
+    s.add("occluder", "box", (1.0, 0.1, 1.0), (0.2, -0.6, 0.5), role="occluder", fixture=True)
+    s.add("table", "box", (1.0, 1.0, 0.5), (-2.5, -2.5, 0.25), role="table", fixture=True)
     ball = s.add("ball", "sphere", (0.4,) * 3, (-2, 0, 0.2), role="ball", color=(1, 0, 0),
                  body=RigidBody("active"))
     roll(ball, (-2, 0, 0.2), (1, 0, 0), speed=2.0, deceleration=1.0, start_frame=5, fps=FPS)  # stops at x=0
@@ -46,14 +46,16 @@ def scene() -> Scene:
     s.add("cone", "cone", (0.4, 0.4, 0.6), (2, -2, 0.3), role="object")
     s.add("ring", "torus", (0.6, 0.6, 0.1), (-1, -1.5, 0.05), role="object")
     s.add("can", "cylinder", (0.3, 0.3, 0.4), (1.5, 0.2, 0.2), role="object")
-    s.add("mug", "mesh", (0.5, 0.5, 0.5), (0.5, 2.5, 0.25), role="container", mesh=([], []))
+    s.add("mug", "mesh", (0.5, 0.5, 0.5), (0.5, 2.5, 0.25), role="container", mesh=([], []), fixture=True)
     s.look((0, -6, 3), (0, 0, 0))
     return s
 
 
-def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = True, hide=None) -> None:
+def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = True, hide=None,
+          states_only: bool = False) -> None:
     """One video's HDF5 and manifest line, as the runner writes them. Every existing object covers two pixels
-    of the segmentation, except at the frames listed for it in `hide` (name -> frames)."""
+    of the segmentation, except at the frames listed for it in `hide` (name -> frames); `states_only`: no
+    depth or segmentation pass (visible pixel counts -1, as `render --states-only` writes)."""
     hide = hide or {}
     suite = "grasp-l2" if paired else "grasp-l1"
     pair_id = f"{suite}/{test}/{index:05d}" if paired else None
@@ -63,8 +65,11 @@ def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = T
              "pair_id": pair_id or "", "seed": 0, "fps": FPS, "n_frames": T, "width": W, "height": H,
              "engine": "none", "generator_version": "test", "params": "{}"}
     attrs.update({k: v for k, v in root_attrs({**attrs, "pair_id": pair_id}).items() if k not in attrs})
-    w = StatesWriter(os.path.join(out, rel + ".h5"), s, W, H, attrs)
+    w = StatesWriter(os.path.join(out, rel + ".h5"), s, W, H, attrs, passes=() if states_only else ("depth", "segmentation"))
     for t in range(T):
+        if states_only:
+            w.add_frame(t, t, None, None)
+            continue
         seg = np.zeros((H, W), np.uint16)
         for o in s.objects.values():
             if o.visible[t] and t not in hide.get(o.name, ()):
@@ -283,8 +288,8 @@ def test_real_bullet_drops_pass(tmp_path):
 
     for fps in (50.0, 10.0):
         s = Scene(int(3 * fps), fps)
-        s.add("floor", "box", (10, 10, 1), (0, 0, -0.5), role="floor", body=RigidBody("passive"))
-        s.add("wall", "box", (0.2, 4, 1), (2.5, 0, 0.5), role="wall", body=RigidBody("passive"))
+        s.add("floor", "box", (10, 10, 1), (0, 0, -0.5), role="floor", body=RigidBody("passive"), fixture=True)
+        s.add("wall", "box", (0.2, 4, 1), (2.5, 0, 0.5), role="wall", body=RigidBody("passive"), fixture=True)
         s.add("ball", "sphere", (0.4,) * 3, (0, 0, 2), role="ball", body=RigidBody("active", restitution=0.5))
         s.add("cube", "box", (0.5,) * 3, (-1, 0, 1.5), role="cube", quaternion=quat_from_axis_angle((1, 1, 0), 0.4),
               body=RigidBody("active"))
@@ -364,7 +369,7 @@ def test_spawn_out_of_view_passes_but_not_in_view(tmp_path):
 def test_ground_plane_is_one_sided(tmp_path):
     """A `plane` ground: resting on it is touching; sinking below it is an overlap, not a gap."""
     s = Scene(T, FPS)
-    s.add("ground", "plane", (20, 20, 0), (0, 0, 0), role="floor")
+    s.add("ground", "plane", (20, 20, 0), (0, 0, 0), role="floor", fixture=True)
     s.add("box", "box", (1, 1, 1), (0, 0, 0.5), role="object")
     s.add("sunk", "box", (1, 1, 1), (3, 0, 0.45), role="object")
     s.look((0, -6, 3), (0, 0, 0))
@@ -450,20 +455,127 @@ def test_combined_contacts_explain_a_wedge_but_not_self_propulsion():
     jambs = [(np.array([-0.42, 0.89, 0.2]), "wall_left"), (np.array([-0.42, -0.89, 0.2]), "wall_right")]
     e = np.array([-14.3, 0.0, 2.8])
     assert all(float(np.dot(n, e / np.linalg.norm(e))) < cos for n, _ in jambs)  # no single jamb explains it
-    assert audit._combined_push(e, e / np.linalg.norm(e), np.array([0.3, 0.0, 0.0]), jambs, cos)
+    assert audit.physics._combined_push(e, e / np.linalg.norm(e), np.array([0.3, 0.0, 0.0]), jambs, cos)
     walls = [(np.array([0.0, 1.0, 0.0]), "a"), (np.array([0.0, -1.0, 0.0]), "b"), (np.array([0.0, 0.0, 1.0]), "floor")]
     push = np.array([5.0, 0.0, 0.0])
-    assert not audit._combined_push(push, push / 5.0, np.array([2.0, 0.0, 0.0]), walls, cos)
+    assert not audit.physics._combined_push(push, push / 5.0, np.array([2.0, 0.0, 0.0]), walls, cos)
     back = np.array([0.0, 0.0, 1.0]) + np.array([-3.0, 0.0, 0.0])  # backward and up: not in the walls' cone
-    assert not audit._combined_push(back, back / np.linalg.norm(back), np.array([2.0, 0.0, 0.0]), walls[:2], cos)
+    assert not audit.physics._combined_push(back, back / np.linalg.norm(back), np.array([2.0, 0.0, 0.0]), walls[:2], cos)
 
 
 def test_mesh_segments_match_the_renderer():
-    """The audit's facet allowance assumes the polygon count the renderer and Bullet use."""
+    """The audit's facet allowance assumes the polygon count the renderer and Bullet use (one definition)."""
+    from voebench.generator.geometry import MESH_SEGMENTS
+
+    assert audit.Shape("sphere", (2.0, 3.0, 1.7)).facet == pytest.approx(1.5 * np.sin(np.pi / MESH_SEGMENTS))
+    assert audit.Shape("box", (2.0, 3.0, 1.7)).facet == 0.0
     pytest.importorskip("bpy")
     import bpy  # noqa: F401  (bmesh, which build imports, exists once bpy is loaded)
 
     from voebench.generator.blender import build
-    assert audit.MESH_SEGMENTS == build.SEGMENTS
-    assert audit.Shape("sphere", (2.0, 3.0, 1.7)).facet == pytest.approx(1.5 * np.sin(np.pi / build.SEGMENTS))
-    assert audit.Shape("box", (2.0, 3.0, 1.7)).facet == 0.0
+    assert build.SEGMENTS == MESH_SEGMENTS
+
+
+# ------------------------------------------------------------------------------------------- the gate's API
+
+
+def _entries(out) -> list[dict]:
+    return audit.read_manifest(os.path.join(out, "manifest.jsonl"))
+
+
+def _to_temporary(out, tmp_dir, entries) -> list[tuple[dict, str]]:
+    """Move each video's HDF5 to a temporary name elsewhere (as the gate holds a trial before keeping it)."""
+    os.makedirs(tmp_dir, exist_ok=True)
+    videos = []
+    for k, e in enumerate(entries):
+        path = os.path.join(tmp_dir, f"tmp{k}-{os.getpid()}.part")
+        os.replace(os.path.join(out, e["states"]), path)
+        videos.append((e, path))
+    return videos
+
+
+def test_audit_trial_on_temporary_files(tmp_path):
+    """A trial's videos at arbitrary paths, without their folder or manifest: each sees its twin."""
+    pair(tmp_path / "set", "teleport", 0, hidden_teleport, {"ball": range(BEHIND[0], BEHIND[1] + 1)})
+    entries = _entries(tmp_path / "set")
+    os.remove(tmp_path / "set" / "manifest.jsonl")
+    videos = _to_temporary(tmp_path / "set", tmp_path / "gate", entries[::-1])  # any order
+    res = audit.audit_trial(videos)
+    assert [r.id for r in res] == [e["id"] for e in entries[::-1]]
+    assert all(r.ok for r in res), [f.detail for r in res for f in r.findings]
+    assert all("pair_identical_before_onset" in r.checks and not r.skipped for r in res)  # the twin was seen
+    assert audit.failure_reason(res) is None
+
+
+def test_audit_trial_failure_reason_names_check_and_detail(tmp_path):
+    pair(tmp_path / "set", "teleport", 0, hidden_teleport)  # recorded hidden, but in view
+    entries = _entries(tmp_path / "set")
+    res = audit.audit_trial(_to_temporary(tmp_path / "set", tmp_path / "gate", entries))
+    reason = audit.failure_reason(res)
+    bad = next(r for r in res if not r.ok)
+    assert reason == f"{bad.id}: hidden_when_manipulated: {bad.findings[0].detail}" and "\n" not in reason
+    # the same verdict as auditing the folder
+    pair(tmp_path / "set2", "teleport", 0, hidden_teleport)
+    assert {r.id: r.failed_checks() for r in res} == {r.id: r.failed_checks() for r in audit.audit_set(str(tmp_path / "set2"))}
+
+
+def test_audit_trial_states_only_skips_the_hidden_check(tmp_path):
+    """Without segmentation the hidden check cannot be decided: skipped, while the physics is still checked."""
+    write(tmp_path, scene(), "teleport", 0, "plausible", states_only=True)
+    s = scene()
+    hidden_teleport(s)
+    write(tmp_path, s, "teleport", 0, "implausible", states_only=True)
+    res = {r.condition: r for r in audit.audit_trial([(e, str(tmp_path / e["states"])) for e in _entries(tmp_path)])}
+    assert res["plausible"].ok and res["implausible"].ok
+    assert dict(res["implausible"].skipped) == {"hidden_when_manipulated":
+                                                "visible pixels not measured (no segmentation pass)"}
+    s = scene()
+    s["cube"].position[:, 2] -= 0.03  # sunk into the floor: physics fails with or without pixels
+    write(tmp_path / "b", s, "l1", 0, "cube", paired=False, states_only=True)
+    r, = audit.audit_trial([(e, str(tmp_path / "b" / e["states"])) for e in _entries(tmp_path / "b")])
+    assert r.failed_checks() == ["no_interpenetration"]
+
+
+def test_audit_trial_unreadable_file_is_a_failed_video(tmp_path):
+    bad = tmp_path / "x.part"
+    bad.write_bytes(b"not hdf5")
+    r, = audit.audit_trial([({"id": "s/t/00000", "suite": "s", "test": "t", "states": "t/00000.h5"}, str(bad))])
+    assert r.failed_checks() == ["readable"] and audit.failure_reason([r]).startswith("s/t/00000: readable: t/00000.h5:")
+
+
+# ------------------------------------------------------------------------------------------- the fixture flag
+
+
+def test_fixture_flag_is_written_and_decides_over_the_role(tmp_path):
+    """`Scene.add(fixture=...)` is written as the object attribute `fixture`, and the audit trusts it rather
+    than the role name: a floating "wall" not flagged as a fixture must fall; a floating "block" flagged as one
+    (held by a mechanism) need not."""
+    import h5py
+
+    s = scene()
+    s.add("bracket", "box", (0.2, 0.2, 0.2), (2.0, 2.0, 1.0), role="block", fixture=True)  # mounted in mid-air
+    s.add("loose", "box", (0.2, 0.2, 0.2), (-2.0, 2.0, 1.0), role="wall")  # a "wall" nothing holds
+    assert s["bracket"].fixture and not s["loose"].fixture and s["floor"].fixture
+    write(tmp_path, s, "l1", 0, "cube", paired=False)
+    path = tmp_path / "grasp-l1/l1/00000.h5"
+    with h5py.File(path) as f:
+        assert f["objects/bracket"].attrs["fixture"] and not f["objects/loose"].attrs["fixture"]
+        assert f["objects/floor"].attrs["fixture"] and not f["objects/ball"].attrs["fixture"]
+    r = results(tmp_path)["grasp-l1/l1/00000"]
+    assert {f.object for f in r.findings} == {"loose"} and "resting_supported" in r.failed_checks()
+
+
+def test_files_without_the_fixture_flag_fall_back_to_role_names(tmp_path):
+    import h5py
+
+    s = scene()
+    s.add("bracket", "box", (0.2, 0.2, 0.2), (2.0, 2.0, 1.0), role="block", fixture=True)
+    s.add("loose", "box", (0.2, 0.2, 0.2), (-2.0, 2.0, 1.0), role="wall")
+    write(tmp_path, s, "l1", 0, "cube", paired=False)
+    with h5py.File(tmp_path / "grasp-l1/l1/00000.h5", "a") as f:  # as written before the attribute existed
+        for g in f["objects"].values():
+            del g.attrs["fixture"]
+    v = audit.Video(str(tmp_path / "grasp-l1/l1/00000.h5"))
+    assert v.tracks["bracket"].fixture is None and v.tracks["floor"].free is False
+    r = results(tmp_path)["grasp-l1/l1/00000"]
+    assert {f.object for f in r.findings} == {"bracket"}  # by role, the block must be supported; the wall is scenery

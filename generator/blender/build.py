@@ -7,11 +7,10 @@ import bmesh
 import bpy
 import numpy as np
 
-from voebench.generator.kinematics import quat_to_matrix
+from voebench.generator.geometry import MESH_SEGMENTS as SEGMENTS  # one count for Blender, Bullet and the audit
+from voebench.generator.geometry import quat_to_matrix
 from voebench.generator.scene import Scene, SceneObject
 from voebench.generator.textures import make_texture
-
-SEGMENTS = 32
 
 
 def reset() -> None:

@@ -69,6 +69,7 @@ class StatesWriter:
             g.attrs["shape"] = obj.shape
             g.attrs["dimensions"] = obj.dimensions
             g.attrs["dynamic"] = obj.body is not None and obj.body.kind == "active"
+            g.attrs["fixture"] = obj.fixture
             if obj.texture:
                 g.attrs["texture"] = json.dumps(obj.texture)
             g.create_dataset("position", data=obj.position)

@@ -52,7 +52,7 @@ def subtype(p) -> str:
 
 def build(scene, p, condition):
     stage(scene)
-    scene.add("support", "box", SUPPORT_SIZE, SUPPORT_CENTER, role="support", color=SUPPORT_COLOR,
+    scene.add("support", "box", SUPPORT_SIZE, SUPPORT_CENTER, role="support", fixture=True, color=SUPPORT_COLOR,
               body=RigidBody("passive", friction=p.friction, collision_shape="MESH"))  # as the original
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height, p.object.depth)
     x = EDGE_X + (p.contact - 0.5) * W

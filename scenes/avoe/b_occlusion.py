@@ -20,7 +20,7 @@ from voebench.evaluate.baseline.labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
 from voebench.generator.params import COORDINATE, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
-from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, SHAPES, add_object, local_points,
+from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES, add_object, local_points,
                                         object_size, stage, visible_points, world_points)
 
 CATEGORY = "B"
@@ -34,7 +34,7 @@ PANELS = ("screen_left", "screen_middle", "screen_right")
 
 SPACE = {
     "object": {
-        "shape": Choice(list(SHAPES)),
+        "shape": Choice(list(AVOE_SHAPES)),
         "width": Range(0.4, 1.6, domain=POSITIVE),  # x (and y) extent, units of 2 m
         "height": Range(0.4, 1.6, domain=POSITIVE),  # z extent, units of 2 m
     },
@@ -96,7 +96,7 @@ def build(scene, p, condition):
     for name, x0, x1, h in (("screen_left", -HALF_W, -NOTCH, SCREEN_H), ("screen_middle", -NOTCH, NOTCH, M),
                             ("screen_right", NOTCH, HALF_W, SCREEN_H)):
         o = scene.add(name, "box", (x1 - x0, THICK, h), ((x0 + x1) / 2, PLANE_Y - THICK / 2, h / 2),
-                      role="occluder", color=OCCLUDER_COLOR)
+                      role="occluder", fixture=True, color=OCCLUDER_COLOR)
         o.position[:, 2] = h / 2 + p.screen.start_z * down
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
     obj = add_object(scene, "object", p.object.shape, (W, D, H), (p.path.start_x, 0.0, H / 2))

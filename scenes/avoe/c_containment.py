@@ -23,7 +23,7 @@ from voebench.generator import edits
 from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, SHAPES,
+from voebench.scenes.avoe.world import (CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES,
                                         UNIT, add_object, first_divergence, hidden, object_size, simulate_variant,
                                         stage, take_track, world_points)
 
@@ -38,7 +38,7 @@ SCREEN_Y = -10.5
 
 SPACE = {
     "object": {
-        "shape": Choice(list(SHAPES)),
+        "shape": Choice(list(AVOE_SHAPES)),
         "width": Range(0.4, 1.6, domain=POSITIVE),  # x and y extent, units of 2 m
         "height": Range(0.4, 1.6, domain=POSITIVE),  # z extent, units of 2 m
     },
@@ -193,6 +193,7 @@ def build(scene, p, condition):
     centre = (mesh[0].min(0) + mesh[0].max(0)) / 2  # position = bounding-box centre (the mug's handle)
     mesh = (mesh[0] - centre, mesh[1])
     scene.add("container", "mesh", np.ptp(mesh[0], axis=0), np.array([CX, CY, ch / 2]) + centre, role="container",
+              fixture=True,
               color=CONTAINER_COLOR, mesh=mesh, body=RigidBody("passive", friction=0.5, collision_shape="MESH"))
     w, h = object_dims(p)
     W, D, H = object_size(p.object.shape, w, h)
@@ -220,7 +221,7 @@ def _screen(scene, p, cw, ch):
     zc = CAMERA_EYE[2] + s * (rim[:, 2] - CAMERA_EYE[2])
     x0, x1, z0, z1 = xc.min() - 0.3, xc.max() + 0.3, zc.min() - 0.6, zc.max() + 0.8
     o = scene.add("screen", "box", (x1 - x0, 0.05, z1 - z0), ((x0 + x1) / 2, SCREEN_Y, (z0 + z1) / 2),
-                  role="occluder", color=OCCLUDER_COLOR)
+                  role="occluder", fixture=True, color=OCCLUDER_COLOR)
     t = np.arange(scene.n_frames) / scene.fps
     a, b = (p.screen.first_frame - 1) / ORIGINAL_FPS, (p.screen.last_frame - 1) / ORIGINAL_FPS
     o.position[:, 2] += p.screen.rise * np.clip((t - a) / (b - a), 0.0, 1.0)  # the original sank it 6 m into the ground

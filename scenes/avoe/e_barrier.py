@@ -23,7 +23,7 @@ from voebench.generator.kinematics import quat_from_axis_angle
 from voebench.generator.params import COORDINATE, COUNT, INDEX, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, ROD_COLOR, SHAPES, UNIT,
+from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, ROD_COLOR, AVOE_SHAPES, UNIT,
                                         WALL_COLOR, add_object, first_divergence, hidden, object_size,
                                         simulate_variant, stage, take_track, world_points)
 
@@ -47,7 +47,7 @@ WALL_COLLIDER = "CONVEX_HULL"
 SPACE = {
     "subtype": Choice(["E1", "E2", "E3"], weights=[956, 960, 3084]),
     "object": {
-        "shape": Choice(list(SHAPES)),
+        "shape": Choice(list(AVOE_SHAPES)),
         "width": Range(0.4, 1.6, domain=POSITIVE),  # y extent (across the path), units of 2 m
         "height": Range(0.4, 1.6, domain=POSITIVE),  # z extent, units of 2 m
         "length": Fixed(1.0, domain=POSITIVE),  # x extent (along the path), units of 2 m: the original's constant
@@ -91,7 +91,7 @@ def build(scene, p, condition):
     obj.position[:, 0] = p.push.start_x + p.push.speed * np.clip(t - t_s, 0.0, None)
     # screen
     x0 = _screen_x()
-    s = scene.add("screen", "box", (9.0, 0.05, 6.4), (x0, SCREEN_Y, p.screen.top_z), role="occluder",
+    s = scene.add("screen", "box", (9.0, 0.05, 6.4), (x0, SCREEN_Y, p.screen.top_z), role="occluder", fixture=True,
                   color=OCCLUDER_COLOR)
     drop = p.screen.top_z - p.screen.low_z
     ramp = lambda a, b: np.clip((t - _t(a)) / (_t(b) - _t(a)), 0.0, 1.0)  # noqa: E731
@@ -114,7 +114,7 @@ def _barrier(scene, p, kind) -> list[str]:
     L, Hw = WALL["length"], WALL["height"]
     if kind == "normal":
         scene.add("wall", "box", (WALL["thick"], L, Hw), (0.0, 0.0, Hw / 2), role="wall", color=WALL_COLOR,
-                  body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
+                  body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER), fixture=True)
         return ["wall"]
     if kind == "open":
         ow, oh, th = p.opening.width * UNIT / 2, p.opening.height * UNIT, WALL["open_thick"]
@@ -122,18 +122,20 @@ def _barrier(scene, p, kind) -> list[str]:
                  ("wall_right", (th, L / 2 - ow, Hw), (0.0, (L / 2 + ow) / 2, Hw / 2)),
                  ("wall_top", (th, 2 * ow, Hw - oh), (0.0, 0.0, (Hw + oh) / 2))]
         for name, dims, pos in parts:
-            scene.add(name, "box", dims, pos, role="wall", color=WALL_COLOR, body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
+            scene.add(name, "box", dims, pos, role="wall", fixture=True, color=WALL_COLOR,
+                      body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
         return [n for n, _, _ in parts]
     # soft: a curtain of strips hanging from a rod between two posts
     px, pz = PIVOT
     span = N_STRIPS * STRIP_W
-    scene.add("rod", "box", (0.2, span + 0.8, 0.2), (px, 0.0, pz + 0.13), role="wall", color=ROD_COLOR)
+    scene.add("rod", "box", (0.2, span + 0.8, 0.2), (px, 0.0, pz + 0.13), role="wall", fixture=True, color=ROD_COLOR)
     for i, y in enumerate((-span / 2 - 0.3, span / 2 + 0.3)):
-        scene.add(f"post{i}", "box", (0.2, 0.2, pz + 0.2), (px, y, (pz + 0.2) / 2), role="wall", color=ROD_COLOR)
+        scene.add(f"post{i}", "box", (0.2, 0.2, pz + 0.2), (px, y, (pz + 0.2) / 2), role="wall",
+                  fixture=True, color=ROD_COLOR)
     for k in range(N_STRIPS):
         y = -span / 2 + (k + 0.5) * STRIP_W
         scene.add(f"strip{k}", "box", (0.04, STRIP_W - 0.02, STRIP_L), (px, y, pz - STRIP_L / 2), role="wall",
-                  color=WALL_COLOR)
+                  fixture=True, color=WALL_COLOR)
     return []
 
 
@@ -179,10 +181,11 @@ def _violate(scene, p, kind, barrier):
         if kind == "soft":  # the curtain acts as a solid sheet
             px, pz = PIVOT
             twin.add("curtain_collider", "box", (0.04, N_STRIPS * STRIP_W, STRIP_L), (px, 0.0, pz - STRIP_L / 2),
-                     role="wall", visible=False, body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
+                     role="wall", fixture=True, visible=False,
+                     body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
         elif kind == "open" and passed:  # the doorway acts as closed
             th, L, Hw = WALL["open_thick"], WALL["length"], WALL["height"]
-            twin.add("door_collider", "box", (th, L, Hw), (0.0, 0.0, Hw / 2), role="wall", visible=False,
+            twin.add("door_collider", "box", (th, L, Hw), (0.0, 0.0, Hw / 2), role="wall", fixture=True, visible=False,
                      body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
         else:  # the wall lets the object through
             for name in barrier:

@@ -12,6 +12,7 @@ import copy
 
 import numpy as np
 
+from voebench.generator.geometry import box_surface, segments_hit_box
 from voebench.generator.kinematics import quat_from_axis_angle, quat_to_matrix
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody, Scene
@@ -27,7 +28,7 @@ CAMERA_DIR = np.array([-np.sin(_rz) * np.sin(_rx), np.cos(_rz) * np.sin(_rx), -n
 HFOV_DEG = float(np.degrees(2 * np.arctan(18.0 / 50.0)))
 VFOV_DEG = float(np.degrees(2 * np.arctan(18.0 / 50.0 * 9.0 / 16.0)))
 
-SHAPES = ("cube", "cylinder", "torus", "sphere", "cone", "side_cylinder", "inverted_cone")
+AVOE_SHAPES = ("cube", "cylinder", "torus", "sphere", "cone", "side_cylinder", "inverted_cone")  # names, not primitives
 
 # Original materials: hex / 255 fed in as base colour (scene-facts Part 5); we do the same (linear RGB).
 SHAPE_COLORS = {
@@ -56,7 +57,7 @@ def t2f(scene: Scene, original_frame: float, first_frame: float = 1.0) -> int:
 def stage(scene: Scene) -> None:
     """Ground, background and camera as in the original .blend files."""
     scene.background = BACKGROUND
-    scene.add("ground", "plane", (200.0, 200.0, 0.0), (0.0, 0.0, 0.0), role="floor", color=GROUND_COLOR,
+    scene.add("ground", "plane", (200.0, 200.0, 0.0), (0.0, 0.0, 0.0), role="floor", fixture=True, color=GROUND_COLOR,
               body=RigidBody("passive", friction=0.5))
     scene.look(CAMERA_EYE, CAMERA_EYE + 30.0 * CAMERA_DIR, fov_deg=VFOV_DEG)
     scene.lights[0].direction = (0.0, 0.0, -1.0)  # the area light points down
@@ -123,12 +124,11 @@ def local_points(obj, n: int = 24) -> np.ndarray:
     d = obj.dimensions
     if obj.shape == "mesh":
         return np.asarray(obj.mesh[0], float)
-    if obj.shape in ("box", "plane"):
-        g = np.linspace(-0.5, 0.5, 5)
-        pts = np.array([(x, y, z) for x in g for y in g for z in g if max(abs(x), abs(y), abs(z)) == 0.5])
+    if obj.shape in ("box", "plane"):  # a 5 x 5 grid per face (a plane: its box flattened onto z = 0)
+        pts = box_surface((d[0] / 2, d[1] / 2, d[2] / 2 if obj.shape == "box" else 0.5), n=5)
         if obj.shape == "plane":
             pts[:, 2] = 0.0
-        return pts * d
+        return pts
     u = 2 * np.pi * np.arange(n) / n
     ring = np.c_[0.5 * np.cos(u), 0.5 * np.sin(u)]
     if obj.shape == "sphere":
@@ -170,17 +170,10 @@ def tilt_deg(obj, t: int) -> float:
 
 
 def _segment_hits_box(eye, pts, box, t) -> np.ndarray:
-    """For each point: does the segment eye -> point pass through `box` (an oriented box object) at frame t?"""
-    R = quat_to_matrix(box.quaternion[t])
-    half = np.maximum(box.dimensions / 2.0, 1e-4)
-    o = (eye - box.position[t]) @ R  # segment start in the box frame
-    dirs = (pts - box.position[t]) @ R - o
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inv = 1.0 / dirs
-        t1, t2 = (-half - o) * inv, (half - o) * inv
-    tmin = np.nanmax(np.minimum(t1, t2), axis=1)
-    tmax = np.nanmin(np.maximum(t1, t2), axis=1)
-    return (tmax >= np.maximum(tmin, 0.0)) & (tmin < 1.0 - 1e-6)
+    """For each point: does the segment eye -> point pass through `box` (an oriented box object) at frame t?
+    (A point on the box's own face is not hidden by it: `end` just short of the point.)"""
+    return segments_hit_box(eye, pts, box.position[t], quat_to_matrix(box.quaternion[t]),
+                            np.maximum(box.dimensions / 2.0, 1e-4), end=1.0 - 1e-6)
 
 
 def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None) -> np.ndarray:

@@ -28,7 +28,7 @@ def build(scene, p, condition):
     table_room(scene)
     b = p.barrier
     scene.add("barrier", "box", (b.thickness, b.length, b.height), (0.0, b.y, b.height / 2), role="barrier",
-              color=POLE_GREY)
+              fixture=True, color=POLE_GREY)
     d = p.ball.diameter
     # the ball must clear the barrier and rest on the table (its centre above the table top)
     if not b.thickness / 2 + d / 2 < p.distance <= TABLE_SIZE[0] / 2:

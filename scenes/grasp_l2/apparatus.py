@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from voebench.generator.geometry import fibonacci_sphere, segments_hit_box
 from voebench.generator.kinematics import quat_to_matrix
 from voebench.generator.params import COORDINATE, FOV, Fixed, Range
 from voebench.generator.scene import RigidBody, Scene, SceneObject
@@ -82,7 +83,7 @@ def room(scene: Scene, p) -> None:
     """Parquet floor and plaster walls; the back wall (the background of every front view) tinted by
     p.background. The room is never mirrored."""
     _room(scene, floor_z=-TABLE_HEIGHT, walls=("left", "right", "front"), wall_texture_seed=int(p.wood_seed) % 97)
-    scene.add("wall_back", "box", (18.0, 1.0, 10.0), (0.0, 9.5, -TABLE_HEIGHT + 5.0), role="wall",
+    scene.add("wall_back", "box", (18.0, 1.0, 10.0), (0.0, 9.5, -TABLE_HEIGHT + 5.0), role="wall", fixture=True,
               color=background_color(p), texture={"pattern": "plaster", "seed": int(p.wood_seed) % 89})
 
 
@@ -93,14 +94,14 @@ def wood_tint(p) -> tuple:
 def wood(scene: Scene, name: str, dims, center, p, role: str = "apparatus", collider: bool = True,
          friction: float = 0.5) -> SceneObject:
     """A plywood part: a box with the video's wood texture (all wood parts share it, as in GRASP)."""
-    return scene.add(name, "box", dims, center, role=role, color=wood_tint(p),
+    return scene.add(name, "box", dims, center, role=role, fixture=True, color=wood_tint(p),
                      texture={"pattern": "wood", "seed": int(p.wood_seed)},
                      body=RigidBody("passive", friction=friction) if collider else None)
 
 
 def dark(scene: Scene, name: str, dims, center, role: str = "apparatus", collider: bool = True) -> SceneObject:
     """A dark grey "Pole" panel (back panels, the black barrier)."""
-    return scene.add(name, "box", dims, center, role=role, color=POLE_GREY,
+    return scene.add(name, "box", dims, center, role=role, fixture=True, color=POLE_GREY,
                      body=RigidBody("passive") if collider else None)
 
 
@@ -108,7 +109,7 @@ def cover(scene: Scene, name: str, dims, center, role: str = "occluder", body: R
           seed: int = 5) -> SceneObject:
     """A green rusty-metal cover/occluder (GRASP's GreenMetalRust). No collider unless `body` is given
     (e.g. RigidBody("kinematic") for a cover that things rest on)."""
-    return scene.add(name, "box", dims, center, role=role, color=COVER_TINT,
+    return scene.add(name, "box", dims, center, role=role, fixture=True, color=COVER_TINT,
                      texture={"pattern": "rust", "seed": seed}, body=body)
 
 
@@ -154,14 +155,7 @@ def finish(scene: Scene, p, x0: float) -> None:
     cam.look_at[:, 0] = 2 * x0 - cam.look_at[:, 0]
 
 
-def _fibonacci_sphere(n: int = 160) -> np.ndarray:
-    i = np.arange(n) + 0.5
-    phi = np.arccos(1 - 2 * i / n)
-    theta = np.pi * (1 + 5**0.5) * i
-    return np.stack([np.cos(theta) * np.sin(phi), np.sin(theta) * np.sin(phi), np.cos(phi)], axis=1)
-
-
-_SPHERE_PTS = _fibonacci_sphere()
+_SPHERE_PTS = fibonacci_sphere(160)
 # the convex hull of _SPHERE_PTS * R contains the sphere of radius R * _SPHERE_INRADIUS (checked numerically)
 _SPHERE_INRADIUS = 0.97
 
@@ -178,22 +172,8 @@ def _hull_points(obj: SceneObject, t: int, margin: float) -> np.ndarray:
 
 def _segments_hit_box(eye, points, box: SceneObject, t: int) -> bool:
     """Whether every segment eye->point (points (N,3)) passes through the oriented box `box` at frame t."""
-    r = quat_to_matrix(box.quaternion[t])
-    a = r.T @ (np.asarray(eye, float) - box.position[t])  # (3,)
-    b = (np.asarray(points, float) - box.position[t]) @ r  # (N,3) in box frame
-    d = b - a
-    half = box.dimensions / 2
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t0 = (-half - a) / d
-        t1 = (half - a) / d
-    parallel = np.abs(d) < 1e-12
-    lo = np.where(parallel, -np.inf, np.minimum(t0, t1))
-    hi = np.where(parallel, np.inf, np.maximum(t0, t1))
-    if np.any(parallel & (np.abs(a) > half)):
-        return False
-    lo = np.maximum(lo.max(axis=1), 0.0)
-    hi = np.minimum(hi.min(axis=1), 1.0)
-    return bool(np.all(lo <= hi))
+    hits = segments_hit_box(eye, points, box.position[t], quat_to_matrix(box.quaternion[t]), box.dimensions / 2)
+    return bool(hits.all())
 
 
 def hidden_frames(scene: Scene, obj: str, occluder: str | list, margin: float = 0.02) -> np.ndarray:

@@ -29,7 +29,7 @@ PLATFORM_TOP = U(0, 11.228, 0)[2]  # z of the box floor
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
 FRONT_UZ = -1.54  # Unity z of the front-most object face (the screen rises at z = -1.6)
 SIZE = 0.3  # ball diameter / cube edge / cylinder diameter and height, m
-SHAPES = ("sphere", "box", "cylinder")  # GRASP uses balls and cubes; a cylinder makes three different shapes
+SOLIDS = ("sphere", "box", "cylinder")  # GRASP uses balls and cubes; a cylinder makes three different shapes
 NOUN = {"sphere": "ball", "box": "cube", "cylinder": "cylinder"}
 
 # the build has three object slots (o0-o2) and len(SPAWNS) spawn points
@@ -42,7 +42,7 @@ SPACE = {
     "slots": {f"o{i}": Range(0, len(SPAWNS) - 1, integer=True, domain=SPAWN) for i in range(3)},
     "jitter": {f"o{i}": {"x": Range(-0.06, 0.06, domain=COORDINATE), "y": Range(-0.06, 0.06, domain=COORDINATE)}
                for i in range(3)},  # m, around the spawn
-    "shape0": Choice(SHAPES),  # the first object's shape; the others take the next shapes in turn, so all differ
+    "shape0": Choice(SOLIDS),  # the first object's shape; the others take the next shapes in turn, so all differ
     "shape_step": Choice((1, 2), domain=COUNT),  # the order in which the others take the shapes
     # implausible shape change: the changed object becomes the shape this far on
     "new_shape_step": Choice((1, 2), domain=COUNT),
@@ -82,7 +82,7 @@ def _objects(p):
         pos = U(ux, 0, uz) + (j.x, j.y, 0.0)
         pos[1] = max(pos[1], U(0, 0, FRONT_UZ + SIZE / 2)[1])  # keep clear of the screen's slot
         pos[2] = PLATFORM_TOP + SIZE / 2
-        shape = SHAPES[(SHAPES.index(p.shape0) + i * int(p.shape_step)) % 3]
+        shape = SOLIDS[(SOLIDS.index(p.shape0) + i * int(p.shape_step)) % 3]
         out.append((f"object{i}", shape, pos, (p.hue0 + i / n + p.hue_jitter[f"o{i}"]) % 1.0))
     return out
 
@@ -106,7 +106,7 @@ def build(scene, p, condition):
     # the object a shape change turns into (exists in both conditions, shown only after an implausible swap)
     k = int(p.changed) % p.n_objects
     name_k, shape_k, pos_k, hue_k = objs[k]
-    alt = scene.add(f"{name_k}_changed", SHAPES[(SHAPES.index(shape_k) + int(p.new_shape_step)) % 3], (SIZE,) * 3, pos_k,
+    alt = scene.add(f"{name_k}_changed", SOLIDS[(SOLIDS.index(shape_k) + int(p.new_shape_step)) % 3], (SIZE,) * 3, pos_k,
                     role="object", color=hsv_color(hue_k, p.saturation, p.value), visible=False)
 
     up = move_by(screen, (0, 0, h), p.screen_speed, scene.frame(p.start_delay), scene.fps)

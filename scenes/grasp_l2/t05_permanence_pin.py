@@ -70,9 +70,10 @@ def build(scene, p, condition):
     w = p.occluder.width
     ocolor = hsv_color(p.occluder.hue, p.occluder.saturation, p.occluder.value)
     xl0 = p.left_start
-    occ_l = scene.add("occluder_left", "box", S(w, 1.0, 0.01), U(xl0, 11.975, SLOT_UZ), role="occluder", color=ocolor)
+    occ_l = scene.add("occluder_left", "box", S(w, 1.0, 0.01), U(xl0, 11.975, SLOT_UZ), role="occluder",
+                      fixture=True, color=ocolor)
     occ_r = scene.add("occluder_right", "box", S(w, 1.0, 0.01), U(xl0 + 2.0, 11.975, SLOT_UZ), role="occluder",
-                      color=ocolor)
+                      fixture=True, color=ocolor)
     go = scene.frame(p.start_delay)
     arrive = move_by(occ_l, (-1.0, 0, 0), p.occluder.speed, go, fps)
     move_by(occ_r, (-1.0, 0, 0), p.occluder.speed, go, fps)
@@ -89,7 +90,7 @@ def build(scene, p, condition):
     tip0 = U(0.478 + 2.5 - 0.45, 0, 0)[0]  # deep enough inside the housing not to show through its open end
     tip1 = x_mid_end - CUBE[0] / 2
     pin = scene.add("pin", "box", (PIN_LEN, 0.1, 0.1), (tip0 - PIN_LEN / 2, U(0, 0, CUBE_UZ)[1], cz), role="pin",
-                    color=pin_color)
+                    fixture=True, color=pin_color)
     push = arrive + int(round(p.pin_delay * fps))
     s, done = smooth_profile(tip1 - tip0, p.pin.speed, p.pin.accel, T, push, fps)
     back = done + int(round(p.pin.pause * fps))

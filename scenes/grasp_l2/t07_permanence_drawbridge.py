@@ -73,7 +73,7 @@ def build(scene, p, condition):
     scene.add("object", "box", S(2.0, h, OBJ_DEPTH), U(ux, 11.66 + h / 2, OBJ_UZ), role="object",
               color=hsv_color(o.hue, o.saturation, o.value))
     plank = scene.add("plank", "box", S(5.0, PLANK_T, 1.0), U(3.745, 11.66 + PLANK_T / 2, HINGE_UZ - 0.5), role="plank",
-                      color=COVER_TINT, texture={"pattern": "rust", "seed": 5})
+                      fixture=True, color=COVER_TINT, texture={"pattern": "rust", "seed": 5})
     hinge = U(3.745, 11.66 + PLANK_T, HINGE_UZ)
     go = scene.frame(p.start_delay)
     target = contact_angle(h) if condition == "plausible" else 180.0

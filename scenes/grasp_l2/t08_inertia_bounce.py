@@ -66,7 +66,7 @@ def build(scene, p, condition):
     r = p.ball.diameter / 2
     # the white line along the middle of the tray, from the roof to the far wall
     scene.add("white_line", "box", (td.INNER + 1.4, 0.08, 0.004), tray.world((td.INNER - 1.4) / 2, 0.0, td.FLOOR_TOP + 0.002),
-              role="marking", color=(1.0, 1.0, 1.0))
+              role="marking", fixture=True, color=(1.0, 1.0, 1.0))
     pts = path(p, True)
     ball = td.add_ball(scene, p, tray, *pts[0])
     pos, s, to_wall = track(scene, p, tray, reflect=True)

@@ -40,7 +40,7 @@ def build(scene, p, condition):
     k = p.plank
     length = k.leg * 2**0.5 + 2 * k.thickness  # its ends tuck into the walls
     pos, quat = td.plank_pose(tray, -p.corner, k.leg, k.thickness, k.height)
-    scene.add("plank", "box", (length, k.thickness, k.height), pos, quaternion=quat, role="plank",
+    scene.add("plank", "box", (length, k.thickness, k.height), pos, quaternion=quat, role="plank", fixture=True,
               color=td.wood_tint(p), texture={"pattern": "wood", "seed": int(p.wood_seed)})
     td.look_down(scene, p, tray)
     if condition == "implausible":

@@ -57,7 +57,7 @@ def build(scene, p, condition):
     s = p.size
     wood(scene, "table", S(10.0, 0.3, 2.0), U(3.728, 11.794 - 0.15, -0.63), p)
     dark(scene, "back_panel", S(9.98, 2.0, 0.05), U(3.728, 11.794 + 1.0, 0.34))
-    scene.add("block", "box", S(BLOCK_LEN, s, s), U(BLOCK_UX, 11.794 + s / 2, BLOCK_UZ), role="support",
+    scene.add("block", "box", S(BLOCK_LEN, s, s), U(BLOCK_UX, 11.794 + s / 2, BLOCK_UZ), role="support", fixture=True,
               color=FABRIC_TINT, texture={"pattern": "fabric", "seed": 4})
     # the pin's housing at the right end: front and top panels
     hh = s + 0.6
@@ -72,7 +72,7 @@ def build(scene, p, condition):
     pin_color = hsv_color(p.pin.hue, p.pin.saturation, p.pin.value)
     tip0 = U(HOUSING_UX + 0.45, 0, 0)[0]  # deep enough inside the housing not to show through its open end
     pin = scene.add("pin", "box", (PIN_LEN, 0.2, 0.2), (tip0 + PIN_LEN / 2, U(0, 0, BLOCK_UZ)[1], top + s / 2),
-                    role="pin", color=pin_color)
+                    role="pin", fixture=True, color=pin_color)
 
     if condition == "plausible":
         x_end = x_edge + s / 2 + p.gap

@@ -62,17 +62,19 @@ def build_tray(scene, p, start_roof: bool = True) -> Tray:
     table(scene)
     room(scene, floor_z=-TABLE_HEIGHT, wall_color=background_color(p), wall_texture_seed=int(p.wood_seed) % 97)
     wood = {"pattern": "wood", "seed": int(p.wood_seed)}
-    scene.add("tray_floor", "box", (SIZE, SIZE, FLOOR_TOP), (0.0, 0.0, FLOOR_TOP / 2), role="tray", color=POLE_GREY)
+    scene.add("tray_floor", "box", (SIZE, SIZE, FLOOR_TOP), (0.0, 0.0, FLOOR_TOP / 2), role="tray",
+              fixture=True, color=POLE_GREY)
     z = FLOOR_TOP + WALL_H / 2
     half = SIZE / 2 - WALL_T / 2
     for name, u, v, du, dv in [("wall_far", half, 0.0, WALL_T, SIZE), ("wall_entry", -half, 0.0, WALL_T, SIZE),
                                ("wall_side_a", 0.0, half, SIZE, WALL_T), ("wall_side_b", 0.0, -half, SIZE, WALL_T)]:
-        scene.add(f"tray_{name}", "box", (du, dv, WALL_H), tray.world(u, v, z), role="wall", color=wood_tint(p),
+        scene.add(f"tray_{name}", "box", (du, dv, WALL_H), tray.world(u, v, z), role="wall",
+                  fixture=True, color=wood_tint(p),
                   texture=wood)
     if start_roof:
         u0, u1 = -SIZE / 2 - 0.15, ROOF_INNER_U
         scene.add("start_roof", "box", (u1 - u0, SIZE + 0.3, 0.03), tray.world((u0 + u1) / 2, 0.0, ROOF_Z + 0.015),
-                  role="occluder", color=wood_tint(p), texture=wood)
+                  role="occluder", fixture=True, color=wood_tint(p), texture=wood)
     return tray
 
 
@@ -89,7 +91,7 @@ def end_cover(scene, p, tray: Tray, depth: float, lift_frame: int, speed: float)
     u1 = SIZE / 2 + 0.1
     u0 = INNER - depth
     centre = tray.world((u0 + u1) / 2, 0.0, ROOF_Z + 0.015)
-    cover = scene.add("end_cover", "box", (u1 - u0, SIZE + 0.3, 0.03), centre, role="occluder",
+    cover = scene.add("end_cover", "box", (u1 - u0, SIZE + 0.3, 0.03), centre, role="occluder", fixture=True,
                       color=COVER_TINT, texture={"pattern": "rust", "seed": int(p.wood_seed) + 1})
     travel = u1 - u0 + 0.1
     t = (np.arange(scene.n_frames) - lift_frame) / scene.fps

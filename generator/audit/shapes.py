@@ -1,0 +1,167 @@
+"""An object as the audit sees it: its solid (`Shape`: a signed distance function, surface samples, centre of
+mass, the facet of its polygon mesh) and its written track (`Track`: per-frame pose, colour, visibility)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from voebench.generator.audit.tolerances import PLANE_THICKNESS
+from voebench.generator.geometry import MESH_SEGMENTS, box_surface, fibonacci_sphere, quat_to_matrix, \
+    revolution_surface
+
+# Roles of scenery and mechanisms, for files written before objects carried a `fixture` attribute: such
+# objects are not "free" (no gravity/support/velocity checks, since scripts hold them in place or move them),
+# but they take part in interpenetration checks as obstacles. Newer files say so per object (`fixture`).
+FIXTURE_ROLES = frozenset({
+    "floor", "wall", "table", "tray", "occluder", "barrier", "plank", "pin", "ramp", "incline", "ledge", "shelf",
+    "platform", "screen", "cover", "container", "support", "pole", "rail", "track", "ground", "stand", "background",
+    "drawbridge", "apparatus", "divider", "stopper", "rim", "base", "frame", "post", "hinge", "mechanism",
+    "marking", "roof", "lid", "door", "gate", "holder"})
+
+
+def is_fixture_role(role: str) -> bool:
+    """A role names a fixture if it, or any `_`/`-`-separated part of it, is a fixture role (`floor_upper`).
+    Only for files without the `fixture` object attribute."""
+    role = role.lower()
+    return role in FIXTURE_ROLES or any(part in FIXTURE_ROLES for part in role.replace("-", "_").split("_"))
+
+
+def quat_to_matrices(q: np.ndarray) -> np.ndarray:
+    """(F,4) w x y z as read from a file -> (F,3,3) rotation matrices (object frame to world), normalised first."""
+    q = np.asarray(q, float)
+    return quat_to_matrix(q / np.linalg.norm(q, axis=1, keepdims=True))
+
+
+class Shape:
+    """An object's solid in its own frame: a signed distance function (negative inside), surface sample
+    points, its centre of mass, and a bounding radius. `kind` and `dims` are the HDF5 `shape` and
+    `dimensions`; `mesh` is approximated by its bounding box and flagged `known = False`."""
+
+    def __init__(self, kind: str, dims):
+        self.kind = kind
+        self.dims = np.asarray(dims, float).reshape(3)
+        d = self.dims
+        self.h = d / 2.0
+        self.known = kind != "mesh"
+        self.com = np.zeros(3)
+        self.sphere_radius = None  # exact sphere: distances from its centre are exact
+        self.offset = np.zeros(3)  # centre of the solid in the object's frame (planes: the slab behind them)
+        if kind == "sphere":
+            if np.ptp(d) < 1e-9:
+                self.sphere_radius = d[0] / 2.0
+            self.samples = fibonacci_sphere(600) * self.h
+        elif kind in ("box", "mesh"):
+            self.samples = box_surface(self.h)
+        elif kind == "plane":
+            # one-sided: a thin slab behind its face (local -z), so that what sinks below a ground plane is
+            # inside it rather than "outside, underneath"
+            self.h = np.array([d[0] / 2.0, d[1] / 2.0, PLANE_THICKNESS / 2.0])
+            self.offset = np.array([0.0, 0.0, -PLANE_THICKNESS / 2.0])
+            self.samples = box_surface(self.h) + self.offset
+        elif kind == "cylinder":
+            self.samples = revolution_surface(lambda z: 1.0, -1.0, 1.0) * self.h
+        elif kind == "cone":
+            self.samples = revolution_surface(lambda z: (1.0 - z) / 2.0, -1.0, 1.0, n_z=13) * self.h
+            self.com = np.array([0.0, 0.0, -d[2] / 4.0])  # a cone's centroid: a quarter of its height up
+        elif kind == "torus":
+            r = d[2] / 2.0
+            R = d[0] / 2.0 - r
+            self.R, self.r = R, r
+            u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 64, endpoint=False),
+                               np.linspace(0, 2 * np.pi, 32, endpoint=False))
+            u, v = u.ravel(), v.ravel()
+            self.samples = np.c_[(R + r * np.cos(v)) * np.cos(u), (R + r * np.cos(v)) * np.sin(u), r * np.sin(v)]
+        else:
+            raise ValueError(f"unknown shape {kind!r}")
+        self.radius = float(np.linalg.norm(self.h)) if kind != "torus" else d[0] / 2.0
+        # half a facet of the polygon mesh round a curved surface: a round solid rests on a flat facet up to
+        # sin(pi / MESH_SEGMENTS) of its largest radius wide on either side of the ideal solid's contact point,
+        # so a tilted ellipsoid (or a sphere) can stand still where the ideal one rolls
+        curved = kind in ("sphere", "cylinder", "cone", "torus")
+        self.facet = float(self.h.max() * np.sin(np.pi / MESH_SEGMENTS)) if curved else 0.0
+
+    def sdf(self, p: np.ndarray) -> np.ndarray:
+        """Signed distance of local points p (...,3): exact for box, plane, sphere, cylinder, cone and torus;
+        elliptic cross-sections are scaled to their smaller radius (an underestimate, so never a false overlap
+        larger than the true one)."""
+        k = self.kind
+        if k in ("box", "mesh", "plane"):
+            q = np.abs(p - self.offset) - self.h
+            return np.linalg.norm(np.maximum(q, 0.0), axis=-1) + np.minimum(q.max(axis=-1), 0.0)
+        if k == "sphere":
+            if self.sphere_radius is not None:
+                return np.linalg.norm(p, axis=-1) - self.sphere_radius
+            r = self.h
+            k0 = np.linalg.norm(p / r, axis=-1)
+            k1 = np.linalg.norm(p / r**2, axis=-1)
+            return np.where(k1 > 1e-12, k0 * (k0 - 1.0) / np.maximum(k1, 1e-12), -r.min())
+        if k in ("cylinder", "cone"):
+            rx, ry, hz = self.h
+            rmin = min(rx, ry)
+            xy = np.linalg.norm(p[..., :2] * np.array([rmin / rx, rmin / ry]), axis=-1)
+            z = p[..., 2]
+            if k == "cylinder":
+                dx, dz = xy - rmin, np.abs(z) - hz
+                return np.minimum(np.maximum(dx, dz), 0.0) + np.hypot(np.maximum(dx, 0.0), np.maximum(dz, 0.0))
+            # capped cone (base radius rmin at z = -hz, apex at z = +hz), Inigo Quilez's exact formula
+            r1, r2 = rmin, 0.0
+            k1 = np.array([r2, hz])
+            k2 = np.array([r2 - r1, 2.0 * hz])
+            qx, qy = xy, z
+            ca_x = qx - np.minimum(qx, np.where(qy < 0.0, r1, r2))
+            ca_y = np.abs(qy) - hz
+            t = np.clip(((k1[0] - qx) * k2[0] + (k1[1] - qy) * k2[1]) / (k2 @ k2), 0.0, 1.0)
+            cb_x = qx - k1[0] + k2[0] * t
+            cb_y = qy - k1[1] + k2[1] * t
+            s = np.where((cb_x < 0.0) & (ca_y < 0.0), -1.0, 1.0)
+            return s * np.sqrt(np.minimum(ca_x**2 + ca_y**2, cb_x**2 + cb_y**2))
+        if k == "torus":
+            qx = np.linalg.norm(p[..., :2], axis=-1) - self.R
+            return np.hypot(qx, p[..., 2]) - self.r
+        raise ValueError(k)
+
+    def grad(self, p: np.ndarray, eps: float = 1e-4) -> np.ndarray:
+        """Unit outward normal (numerical gradient of the sdf) at local points p (N,3)."""
+        g = np.stack([self.sdf(p + e) - self.sdf(p - e) for e in np.eye(3) * eps], axis=-1)
+        n = np.linalg.norm(g, axis=-1, keepdims=True)
+        return np.where(n > 1e-12, g / np.maximum(n, 1e-12), np.array([0.0, 0.0, 1.0]))
+
+
+@dataclass
+class Track:
+    """One object as written: its shape and per-frame pose, colour and visibility."""
+
+    name: str
+    role: str
+    shape: Shape
+    dynamic: bool
+    position: np.ndarray  # (T,3)
+    quaternion: np.ndarray  # (T,4)
+    color: np.ndarray  # (T,3)
+    visible: np.ndarray  # (T,) bool
+    visible_pixels: np.ndarray  # (T,) int, -1 = not measured
+    fixture: bool | None = None  # scenery or mechanism (HDF5 `fixture`); None: not written, the role decides
+    rot: np.ndarray = field(init=False)  # (T,3,3)
+
+    def __post_init__(self):
+        self.rot = quat_to_matrices(self.quaternion)
+
+    @property
+    def free(self) -> bool:
+        """Moved (or held) by physics rather than by a script: subject to gravity, support and velocity checks."""
+        fixture = is_fixture_role(self.role) if self.fixture is None else self.fixture
+        return self.dynamic or not fixture
+
+    @property
+    def moves(self) -> bool:
+        return bool(np.ptp(self.position, axis=0).max() > 1e-9 or np.ptp(self.quaternion, axis=0).max() > 1e-9)
+
+    def world(self, local: np.ndarray, frames: np.ndarray) -> np.ndarray:
+        """Local points (N,3) at `frames` -> world (F,N,3)."""
+        return self.position[frames][:, None, :] + np.einsum("fij,nj->fni", self.rot[frames], local)
+
+    def local(self, world: np.ndarray, frames: np.ndarray) -> np.ndarray:
+        """World points (F,N,3) -> this object's frame at `frames`."""
+        return np.einsum("fni,fij->fnj", world - self.position[frames][:, None, :], self.rot[frames])
