@@ -25,7 +25,7 @@ def root_attrs(entry: dict) -> dict:
     """Every HDF5 root attribute of the contract for a stub file of `entry` (`complete` included)."""
     e = complete_entry(entry)
     return {"id": e["id"], "suite": e["suite"], "test": e["test"], "index": e["index"], "condition": e["condition"],
-            "pair_id": e.get("pair_id") or "", "seed": e["seed"], "fps": e["fps"], "n_frames": e["n_frames"],
+            "pair_id": e.get("pair_id") or "", "seed": e["seed"], "attempt": 0, "fps": e["fps"], "n_frames": e["n_frames"],
             "width": e["width"], "height": e["height"], "engine": "none", "params": json.dumps(e["params"]),
             "generator_version": "test", "schema_version": SCHEMA_VERSION, **STUB_CODE,
             "manifest_entry": json.dumps(e), "complete": True}

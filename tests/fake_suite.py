@@ -40,7 +40,7 @@ SPACE = {"size": Range(0.2, 0.7), "lift": Range(0.0, 1.0)}
 def build(scene, p, condition):
     if p.size > 0.5:
         raise Infeasible("the ball does not fit", keys=("size",))
-    scene.add("floor", "box", (4.0, 4.0, 1.0), (0.0, 0.0, -0.5), role="floor")
+    scene.add("floor", "box", (4.0, 4.0, 1.0), (0.0, 0.0, -0.5), role="floor", fixture=True)
     height = p.size / 2 + (0.5 if p.lift > 0.8 else 0.0)  # floating: the audit must reject it
     scene.add("ball", "sphere", (p.size,) * 3, (0.0, 0.0, height), role="ball", color=(0.8, 0.1, 0.1))
     scene.look((0.0, -4.0, 2.0), (0.0, 0.0, 0.0), fov_deg=50.0)
