@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("h5py")
 
-from voebench.evaluate.baseline import labels as L  # noqa: E402
+from voebench.contract import avoe_labels as L  # noqa: E402
 from voebench.evaluate.baseline.backbone import ResNet3D, build_backbone, load_pretrained  # noqa: E402
 from voebench.evaluate.baseline.data import AVoEDataset, resize_nearest  # noqa: E402
 from voebench.evaluate.baseline.models import (BaselineNet, MLPHead, compute_loss, compute_loss_per_head,  # noqa: E402

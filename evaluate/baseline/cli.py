@@ -11,7 +11,7 @@ from pathlib import Path
 
 from voebench.errors import UsageError
 
-from . import labels as L
+from voebench.contract import avoe_labels as L
 
 MODEL_CHOICES = ("ofpr", "of", "direct", "random")
 

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch.utils.data import Dataset
 
-from . import labels as L
+from voebench.contract import avoe_labels as L
 
 
 @dataclass

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from . import labels as L
+from voebench.contract import avoe_labels as L
 
 MODELS = ("ofpr", "of", "direct", "random")
 MODEL_TITLES = {"ofpr": "OFPR-Net", "of": "OF-Net", "direct": "3D-ResNet direct", "random": "Random"}

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import labels as L
+from voebench.contract import avoe_labels as L
 
 SPLITS = ("train", "validation", "test")
 

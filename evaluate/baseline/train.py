@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import labels as L
+from voebench.contract import avoe_labels as L
 from .backbone import build_backbone, freeze, load_pretrained
 from .data import AVoEDataset
 from .metrics import all_metrics

@@ -13,7 +13,7 @@ the edge. c = 0.5 (centre of mass exactly over the edge, outcome decided by nume
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_to_matrix
 from voebench.generator.params import Choice, Range

@@ -16,7 +16,7 @@ frame 9 (the original's eased peak, 32 m/s, is beyond what a pushed object does;
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
 from voebench.generator.params import Choice, Range

@@ -18,7 +18,7 @@ Ours: container 3 cw wide and 2.4 ch tall (the original's FBX box was 2.89 cw x 
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.params import Choice, Range
 from voebench.generator.physics import simulate

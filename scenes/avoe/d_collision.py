@@ -14,7 +14,7 @@ Original (scene-facts Part 6 D): objects at x = -5 and +5 on the ground at y = 0
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.params import Choice
 from voebench.generator.physics import simulate

@@ -17,7 +17,7 @@ over frames 40-50 and released (ours: launched at 12-15 m/s so it reaches -4.5 a
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_from_axis_angle
 from voebench.generator.params import Choice, Range

@@ -1,5 +1,7 @@
 """The AVoE label vocabulary as data: features, prior rules and posterior rules, and which apply per category.
 
+Part of the data contract (the scenes write these labels, the baseline reads them), so it lives below both.
+
 Pure Python (no numpy, no torch), so the generator can import it to write labels and the baseline can import it
 to encode them. Sources: AVoE supplementary Tables 5-7 and Section 4; the original code (scene-facts.md Part 7-8).
 
@@ -19,7 +21,7 @@ do not copy that).
 
 **What the generator writes** (manifest ``labels`` and HDF5 ``labels`` attributes)::
 
-    from voebench.evaluate.baseline.labels import make_labels
+    from voebench.contract.avoe_labels import make_labels
     labels = make_labels("A",
         features={"object_height": 1.2, "object_width": 0.8, "contact_point": 0.3, "object_shape": "cube"},
         prior_rules={"object_majority_contact": True, "object_majority_volume": True},
