@@ -8,12 +8,11 @@ import os
 import pytest
 import yaml
 
-from evaluate_fixtures import tiny_set  # noqa: F401
 from voebench.cli import main
 from voebench.errors import UsageError
 from voebench.evaluate.models.base import Adapter
 from voebench.evaluate.models.fake import FakeAdapter
-from voebench.evaluate.run import CACHE, RunConfig, Runner, repeat_seeds
+from voebench.evaluate.run import CACHE, EvalConfig, EvalRunner, repeat_seeds
 from voebench.evaluate.tasks import build_samples, load_manifest, select
 
 
@@ -144,13 +143,13 @@ class Counting(FakeAdapter):
 def test_resume_after_kill_asks_only_for_missing(tiny_set, tmp_path, strategy):
     m = load_manifest(tiny_set)
     samples = build_samples(m, select(m), strategy)
-    cfg = RunConfig(strategy=strategy, repeats=2, num_frames=4)
+    cfg = EvalConfig(strategy=strategy, repeats=2, num_frames=4)
     run = str(tmp_path / "run")
     total = sum(len(s.turns) for s in samples) * 2
 
     first = Counting(die_after=13)
     with pytest.raises(KeyboardInterrupt):
-        Runner(first, samples, run, cfg, progress=False).run()
+        EvalRunner(first, samples, run, cfg, progress=False).run()
     assert json.load(open(os.path.join(run, "run.json")))["state"] == "incomplete"
     # every batch answered before the kill is cached; only the batch in flight (3 calls, 1 made) is lost
     with open(os.path.join(run, CACHE)) as fh:
@@ -161,7 +160,7 @@ def test_resume_after_kill_asks_only_for_missing(tiny_set, tmp_path, strategy):
         fh.write('{"key": "abc", "resp')
 
     second = Counting()
-    runner = Runner(second, samples, run, cfg, progress=False)
+    runner = EvalRunner(second, samples, run, cfg, progress=False)
     jobs = runner.run()
     assert all(j.done for j in jobs)
     assert len(second.calls) == total - 12
@@ -171,12 +170,12 @@ def test_resume_after_kill_asks_only_for_missing(tiny_set, tmp_path, strategy):
     assert sum(sum(r["cached"]) for r in recs) == 12
 
     third = Counting()
-    Runner(third, samples, run, cfg, progress=False).run()
+    EvalRunner(third, samples, run, cfg, progress=False).run()
     assert third.calls == []  # all cached
 
     # other settings (here: frames) are other cache keys: asked again
     fourth = Counting()
-    Runner(fourth, samples, run, RunConfig(strategy=strategy, repeats=2, num_frames=2), progress=False).run()
+    EvalRunner(fourth, samples, run, EvalConfig(strategy=strategy, repeats=2, num_frames=2), progress=False).run()
     assert len(fourth.calls) == total
 
 
@@ -193,7 +192,7 @@ def test_cot_second_turn_sees_first_reply(tiny_set, tmp_path):
 
     m = load_manifest(tiny_set)
     samples = build_samples(m, select(m, tests=["movement"]), "cot")
-    Runner(Echo(), samples, str(tmp_path / "e"), RunConfig("cot", repeats=1, system_prompt="SYS"),
+    EvalRunner(Echo(), samples, str(tmp_path / "e"), EvalConfig("cot", repeats=1, system_prompt="SYS"),
            progress=False).run()
     second = [r for r in seen if r.turn == 1]
     assert len(second) == len(samples)
