@@ -132,7 +132,8 @@ def _pct(x) -> str:
 
 def markdown(summary: dict, info: dict) -> str:
     lines = [f"# voebench results: {info.get('model', '?')}", ""]
-    lines.append(f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} (seeds {info.get('repeat_seeds')}), "
+    lines.append(f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} "
+                 f"(seeds {info.get('repeat_seeds')}), "
                  f"frames: num_frames={info.get('num_frames')} fps={info.get('fps')}")
     if summary["n_unscored"]:
         lines.append(f"\n**{summary['n_unscored']} of {summary['n_records']} sample-repeats have no answer yet "
@@ -143,7 +144,8 @@ def markdown(summary: dict, info: dict) -> str:
         lines.append(f"| {r['suite']} | {r['test']} | {r['kind']} | {r['n']} | {_pct(r.get('acc_pos'))} | "
                      f"{_pct(r.get('acc_neg'))} | {_pct(r['acc'])} | {_pct(r['ci95'][0])}–{_pct(r['ci95'][1])} | "
                      f"{_pct(r['invalid_rate'])} | {_pct(r['chance'])} |")
-    lines += ["", "| suite | kind | tests | mean acc | std over tests | invalid | chance |", "|---|---|---:|---:|---:|---:|---:|"]
+    lines += ["", "| suite | kind | tests | mean acc | std over tests | invalid | chance |",
+              "|---|---|---:|---:|---:|---:|---:|"]
     for s in summary["suites"]:
         lines.append(f"| {s['suite']} | {s['kind']} | {s['n_tests']} | {_pct(s['mean_acc'])} | "
                      f"{_pct(s['std_over_tests'])} | {_pct(s['invalid_rate'])} | {_pct(s['chance'])} |")

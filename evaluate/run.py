@@ -136,7 +136,7 @@ class EvalConfig:
 
 class EvalRunner:
     """Asks one model adapter every sample ``repeats`` times, caching each response, and writes the run folder
-    (not to be confused with voebench.generator.runner, which renders videos)."""
+    (not to be confused with the generator's runner, which renders videos)."""
 
     def __init__(self, adapter: Adapter, samples: list[Sample], out_dir: str, config: EvalConfig,
                  progress: bool = True, extra_run_info: dict | None = None):

@@ -37,7 +37,7 @@ def test_dataset_shapes_labels_and_cache(avoe_dir, tmp_path):
     assert len(ds) == 8 and ds.n_frames == 6
     item = ds[0]
     assert item["clip"].shape == (3, 6, 16, 16) and item["clip"].dtype == torch.float32
-    assert 0.0 <= float(item["clip"].min()) and float(item["clip"].max()) <= 1.0
+    assert float(item["clip"].min()) >= 0.0 and float(item["clip"].max()) <= 1.0
     assert item["features"].shape == (24,) and item["prior_rules"].shape == (13,)
     assert item["posterior_rules"].shape == (9,)
     # irrelevant encoding in the tensors: object_height (-1), object_shape (class 7), a rule of A (2)

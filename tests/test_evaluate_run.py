@@ -4,6 +4,7 @@ import csv
 import importlib.util
 import json
 import os
+import pathlib
 
 import pytest
 import yaml
@@ -37,7 +38,7 @@ def test_always_yes_and_oracle(tiny_set, tmp_path):
         assert row["ci95"][0] <= row["acc"] <= row["ci95"][1]
     assert res["run"]["repeat_seeds"] == repeat_seeds(0, 2)
     assert os.path.getsize(os.path.join(yes, "accuracy.png")) > 1000
-    assert "| grasp-l2 | t09_gravity | plausibility |" in open(os.path.join(yes, "report.md")).read()
+    assert "| grasp-l2 | t09_gravity | plausibility |" in pathlib.Path(yes, "report.md").read_text()
 
     assert main(["evaluate", tiny_set, "--model", "fake:oracle", "--out", oracle, "--no-progress",
                  "--strategy", "cot", "--repeats", "1"]) == 0
@@ -150,7 +151,7 @@ def test_resume_after_kill_asks_only_for_missing(tiny_set, tmp_path, strategy):
     first = Counting(die_after=13)
     with pytest.raises(KeyboardInterrupt):
         EvalRunner(first, samples, run, cfg, progress=False).run()
-    assert json.load(open(os.path.join(run, "run.json")))["state"] == "incomplete"
+    assert json.loads(pathlib.Path(run, "run.json").read_text())["state"] == "incomplete"
     # every batch answered before the kill is cached; only the batch in flight (3 calls, 1 made) is lost
     with open(os.path.join(run, CACHE)) as fh:
         cached = [json.loads(line) for line in fh if line.strip()]
@@ -208,7 +209,8 @@ def test_grasp_csv_export(tiny_set, tmp_path):
                  "--no-progress"]) == 0
     out = tmp_path / "results.csv"
     assert main(["export", "grasp-csv", run, "--out", str(out)]) == 0
-    rows = list(csv.reader(open(out)))
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
     assert rows[0] == ["scene", "prompt", "video_file", "gt", "response"]
     assert len(rows) == 1 + 20 * 2
     byscene = {}
@@ -303,7 +305,6 @@ def test_report_compare(tiny_set, tmp_path, capsys):
 
 
 def test_evaluate_never_imports_the_blender_side():
-    import pathlib
     import subprocess
     import sys
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import h5py
 import numpy as np
 import torch
 from torch.utils.data import Dataset
+from tqdm import tqdm
 
 from voebench.contract import avoe_labels as L
 
@@ -47,7 +50,6 @@ def read_manifest(root: str | os.PathLike) -> list[dict]:
 
 
 def _labels_from_h5(path: Path) -> dict | None:
-    import h5py
     with h5py.File(path, "r") as h:
         if "labels" not in h:
             return None
@@ -87,7 +89,7 @@ def decode_video(path: str | os.PathLike) -> np.ndarray:
     """All frames of a video as (T, H, W, 3) uint8 RGB: PyAV, else OpenCV, else imageio-ffmpeg (GPU machines
     often have only one of them)."""
     try:
-        import av
+        import av  # noqa: PLC0415  (decoders are optional: whichever is installed)
     except ImportError:
         return _decode_without_av(path)
     with av.open(str(path)) as c:
@@ -98,9 +100,9 @@ def decode_video(path: str | os.PathLike) -> np.ndarray:
 
 def _decode_without_av(path) -> np.ndarray:
     try:
-        import cv2
+        import cv2  # noqa: PLC0415  (optional decoder)
     except ImportError:
-        import imageio.v2 as iio
+        import imageio.v2 as iio  # noqa: PLC0415  (the fallback decoder)
         with iio.get_reader(str(path), "ffmpeg") as r:
             return np.stack([np.asarray(f) for f in r])
     cap = cv2.VideoCapture(str(path))
@@ -239,7 +241,6 @@ class AVoEDataset(Dataset):
             it = range(n)
             bar = None
             if progress:
-                from tqdm import tqdm
                 bar = tqdm(total=n, desc=f"decode {self.category}/{self.split}", unit="clip", leave=False)
 
             def one(i):
@@ -248,7 +249,6 @@ class AVoEDataset(Dataset):
                     bar.update(1)
 
             if workers and workers > 1:
-                from concurrent.futures import ThreadPoolExecutor
                 with ThreadPoolExecutor(workers) as ex:
                     list(ex.map(one, it))
             else:

@@ -27,7 +27,7 @@ class GpuMonitor:
                 try:
                     torch.cuda.utilization(device)
                     self.source = "torch.cuda.utilization"
-                except Exception:
+                except Exception:  # noqa: BLE001  (pynvml missing or no NVML: then there is simply no monitor)
                     self.source = None
 
     def _read(self) -> float | None:
@@ -45,7 +45,7 @@ class GpuMonitor:
         while not self._stop.wait(self.interval):
             try:
                 v = self._read()
-            except Exception:
+            except Exception:  # noqa: BLE001  (a failed sample must never stop training)
                 v = None
             if v is not None:
                 self.samples.append(v)

@@ -38,7 +38,8 @@ class MLPHead(nn.Module):
         super().__init__()
         d1, d2, d3 = in_dim // 2, in_dim // 4, in_dim // 8
         self.net = nn.Sequential(nn.Linear(in_dim, d1), nn.ReLU(inplace=True), nn.Linear(d1, d2),
-                                 nn.ReLU(inplace=True), nn.Linear(d2, d3), nn.ReLU(inplace=True), nn.Linear(d3, out_dim))
+                                 nn.ReLU(inplace=True), nn.Linear(d2, d3), nn.ReLU(inplace=True),
+                                 nn.Linear(d3, out_dim))
 
     def forward(self, x):
         return self.net(x)

@@ -24,7 +24,7 @@ class Split:
     def __len__(self):
         return len(self.ids)
 
-    def subset(self, mask: torch.Tensor) -> "Split":
+    def subset(self, mask: torch.Tensor) -> Split:
         idx = torch.nonzero(mask, as_tuple=False)[:, 0]
         return Split(self.clips[idx.to(self.clips.device)], self.features[idx], self.prior_rules[idx],
                      self.posterior_rules[idx], self.surprising[idx], [self.pair_ids[i] for i in idx.tolist()],

@@ -103,7 +103,7 @@ class SimpleMultiOutputTree:
 
 def sklearn_available() -> bool:
     try:
-        import sklearn.tree  # noqa: F401
+        import sklearn.tree  # noqa: F401, PLC0415  (scikit-learn is optional: numpy trees otherwise)
         return True
     except ImportError:
         return False
@@ -113,8 +113,8 @@ def make_multi_tree(prefer: str = "auto", random_state: int = 0):
     """A multi-target decision-tree classifier: scikit-learn's when importable (``prefer`` "auto"/"sklearn"),
     else (or with ``prefer="numpy"``) :class:`SimpleMultiOutputTree`."""
     if prefer in ("auto", "sklearn") and sklearn_available():
-        from sklearn.multioutput import MultiOutputClassifier
-        from sklearn.tree import DecisionTreeClassifier
+        from sklearn.multioutput import MultiOutputClassifier  # noqa: PLC0415  (optional, see above)
+        from sklearn.tree import DecisionTreeClassifier  # noqa: PLC0415
         return MultiOutputClassifier(DecisionTreeClassifier(random_state=random_state))
     if prefer == "sklearn":
         raise ImportError("scikit-learn is not installed")
@@ -135,7 +135,7 @@ class PhysicalReasoning:
         t = self.priors_tree
         return "numpy" if isinstance(t, SimpleMultiOutputTree) else "sklearn"
 
-    def fit(self, features, priors, posteriors) -> "PhysicalReasoning":
+    def fit(self, features, priors, posteriors) -> PhysicalReasoning:
         """``features`` (N, 24) encoded (labels.feature_vector), ``priors`` (N, 13), ``posteriors`` (N, 9)
         class indices (labels.rule_vector), from expected videos."""
         F = np.asarray(features, dtype=np.float64)

@@ -22,7 +22,6 @@ import http.client
 import json
 import os
 import random
-import socket
 import threading
 import time
 import urllib.error
@@ -137,8 +136,7 @@ class OpenAIAdapter(Adapter):
                     ra_s = None
                 raise _Retryable(f"HTTP {e.code}: {detail}", ra_s) from None
             raise AdapterError(f"HTTP {e.code} from {self.url}: {detail}") from None
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError,
-                http.client.HTTPException, OSError) as e:
+        except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException, OSError) as e:
             raise _Retryable(f"{type(e).__name__}: {e}") from None
         try:
             data = json.loads(raw)

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 # --------------------------------------------------------------------------------------------------------------
 # Categories and the irrelevant encoding
