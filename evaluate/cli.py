@@ -18,7 +18,7 @@ STRATEGY_CHOICES = ("zero-shot", "cot", "one-shot", "open", "text")
 def _split(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
-    out = []
+    out: list[str] = []
     for v in values:
         out.extend(x for x in v.split(",") if x)
     return out or None

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -48,7 +49,7 @@ def _chance(kind: str, recs: list[dict]) -> float:
     return 1.0 / len(choices) if choices else float("nan")
 
 
-def _bootstrap(units: list[tuple[str | None, float, int]], rng: np.random.Generator, n_boot: int):
+def _bootstrap(units: Sequence[tuple[str | None, float, int]], rng: np.random.Generator, n_boot: int):
     """units: (stratum, n_correct, n) per sample. Returns {stratum or 'all': (lo, hi)} of the pooled accuracy."""
     out = {}
     strata = sorted({u[0] for u in units if u[0] is not None})

@@ -21,6 +21,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from voebench import __version__
 from voebench.evaluate import frames as frames_mod
@@ -165,7 +166,7 @@ class EvalRunner:
             msgs.append({"role": "system", "text": self.cfg.system_prompt})
         for t in range(turn + 1):
             tr = job.sample.turns[t]
-            m = {"role": "user", "text": tr.text}
+            m: dict[str, Any] = {"role": "user", "text": tr.text}
             if tr.video is not None:
                 v = tr.video
                 m["video"] = {"rel": v.rel, "path": v.path, "indices": self.frame_indices(v), "fps": v.fps,

@@ -12,6 +12,8 @@ Nothing is downloaded: weights come from a local file or the network is trained 
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
@@ -97,7 +99,7 @@ def load_pretrained(backbone: nn.Module, path: str) -> dict:
     Tensors whose shape differs (e.g. an fc to another number of classes) are skipped. Returns what was skipped
     and what is missing, so the caller can report it."""
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    state = ckpt.get("state_dict", ckpt.get("model", ckpt)) if isinstance(ckpt, dict) else ckpt
+    state: Any = ckpt.get("state_dict", ckpt.get("model", ckpt)) if isinstance(ckpt, dict) else ckpt
     state = {k.removeprefix("module.").removeprefix("backbone."): v for k, v in state.items()}
     own = backbone.state_dict()
     usable = {k: v for k, v in state.items() if k in own and own[k].shape == v.shape}

@@ -40,6 +40,12 @@ class VideoRecord:
     def surprising(self) -> int:
         return int(self.condition == "surprising")
 
+    def video_path(self) -> Path:
+        """The rendered video; a states-only render has none, and the baseline cannot learn from it."""
+        if self.video is None:
+            raise FileNotFoundError(f"{self.id}: no video (a states-only render); render the set with videos")
+        return self.video
+
 
 def read_manifest(root: str | os.PathLike) -> list[dict]:
     path = Path(root) / "manifest.jsonl"
@@ -151,7 +157,7 @@ def load_clip(path: Path, size: int, n_frames: int, cache_dir: Path | None) -> n
                 pass
     frames = sample_frames(resize_nearest(decode_video(path), size), n_frames)
     clip = np.ascontiguousarray(frames.transpose(3, 0, 1, 2))
-    if cache_file is not None:
+    if cache_file is not None and cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
         tmp = cache_file.with_suffix(f".{os.getpid()}.tmp.npy")
         np.save(tmp, clip)
@@ -192,7 +198,7 @@ class AVoEDataset(Dataset):
         if n_frames is None:
             n_frames = self.records[0].n_frames if self.records and self.records[0].n_frames else None
             if n_frames is None and self.records:
-                n_frames = len(decode_video(self.records[0].video))
+                n_frames = len(decode_video(self.records[0].video_path()))
         self.n_frames = int(n_frames or 0)
         self.cache_dir = default_cache_dir(self.root, None) if cache_dir == "auto" else (
             Path(cache_dir) if cache_dir else None)
@@ -221,7 +227,7 @@ class AVoEDataset(Dataset):
     def clip_uint8(self, i: int) -> torch.Tensor:
         if self._clips is not None:
             return self._clips[i]
-        return torch.from_numpy(load_clip(self.records[i].video, self.size, self.n_frames, self.cache_dir))
+        return torch.from_numpy(load_clip(self.records[i].video_path(), self.size, self.n_frames, self.cache_dir))
 
     def __getitem__(self, i: int) -> dict[str, Any]:
         clip = self.clip_uint8(i)

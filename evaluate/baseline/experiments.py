@@ -11,11 +11,11 @@ from pathlib import Path
 
 from .models import MODEL_TITLES
 from .published import GRID
-from .splits import Split
+from .splits import Splits
 from .train import SeedTrainer, TrainConfig
 
 
-def run_seeds(cfg: TrainConfig, data: dict[str, Split], run_dir: Path, seeds: list[int], log=print) -> list[dict]:
+def run_seeds(cfg: TrainConfig, data: Splits, run_dir: Path, seeds: list[int], log=print) -> list[dict]:
     results = []
     for seed in seeds:
         seed_dir = Path(run_dir) / f"{cfg.model}-{cfg.category}" / f"seed{seed}"
@@ -36,7 +36,7 @@ def run_seeds(cfg: TrainConfig, data: dict[str, Split], run_dir: Path, seeds: li
     return results
 
 
-def grid_search(cfg: TrainConfig, data: dict[str, Split], run_dir: Path, samples: int = 20, epochs: int = 30,
+def grid_search(cfg: TrainConfig, data: Splits, run_dir: Path, samples: int = 20, epochs: int = 30,
                 seed: int = 0, log=print) -> dict:
     """The supplementary's tuning: ``samples`` random (lr, batch size, optimizer) from GRID, each trained for
     ``epochs`` and scored on validation (hit rate, ties AUC). Returns the best; results in grid.json."""

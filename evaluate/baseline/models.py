@@ -107,7 +107,7 @@ class BaselineNet(nn.Module):
         super().__init__()
         self.model = model
         self.backbone = backbone
-        dim = embed_dim or getattr(backbone, "out_dim", 700)
+        dim = embed_dim if embed_dim is not None else int(getattr(backbone, "out_dim", 700))
         self.specs = head_specs(model)
         self.heads = HeadBank(dim, [s.n_out for s in self.specs])
         # index tensors that let compute_loss treat all heads of one loss type at once

@@ -31,6 +31,10 @@ class Split:
                      [self.ids[i] for i in idx.tolist()])
 
 
+# The splits of one category by name ("train", "validation", "test"); None where a split has no videos.
+Splits = dict[str, "Split | None"]
+
+
 def load_split(ds: AVoEDataset, progress: bool = True, decode: bool = True) -> Split:
     clips = (ds.stacked(progress=progress, workers=min(8, os.cpu_count() or 1)) if decode
              else torch.empty((len(ds), 0), dtype=torch.uint8))
@@ -38,15 +42,16 @@ def load_split(ds: AVoEDataset, progress: bool = True, decode: bool = True) -> S
 
 
 def load_data(root, category: str, size: int = 112, n_frames: int | None = None, cache_dir="auto",
-              progress: bool = True, limit: int | None = None, decode: bool = True) -> dict[str, Split]:
+              progress: bool = True, limit: int | None = None, decode: bool = True) -> Splits:
     """train / validation / test splits of one category. ``limit`` keeps the first N trials (pairs) per split;
     ``decode=False`` reads labels only (the random baseline)."""
-    out = {}
+    out: Splits = {}
     frames = n_frames
     for split in ("train", "validation", "test"):
         ds = AVoEDataset(root, category, split, size=size, n_frames=frames, cache_dir=cache_dir)
         if limit is not None:
-            keep, order = [], {}
+            keep = []
+            order: dict[str, int] = {}  # pair (or video) id -> its rank in the split
             for r in ds.records:
                 order.setdefault(r.pair_id or r.id, len(order))
                 if order[r.pair_id or r.id] < limit:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import h5py
 import numpy as np
@@ -27,6 +28,7 @@ def _toy_trial(category: str, rng: np.random.Generator) -> tuple[dict, dict, dic
     """(features, prior_rules, expected posterior_rules) for one trial of ``category``."""
     u = lambda lo, hi: float(np.round(rng.uniform(lo, hi), 2))  # noqa: E731
     shape = lambda: L.SHAPES[int(rng.integers(len(L.SHAPES)))]  # noqa: E731
+    f: dict[str, Any]
     if category == "A":
         f = {"object_height": u(0.6, 1.4), "object_width": u(0.4, 1.8), "contact_point": u(0.2, 0.8),
              "object_shape": shape()}
@@ -127,7 +129,7 @@ def write_video(path: Path, frames: np.ndarray, fps: int) -> None:
     try:
         import av  # noqa: PLC0415  (encoders are optional: whichever is installed)
     except ImportError:
-        av = None
+        av = None  # type: ignore[assignment]
     if av is not None:
         with av.open(str(path), "w") as out:
             stream = out.add_stream("libx264", rate=fps)

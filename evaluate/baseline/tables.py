@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -35,7 +36,8 @@ def write_tables(run_dir: Path) -> tuple[str, dict]:
     """table4.md / table4.json in RUN_DIR: per model, hit rate per seed and category (supplementary Table 4
     layout), its mean beside the published mean, then every metric as mean ± sd over seeds, and throughput."""
     res = collect_results(run_dir)
-    lines, js = [], {"models": {}}
+    lines: list[str] = []
+    js: dict[str, Any] = {"models": {}}
     order = [m for m in ("ofpr", "of", "direct", "random") if m in res]
     for model in order:
         per = res[model]
@@ -60,7 +62,7 @@ def write_tables(run_dir: Path) -> tuple[str, dict]:
         for c, _ in COLUMNS:
             if c not in per:
                 continue
-            entry = {}
+            entry: dict[str, Any] = {}
             for metric in ("hit_rate", "relative_accuracy", "absolute_accuracy", "auc"):
                 vals = [v["test"][metric] for v in per[c].values()]
                 entry[metric] = {"per_seed": {str(s): per[c][s]["test"][metric] for s in sorted(per[c])},

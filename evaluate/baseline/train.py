@@ -33,7 +33,7 @@ from .gpu_monitor import GpuMonitor
 from .metrics import all_metrics
 from .models import BaselineNet, compute_loss, predicted_features, predicted_posteriors, random_scores
 from .published import TUNED
-from .splits import Split
+from .splits import Split, Splits
 from .trees import PhysicalReasoning
 
 
@@ -103,8 +103,11 @@ def _atomic_save(obj, path: Path) -> None:
 class SeedTrainer:
     """Trains and tests one (model, category, seed): holds the network, the decision trees and the data."""
 
-    def __init__(self, cfg: TrainConfig, data: dict[str, Split], out_dir: Path | None):
+    def __init__(self, cfg: TrainConfig, data: Splits, out_dir: Path | None):
         self.cfg = cfg.resolved()
+        assert self.cfg.batch_size is not None and self.cfg.lr is not None  # resolved() fills them in
+        self.batch_size: int = self.cfg.batch_size
+        self.lr: float = self.cfg.lr
         self.data = data
         self.out_dir = Path(out_dir) if out_dir else None
         self.device = pick_device(self.cfg.device)
@@ -113,6 +116,25 @@ class SeedTrainer:
         self.trees: PhysicalReasoning | None = None
         self.embeddings: dict[str, torch.Tensor] = {}
         self.info: dict = {}
+
+    @property
+    def network(self) -> BaselineNet:
+        """The network; every model but "random" has one once build() has run."""
+        if self.net is None:
+            raise RuntimeError(f"model {self.cfg.model!r}: no network (build() not run, or the random baseline)")
+        return self.net
+
+    def split(self, name: str) -> Split:
+        """A split that has videos ("train", and "validation"/"test" where they are scored)."""
+        split = self.data.get(name)
+        if split is None:
+            raise ValueError(f"{self.cfg.category}: no {name} videos")
+        return split
+
+    def _trees(self) -> PhysicalReasoning:
+        if self.trees is None:
+            raise RuntimeError("the decision trees exist only for model 'ofpr', after build()")
+        return self.trees
 
     # -- setup ---------------------------------------------------------------------------------------------------
     def build(self):
@@ -127,11 +149,11 @@ class SeedTrainer:
         if self.device.type == "cuda":
             self.net = self.net.to(memory_format=torch.channels_last_3d)
         if cfg.freeze_backbone:
-            freeze(self.net.backbone)
+            freeze(self.network.backbone)
         if self.device.type == "cuda":
             torch.backends.cudnn.benchmark = True
         if cfg.model == "ofpr":
-            tr = self.data["train"]
+            tr = self.split("train")
             exp = tr.surprising == 0
             self.trees = PhysicalReasoning(prefer=cfg.tree_backend, random_state=cfg.seed).fit(
                 tr.features[exp].numpy(), tr.prior_rules[exp].numpy(), tr.posterior_rules[exp].numpy())
@@ -152,11 +174,11 @@ class SeedTrainer:
             self.info["data_on_gpu"] = False
 
     def _optimizer(self):
-        params = [p for p in self.net.parameters() if p.requires_grad]
+        params = [p for p in self.network.parameters() if p.requires_grad]
         if self.cfg.optimizer == "adam":
-            return torch.optim.Adam(params, lr=self.cfg.lr)
+            return torch.optim.Adam(params, lr=self.lr)
         if self.cfg.optimizer == "sgd":
-            return torch.optim.SGD(params, lr=self.cfg.lr, momentum=0.9)
+            return torch.optim.SGD(params, lr=self.lr, momentum=0.9)
         raise ValueError(f"unknown optimizer {self.cfg.optimizer!r}")
 
     def _autocast(self):
@@ -165,7 +187,7 @@ class SeedTrainer:
     @torch.no_grad()
     def _embed_all(self):
         """Frozen backbone: its output for every clip, computed once."""
-        bs = max(self.cfg.batch_size, 16)
+        bs = max(self.batch_size, 16)
         for name, split in self.data.items():
             if split is None:
                 continue
@@ -173,7 +195,7 @@ class SeedTrainer:
             for start in range(0, len(split), bs):
                 x = _to_input(split.clips[start:start + bs].to(self.device, non_blocking=True))
                 with self._autocast():
-                    outs.append(self.net.backbone(x).float())
+                    outs.append(self.network.backbone(x).float())
             self.embeddings[name] = torch.cat(outs)
 
     # -- batches -------------------------------------------------------------------------------------------------
@@ -185,7 +207,7 @@ class SeedTrainer:
 
     def _batch(self, split_name: str, idx: torch.Tensor, idx_dev: torch.Tensor) -> dict[str, torch.Tensor]:
         """Labels (and clips unless the backbone is frozen) of the videos ``idx`` (CPU) / ``idx_dev`` (device)."""
-        split = self.data[split_name]
+        split = self.split(split_name)
         b = {k: v[idx_dev] for k, v in self.dev_labels[split_name].items()}
         if not self.cfg.freeze_backbone:
             if split.clips.device == self.device:
@@ -201,19 +223,19 @@ class SeedTrainer:
     def _forward(self, split_name: str, idx_dev: torch.Tensor, batch: dict):
         with self._autocast():
             if self.cfg.freeze_backbone:
-                return self.net.forward_embedding(self.embeddings[split_name][idx_dev])
-            return self.net(_to_input(batch["clips"]))
+                return self.network.forward_embedding(self.embeddings[split_name][idx_dev])
+            return self.network(_to_input(batch["clips"]))
 
     @torch.no_grad()
     def scores(self, split_name: str) -> np.ndarray:
         """Surprise score of every video of a split (1 = surprising)."""
-        split = self.data[split_name]
+        split = self.split(split_name)
         cfg = self.cfg
         if cfg.model == "random":
             offset = {"train": 0, "validation": 1, "test": 2}[split_name]
             return random_scores(len(split), cfg.seed * 1000 + 10 * L.CATEGORIES.index(cfg.category) + offset).numpy()
-        self.net.eval()
-        bs = max(cfg.batch_size, 16)
+        self.network.eval()
+        bs = max(self.batch_size, 16)
         out_scores = []
         for start in range(0, len(split), bs):
             idx = torch.arange(start, min(start + bs, len(split)))
@@ -223,7 +245,7 @@ class SeedTrainer:
             observed = split.posterior_rules[idx].numpy()
             if cfg.model == "ofpr":
                 feats = predicted_features(out).cpu().numpy()
-                out_scores.append(self.trees.surprise(feats, observed))
+                out_scores.append(self._trees().surprise(feats, observed))
             elif cfg.model == "of":
                 pred = predicted_posteriors(out).cpu().numpy()
                 out_scores.append((pred != observed).any(1).astype(np.float64))
@@ -232,7 +254,7 @@ class SeedTrainer:
         return np.concatenate(out_scores) if out_scores else np.zeros(0)
 
     def evaluate(self, split_name: str) -> dict:
-        split = self.data[split_name]
+        split = self.split(split_name)
         s = self.scores(split_name)
         return all_metrics(s, split.surprising.numpy(), split.pair_ids)
 
@@ -258,7 +280,8 @@ class SeedTrainer:
         if cfg.freeze_backbone:
             self._cache_embeddings()
 
-        has_val = self.data.get("validation") is not None and len(self.data["validation"]) > 0
+        validation = self.data.get("validation")
+        has_val = validation is not None and len(validation) > 0
         fed, train_time = 0, 0.0
         last_save = time.perf_counter()
         monitor = GpuMonitor(self.device)
@@ -277,7 +300,7 @@ class SeedTrainer:
                 key = _selection_key(val, epoch, has_val)
                 if best is None or key > tuple(best["key"]):
                     best = {"epoch": epoch, "key": list(key)}
-                    best_state = {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+                    best_state = {k: v.detach().cpu().clone() for k, v in self.network.state_dict().items()}
                 if out:
                     with open(out / "history.jsonl", "a") as fh:
                         fh.write(json.dumps(rec) + "\n")
@@ -289,7 +312,7 @@ class SeedTrainer:
         if bar is not None:
             bar.close()
         if best_state is not None:
-            self.net.load_state_dict(best_state)
+            self.network.load_state_dict(best_state)
         m = {"test": self.evaluate("test"), "validation": self.evaluate("validation") if has_val else None,
              "best_epoch": best["epoch"] if best else None}
         throughput = self._throughput(history[start_epoch + 1:], fed, train_time)
@@ -297,7 +320,7 @@ class SeedTrainer:
 
     def _training_indices(self) -> torch.Tensor:
         """Indices of the training videos the model learns from: the expected ones, or all (``train_on``)."""
-        train = self.data["train"]
+        train = self.split("train")
         if self.cfg.train_on == "expected":
             keep = train.surprising == 0
         else:
@@ -316,7 +339,7 @@ class SeedTrainer:
         if not (last and last.is_file()):
             return 0, None, [], None
         ck = torch.load(last, map_location=self.device, weights_only=False)
-        self.net.load_state_dict(ck["net"])
+        self.network.load_state_dict(ck["net"])
         opt.load_state_dict(ck["optimizer"])
         start_epoch, best, history = ck["epoch"] + 1, ck["best"], ck["history"]
         torch.set_rng_state(ck["rng"].cpu())
@@ -340,15 +363,15 @@ class SeedTrainer:
         if not (cfg.progress and start_epoch < cfg.epochs):
             return None
         from tqdm import tqdm  # noqa: PLC0415  (only when a bar is shown)
-        return tqdm(total=(cfg.epochs - start_epoch) * math.ceil(n_train / cfg.batch_size),
+        return tqdm(total=(cfg.epochs - start_epoch) * math.ceil(n_train / self.batch_size),
                     desc=f"{cfg.model} {cfg.category} seed {cfg.seed}", unit="step", leave=False)
 
     def _train_epoch(self, epoch: int, train_idx_all: torch.Tensor, opt, bar) -> tuple[float, float, int]:
         """One pass over the training videos in a fresh order: (mean loss, seconds, clips fed)."""
         cfg = self.cfg
-        self.net.train()
+        self.network.train()
         if cfg.freeze_backbone:
-            self.net.backbone.eval()
+            self.network.backbone.eval()
         only = cfg.category if epoch >= cfg.warmup_epochs else None
         perm = train_idx_all[torch.randperm(len(train_idx_all))]
         perm_dev = perm.to(self.device)
@@ -357,14 +380,14 @@ class SeedTrainer:
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
         t0 = time.perf_counter()
-        for start in range(0, len(perm), cfg.batch_size):
-            idx = perm[start:start + cfg.batch_size]
+        for start in range(0, len(perm), self.batch_size):
+            idx = perm[start:start + self.batch_size]
             if len(idx) < 2 and len(perm) > 1 and not cfg.freeze_backbone:
                 continue     # BatchNorm cannot train on one clip
-            idx_dev = perm_dev[start:start + cfg.batch_size]
+            idx_dev = perm_dev[start:start + self.batch_size]
             batch = self._batch("train", idx, idx_dev)
             out_ = self._forward("train", idx_dev, batch)
-            loss = compute_loss(self.net, out_, batch, only)
+            loss = compute_loss(self.network, out_, batch, only)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
@@ -381,7 +404,7 @@ class SeedTrainer:
     def _checkpoint(self, out: Path, opt, epoch: int, best, best_state, history) -> None:
         if best_state is not None:
             _atomic_save(best_state, out / "best.pt")
-        _atomic_save({"net": self.net.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch,
+        _atomic_save({"net": self.network.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch,
                       "best": best, "history": history, "rng": torch.get_rng_state(),
                       "config": asdict(self.cfg)}, out / "last.pt")
 

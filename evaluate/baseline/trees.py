@@ -14,6 +14,8 @@ impurity and midpoint thresholds per target. ``make_multi_tree(prefer="numpy")``
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -82,7 +84,7 @@ class SimpleTreeClassifier:
         X = np.asarray(X, dtype=np.float64)
         out = np.empty(len(X), dtype=np.int64)
         for i, x in enumerate(X):
-            node = self.root
+            node: Any = self.root
             while node.left is not None:
                 node = node.left if x[node.feature] <= node.threshold else node.right
             out[i] = node.value
@@ -127,8 +129,8 @@ class PhysicalReasoning:
     def __init__(self, prefer: str = "auto", random_state: int = 0):
         self.prefer = prefer
         self.random_state = random_state
-        self.priors_tree = None
-        self.posteriors_tree = None
+        self.priors_tree: Any = None       # a fitted multi-output tree (sklearn or SimpleMultiOutputTree)
+        self.posteriors_tree: Any = None
 
     @property
     def backend(self) -> str:

@@ -26,6 +26,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from voebench.evaluate import frames as frames_mod
@@ -51,6 +52,7 @@ def _mp4_data_url(path: str, indices: tuple[int, ...], fps: float) -> str:
 def _frame_urls(path: str, indices: tuple[int, ...]) -> tuple[str, ...]:
     clip = frames_mod.read_frames(path, indices)
     try:
+        enc: Callable[..., bytes]
         enc, mime = frames_mod.encode_jpeg, "image/jpeg"
         enc(clip[0])
     except ImportError:

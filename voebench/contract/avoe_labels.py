@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 # --------------------------------------------------------------------------------------------------------------
 # Categories and the irrelevant encoding
@@ -320,7 +320,7 @@ def make_features(category: str, values: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError(f"unknown feature {name!r}")
     out: dict[str, Any] = {}
     for f in MODEL_FEATURES:
-        given = flat.get(f.name)
+        given: Any = flat.get(f.name)
         is_irr = given is None or (isinstance(given, str) and given == IRRELEVANT) or (
             f.head == "regression" and not isinstance(given, str) and float(given) == IRRELEVANT_SCALAR)
         if not f.relevant_to(category):
