@@ -3,7 +3,8 @@
 Part of the data contract (the scenes write these labels, the baseline reads them), so it lives below both.
 
 Pure Python (no numpy, no torch), so the generator can import it to write labels and the baseline can import it
-to encode them. Sources: AVoE supplementary Tables 5-7 and Section 4; the original code (scene-facts.md Part 7-8).
+to encode them. Sources: AVoE supplementary Tables 5-7 and Section 4; the original code (`docs/scene-facts.md`
+Parts 7-8).
 
 Five event categories ``A`` .. ``E`` (support, occlusion, containment, collision, barrier).
 
