@@ -18,7 +18,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Top-level folders of the project that a citation starts with (renders/ and runs/ hold outputs, not sources).
 FOLDERS = ("generator", "scenes", "evaluate", "voebench", "docs", "bench", "tests", ".ci")
-CITED = re.compile(r"(?<![\w./-])((?:%s)/[\w.*<>/-]*[\w*>/])" % "|".join(re.escape(f) for f in FOLDERS))
+_FOLDER = "|".join(re.escape(f) for f in FOLDERS)
+CITED = re.compile(rf"(?<![\w./-])((?:{_FOLDER})/[\w.*<>/-]*[\w*>/])")
 # Links inside docs/*.md and README.md: [text](target), relative to the markdown file.
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 OUTSIDE = re.compile(r"(\.\./shared/|/work/shared/|shared/reference/)")
