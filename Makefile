@@ -11,7 +11,8 @@ ARGS   ?=#               extra flags for voebench, e.g. ARGS="--resolution 640x4
 # torch and torchvision are pinned to a matching pair (PyPI's torchvision only imports beside its own torch).
 TORCH  ?= torch==2.14.1 torchvision==0.29.1
 
-.PHONY: setup setup-all render-level1 render-level2 render-voe train-baseline test test-all bench clean-renders help
+.PHONY: setup setup-all render-level1 render-level2 render-voe train-baseline test test-all test-eval-only lint lint-ruff \
+        lint-imports lint-types lint-tree bench clean-renders help
 
 help:
 	@echo "make render-level1   set up .venv and render 8 videos per GRASP Level 1 test (N=...) into $(OUT)/grasp-l1"
@@ -19,6 +20,8 @@ help:
 	@echo "make render-voe      render the AVoE 10% subset into $(OUT)/avoe"
 	@echo "make train-baseline  train the OFPR-Net baseline on $(OUT)/avoe"
 	@echo "make test            run the test suite (installs everything it needs)"
+	@echo "make lint            ruff, the layer contracts (import-linter) and mypy"
+	@echo "make test-eval-only  the evaluate tests in a separate environment without bpy ($(EVAL_PYTHON))"
 	@echo "make bench           run the render benchmarks in bench/"
 
 $(BIN)/python:
@@ -60,6 +63,56 @@ test: $(VENV)/.all
 
 test-all: $(VENV)/.all
 	$(BIN)/python -m pytest -q -m ""
+
+# -- static checks ----------------------------------------------------------------------------------------------
+LINT_TREE := .lint-tree
+# mypy's packages; add the others (voebench.contract, the generator's params, runner, io) as they pass.
+MYPY_PACKAGES ?= voebench.evaluate
+
+$(VENV)/.lint: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e ".[lint]"
+	@touch $@
+
+# import-linter and mypy find a package by walking its folder, but the import root `voebench` spans four folders
+# (package-dir in pyproject.toml). This tree of symlinks lays them out as the one package they are once installed.
+lint-tree:
+	@rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/voebench
+	@for f in voebench/*; do ln -s "$(CURDIR)/$$f" $(LINT_TREE)/voebench/; done
+	@for d in generator scenes evaluate; do ln -s "$(CURDIR)/$$d" $(LINT_TREE)/voebench/$$d; done
+
+lint-ruff: $(VENV)/.lint
+	$(BIN)/python -m ruff check .
+
+lint-imports: $(VENV)/.lint lint-tree
+	cd $(LINT_TREE) && $(CURDIR)/$(BIN)/lint-imports --no-cache $(CURDIR)/pyproject.toml
+
+lint-types: $(VENV)/.lint lint-tree
+	cd $(LINT_TREE) && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml \
+	  --cache-dir $(CURDIR)/.mypy_cache $(addprefix -p ,$(MYPY_PACKAGES))
+
+# every check runs, and lint fails if any did
+lint: $(VENV)/.lint
+	@rc=0; for t in lint-ruff lint-imports lint-types; do $(MAKE) --no-print-directory $$t || rc=1; done; exit $$rc
+
+# -- evaluation without Blender -----------------------------------------------------------------------------------
+# A second environment with only the `eval` and `test` extras (no bpy), running the tests of voebench.evaluate:
+# the promise that scoring models needs no Blender. GPU machines often run Python 3.12 (EVAL_PYTHON=python3.12);
+# the default is 3.11 because the pinned torch and torchvision wheels lie on this project's machines for 3.11
+# only, and for 3.12 pip would download a CUDA build of several GB on every fresh CI machine.
+EVAL_PYTHON ?= python3.11
+EVAL_VENV   ?= .venv-eval
+EVAL_TESTS  ?= tests/test_evaluate_*.py tests/test_baseline_*.py tests/test_export_parser.py
+
+$(EVAL_VENV)/.eval: pyproject.toml
+	$(EVAL_PYTHON) -m venv $(EVAL_VENV)
+	$(EVAL_VENV)/bin/pip install --quiet --upgrade pip
+	$(EVAL_VENV)/bin/pip install --quiet $(TORCH)
+	$(EVAL_VENV)/bin/pip install --quiet -e ".[eval,test]"
+	@touch $@
+
+test-eval-only: $(EVAL_VENV)/.eval
+	@! $(EVAL_VENV)/bin/python -c "import bpy" 2>/dev/null || { echo "$(EVAL_VENV) has bpy"; exit 1; }
+	$(EVAL_VENV)/bin/python -m pytest -q $(EVAL_TESTS)
 
 bench: $(VENV)/.all
 	$(BIN)/python bench/bench_render.py

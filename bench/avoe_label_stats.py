@@ -57,7 +57,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dirs", nargs="+", metavar="DIR",
                     help="AVoE set(s) (manifest.jsonl), e.g. from `voebench render avoe --states-only`; several "
-                         "sets (e.g. one per category) are combined, later ones replacing the same videos of earlier ones")
+                         "sets (e.g. one per category) are combined, later ones replacing the same videos of "
+                         "earlier ones")
     ap.add_argument("--json", help="also write the numbers to this file")
     args = ap.parse_args(argv)
     by_id: dict = {}
@@ -81,15 +82,16 @@ def main(argv=None) -> int:
         row = [f"{trials[(split, s)]:>4}/{PAPER_TABLE2[split][s]:<4}" for s in SUBTYPES]
         ours = sum(trials[(split, s)] for s in SUBTYPES)
         print(f"{split:<12} " + " ".join(row) + f"  {ours:>4}/{sum(PAPER_TABLE2[split].values())}")
-    row = [f"{sum(trials[(sp, s)] for sp in SPLITS):>4}/{sum(PAPER_TABLE2[sp][s] for sp in SPLITS):<4}" for s in SUBTYPES]
+    row = [f"{sum(trials[(sp, s)] for sp in SPLITS):>4}/{sum(PAPER_TABLE2[sp][s] for sp in SPLITS):<4}"
+           for s in SUBTYPES]
     print(f"{'total':<12} " + " ".join(row))
     print("sub-type share within its category, ours vs paper Table 1 (full set):")
     for cat in "ABCDE":
         subs = [s for s in SUBTYPES if s[0] == cat]
         n = sum(trials[(sp, s)] for sp in SPLITS for s in subs)
         m = sum(PAPER_TABLE1[s] for s in subs)
-        print(f"  {cat}: " + ", ".join(f"{s} {pct(sum(trials[(sp, s)] for sp in SPLITS), n)} (paper {pct(PAPER_TABLE1[s], m)})"
-                                       for s in subs))
+        print(f"  {cat}: " + ", ".join(
+            f"{s} {pct(sum(trials[(sp, s)] for sp in SPLITS), n)} (paper {pct(PAPER_TABLE1[s], m)})" for s in subs))
     split_n = collections.Counter(e["split"] for e in entries if e["condition"] == "expected")
     print("split shares: " + ", ".join(f"{s} {pct(split_n[s], total)}" for s in SPLITS) + " (target 75/15/10)")
     out["trials"] = {f"{sp}/{s}": trials[(sp, s)] for sp in SPLITS for s in SUBTYPES}

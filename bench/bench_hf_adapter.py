@@ -6,8 +6,8 @@ Qwen2.5-VL built from a config (no download, no internet). Prints ONE JSON line.
     python bench/bench_hf_adapter.py --preset tiny --device cpu --batch-sizes 1,4
     python bench/bench_hf_adapter.py --preset base --samples 64 --num-frames 16 --dtype bfloat16
 
-What is timed: the whole evaluation loop for N plausibility questions (`Runner.run` with a fresh run directory per
-batch size: frame decoding, processor, `generate` with left-padded batches, cache and log writes), after one warm-up
+What is timed: the whole evaluation loop for N plausibility questions (`EvalRunner.run` with a fresh run directory
+per batch size: frame decoding, processor, `generate` with left-padded batches, cache and log writes), after one warm-up
 run. Generation length is pinned (min_new_tokens = max_new_tokens) so batch sizes compare fairly though the random
 model would stop at random points. Videos are synthetic mp4s (moving square, 10 s at the chosen fps, like GRASP's
 videos) written to a temporary rendered set that follows docs/schema.md.
@@ -129,7 +129,7 @@ def main(argv=None) -> int:
     from voebench.evaluate import frames as frames_mod
     from voebench.evaluate.models import make_adapter
     from voebench.evaluate.models.tiny import build_tiny_qwen25vl
-    from voebench.evaluate.run import RunConfig, Runner
+    from voebench.evaluate.run import EvalConfig, EvalRunner
     from voebench.evaluate.tasks import build_samples, load_manifest, select
 
     work = args.keep or tempfile.mkdtemp(prefix="voebench-bench-")
@@ -150,7 +150,7 @@ def main(argv=None) -> int:
     n_params = sum(p.numel() for p in adapter.model.parameters())
     m = load_manifest(os.path.join(work, "set"))
     samples = build_samples(m, select(m), "zero-shot")
-    cfg = RunConfig("zero-shot", repeats=1, num_frames=args.num_frames)
+    cfg = EvalConfig("zero-shot", repeats=1, num_frames=args.num_frames)
     cuda = adapter.device.type == "cuda"
 
     def timed(bs: int, tag: str) -> dict:
@@ -160,7 +160,7 @@ def main(argv=None) -> int:
             torch.cuda.synchronize()
             torch.cuda.reset_peak_memory_stats()
         t = time.perf_counter()
-        jobs = Runner(adapter, samples, out, cfg, progress=False).run()
+        jobs = EvalRunner(adapter, samples, out, cfg, progress=False).run()
         if cuda:
             torch.cuda.synchronize()
         dt = time.perf_counter() - t

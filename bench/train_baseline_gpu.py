@@ -126,7 +126,7 @@ def main() -> int:
             return 2
     table = json.loads((out / "table4.json").read_text())
     print("\nThroughput (training clips fed per second; GPU utilisation sampled each second while training):")
-    for model, m in table["models"].items():
+    for _model, m in table["models"].items():
         for cat, e in m["per_category"].items():
             cps = e.get("clips_per_s")
             gpu = e.get("gpu_utilisation_percent")

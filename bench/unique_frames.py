@@ -50,7 +50,8 @@ def main():
     a = ap.parse_args()
     res = {s: survey(s, a.trials, 0.1 if s == "avoe" else None) for s in a.suites}
     for s, r in res.items():
-        print(f"## {s}: {r['videos']} videos at {r['fraction']:.0%} of the default trials, {r['timing'][0]} s at {r['timing'][1]} fps")
+        print(f"## {s}: {r['videos']} videos at {r['fraction']:.0%} of the default trials, "
+              f"{r['timing'][0]} s at {r['timing'][1]} fps")
         print("| test | frames | distinct (mean) | distinct fraction |")
         print("|---|---|---|---|")
         for t, v in r["tests"].items():

@@ -18,7 +18,7 @@ STRATEGY_CHOICES = ("zero-shot", "cot", "one-shot", "open", "text")
 def _split(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
-    out = []
+    out: list[str] = []
     for v in values:
         out.extend(x for x in v.split(",") if x)
     return out or None
@@ -128,7 +128,7 @@ def _system_prompt(value: str, model_name: str) -> str | None:
 def cmd_evaluate(args) -> int:
     from voebench.evaluate import report as report_mod  # noqa: PLC0415
     from voebench.evaluate.models import make_adapter, parse_spec  # noqa: PLC0415
-    from voebench.evaluate.run import RunConfig, Runner  # noqa: PLC0415
+    from voebench.evaluate.run import EvalConfig, EvalRunner  # noqa: PLC0415
     from voebench.evaluate.tasks import build_samples, load_manifest, select_counted  # noqa: PLC0415
 
     if args.num_frames is not None and args.num_frames < 0:
@@ -155,7 +155,7 @@ def cmd_evaluate(args) -> int:
         max_new_tokens=args.max_new_tokens, do_sample=do_sample, temperature=args.temperature,
         api_key_env=args.api_key_env, video_mode=args.video_mode, concurrency=args.concurrency,
         timeout=args.timeout, retries=args.retries, backoff=args.backoff, trust_remote_code=args.trust_remote_code)
-    cfg = RunConfig(strategy=args.strategy, repeats=args.repeats, seed=args.seed,
+    cfg = EvalConfig(strategy=args.strategy, repeats=args.repeats, seed=args.seed,
                     num_frames=None if args.fps is not None or args.num_frames == 0 else args.num_frames,
                     fps=args.fps, system_prompt=_system_prompt(args.system_prompt, args.model))
     extra = {"dataset": os.path.abspath(args.dataset), "model_spec": args.model,
@@ -164,7 +164,7 @@ def cmd_evaluate(args) -> int:
                               "schema_version": manifest.dataset.get("schema_version"),
                               "videos": len(manifest.entries)},  # dataset.json holds no counts: count here
              "complete_pairs_only": args.complete_pairs_only, "incomplete_pairs_dropped": dropped}
-    runner = Runner(adapter, samples, args.out, cfg, progress=not args.no_progress, extra_run_info=extra)
+    runner = EvalRunner(adapter, samples, args.out, cfg, progress=not args.no_progress, extra_run_info=extra)
     try:
         jobs = runner.run()
     finally:

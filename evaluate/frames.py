@@ -1,8 +1,8 @@
 """Frame sampling (the one place it happens) and video decoding.
 
 `sample_frame_indices` decides which frames a model sees, for every adapter; the chosen indices are logged per
-sample. Decoding uses PyAV when installed (the `eval` extra; it bundles FFmpeg), else OpenCV, else imageio-ffmpeg (a core
-dependency), so the harness also runs where `av` is missing (the GPU image lent here has OpenCV but no PyAV).
+sample. Decoding uses PyAV when installed (the `eval` extra; it bundles FFmpeg), else OpenCV, else imageio-ffmpeg (a
+core dependency), so the harness also runs where `av` is missing (the GPU image lent here has OpenCV but no PyAV).
 """
 
 from __future__ import annotations

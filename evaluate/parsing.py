@@ -101,7 +101,7 @@ def parse_open(response: str | None, truth: str, choices: dict[str, list[str]], 
             break
     if has_true and not has_wrong:
         return Parsed(truth, True, True)
-    if has_wrong and not has_true:
+    if has_wrong and not has_true and wrong_class is not None:
         return Parsed(wrong_class, True, False)
     return Parsed(INVALID, False, False)
 

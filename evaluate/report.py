@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -48,7 +49,7 @@ def _chance(kind: str, recs: list[dict]) -> float:
     return 1.0 / len(choices) if choices else float("nan")
 
 
-def _bootstrap(units: list[tuple[str | None, float, int]], rng: np.random.Generator, n_boot: int):
+def _bootstrap(units: Sequence[tuple[str | None, float, int]], rng: np.random.Generator, n_boot: int):
     """units: (stratum, n_correct, n) per sample. Returns {stratum or 'all': (lo, hi)} of the pooled accuracy."""
     out = {}
     strata = sorted({u[0] for u in units if u[0] is not None})
@@ -132,7 +133,8 @@ def _pct(x) -> str:
 
 def markdown(summary: dict, info: dict) -> str:
     lines = [f"# voebench results: {info.get('model', '?')}", ""]
-    lines.append(f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} (seeds {info.get('repeat_seeds')}), "
+    lines.append(f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} "
+                 f"(seeds {info.get('repeat_seeds')}), "
                  f"frames: num_frames={info.get('num_frames')} fps={info.get('fps')}")
     if summary.get("incomplete_pairs_dropped"):
         lines.append(f"\n**{summary['incomplete_pairs_dropped']} incomplete pair(s) dropped (--complete-pairs-only): "
@@ -146,7 +148,8 @@ def markdown(summary: dict, info: dict) -> str:
         lines.append(f"| {r['suite']} | {r['test']} | {r['kind']} | {r['n']} | {_pct(r.get('acc_pos'))} | "
                      f"{_pct(r.get('acc_neg'))} | {_pct(r['acc'])} | {_pct(r['ci95'][0])}–{_pct(r['ci95'][1])} | "
                      f"{_pct(r['invalid_rate'])} | {_pct(r['chance'])} |")
-    lines += ["", "| suite | kind | tests | mean acc | std over tests | invalid | chance |", "|---|---|---:|---:|---:|---:|---:|"]
+    lines += ["", "| suite | kind | tests | mean acc | std over tests | invalid | chance |",
+              "|---|---|---:|---:|---:|---:|---:|"]
     for s in summary["suites"]:
         lines.append(f"| {s['suite']} | {s['kind']} | {s['n_tests']} | {_pct(s['mean_acc'])} | "
                      f"{_pct(s['std_over_tests'])} | {_pct(s['invalid_rate'])} | {_pct(s['chance'])} |")

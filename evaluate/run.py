@@ -21,6 +21,7 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from voebench import __version__
 from voebench.evaluate import frames as frames_mod
@@ -107,7 +108,9 @@ def cache_key(model: str, settings: dict, sample_id: str, messages: list[dict], 
 
 
 @dataclass
-class Job:
+class EvalJob:
+    """One sample asked once (repeat ``repeat``, sampling seed ``seed``): its responses, turn by turn."""
+
     sample: Sample
     repeat: int
     seed: int
@@ -121,7 +124,9 @@ class Job:
 
 
 @dataclass
-class RunConfig:
+class EvalConfig:
+    """How a model is asked: prompt strategy, repeats and their seed, frames per video, system prompt."""
+
     strategy: str
     repeats: int = 3
     seed: int = 0
@@ -130,8 +135,11 @@ class RunConfig:
     system_prompt: str | None = None
 
 
-class Runner:
-    def __init__(self, adapter: Adapter, samples: list[Sample], out_dir: str, config: RunConfig,
+class EvalRunner:
+    """Asks one model adapter every sample ``repeats`` times, caching each response, and writes the run folder
+    (not to be confused with the generator's runner, which renders videos)."""
+
+    def __init__(self, adapter: Adapter, samples: list[Sample], out_dir: str, config: EvalConfig,
                  progress: bool = True, extra_run_info: dict | None = None):
         self.adapter = adapter
         self.samples = samples
@@ -152,13 +160,13 @@ class Runner:
             self._frames[k] = frames_mod.sample_frame_indices(v.n_frames, self.cfg.num_frames, self.cfg.fps, v.fps)
         return self._frames[k]
 
-    def messages(self, job: Job, turn: int) -> list[dict]:
+    def messages(self, job: EvalJob, turn: int) -> list[dict]:
         msgs: list[dict] = []
         if self.cfg.system_prompt:
             msgs.append({"role": "system", "text": self.cfg.system_prompt})
         for t in range(turn + 1):
             tr = job.sample.turns[t]
-            m = {"role": "user", "text": tr.text}
+            m: dict[str, Any] = {"role": "user", "text": tr.text}
             if tr.video is not None:
                 v = tr.video
                 m["video"] = {"rel": v.rel, "path": v.path, "indices": self.frame_indices(v), "fps": v.fps,
@@ -168,10 +176,10 @@ class Runner:
                 msgs.append({"role": "assistant", "text": job.responses[t]})
         return msgs
 
-    def key(self, job: Job, turn: int) -> str:
+    def key(self, job: EvalJob, turn: int) -> str:
         return cache_key(self.adapter.name, self.settings, job.sample.sample_id, self.messages(job, turn), job.seed)
 
-    def _advance_from_cache(self, job: Job, cache: ResponseCache) -> None:
+    def _advance_from_cache(self, job: EvalJob, cache: ResponseCache) -> None:
         while not job.done:
             rec = cache.get(self.key(job, len(job.responses)))
             if rec is None:
@@ -180,7 +188,7 @@ class Runner:
             job.cached.append(True)
 
     # -- records ----------------------------------------------------------------------------------------------
-    def record(self, job: Job) -> dict:
+    def record(self, job: EvalJob) -> dict:
         s = job.sample
         rec = s.record()
         for t, tr in zip(rec["turns"], s.turns):
@@ -196,7 +204,7 @@ class Runner:
             rec.update({"parsed": None, "valid": None, "correct": None, "error": job.error or "not run"})
         return rec
 
-    def _write_run_json(self, state: str, started: float, jobs: list[Job], cache: ResponseCache) -> None:
+    def _write_run_json(self, state: str, started: float, jobs: list[EvalJob], cache: ResponseCache) -> None:
         info = {
             "voebench_version": __version__, "state": state, "model": self.adapter.name,
             "settings": self.settings, "strategy": self.cfg.strategy, "repeats": self.cfg.repeats,
@@ -215,14 +223,14 @@ class Runner:
         os.replace(tmp, os.path.join(self.out, RUN))
 
     # -- the loop ---------------------------------------------------------------------------------------------
-    def remaining_calls(self, jobs: list[Job]) -> int:
+    def remaining_calls(self, jobs: list[EvalJob]) -> int:
         return sum(len(j.sample.turns) - len(j.responses) for j in jobs if not j.done)
 
-    def run(self) -> list[Job]:
+    def run(self) -> list[EvalJob]:
         os.makedirs(self.out, exist_ok=True)
         started = time.time()
         cache = ResponseCache(os.path.join(self.out, CACHE))
-        jobs = [Job(s, r, self.seeds[r]) for r in range(self.cfg.repeats) for s in self.samples]
+        jobs = [EvalJob(s, r, self.seeds[r]) for r in range(self.cfg.repeats) for s in self.samples]
         for j in jobs:
             self._advance_from_cache(j, cache)
         todo = [j for j in jobs if not j.done]

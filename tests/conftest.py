@@ -9,6 +9,9 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The evaluate tests' tiny rendered set (`tiny_set`), offered to every test module without an import.
+pytest_plugins = ["evaluate_fixtures"]
+
 TINY = ["--resolution", "64x48", "--seconds", "1", "--fps", "10"]
 
 

@@ -1,5 +1,5 @@
 """A tiny rendered set matching docs/schema.md (64x48 mp4s of 8 frames, HDF5 stubs, manifest.jsonl), for the
-evaluate tests. Import the fixtures into a test module: `from evaluate_fixtures import tiny_set  # noqa: F401`.
+evaluate tests. tests/conftest.py loads this module as a pytest plugin, so any test can ask for `tiny_set`.
 Files are written with the data contract's writers and names (voebench.contract)."""
 
 from __future__ import annotations

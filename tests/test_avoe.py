@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from conftest import voebench
-from voebench.evaluate.baseline.labels import validate_labels
+from voebench.contract.avoe_labels import validate_labels
 from voebench.generator.runner import RunConfig, plan
 from voebench.generator.suite import Job
 from voebench.scenes import REGISTRY

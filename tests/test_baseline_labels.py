@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from voebench.evaluate.baseline import labels as L
+from voebench.contract import avoe_labels as L
 from voebench.evaluate.baseline import metrics as M
 from voebench.evaluate.baseline.trees import PhysicalReasoning, SimpleTreeClassifier, sklearn_available
 
@@ -79,7 +79,7 @@ def test_make_labels_rejects_bad_input():
 
 
 def test_labels_module_imports_without_torch():
-    code = ("import sys; import voebench.evaluate.baseline.labels as L; "
+    code = ("import sys; import voebench.contract.avoe_labels as L; "
             "assert 'torch' not in sys.modules and 'numpy' not in sys.modules; print(len(L.MODEL_FEATURES))")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

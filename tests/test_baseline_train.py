@@ -8,13 +8,15 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("h5py")
 
-from voebench.evaluate.baseline import labels as L  # noqa: E402
+from voebench.contract import avoe_labels as L  # noqa: E402
 from voebench.evaluate.baseline.backbone import ResNet3D, build_backbone, load_pretrained  # noqa: E402
 from voebench.evaluate.baseline.data import AVoEDataset, resize_nearest  # noqa: E402
 from voebench.evaluate.baseline.models import (BaselineNet, MLPHead, compute_loss, compute_loss_per_head,  # noqa: E402
                                                predicted_features)
 from voebench.evaluate.baseline.synthetic import write_synthetic_avoe  # noqa: E402
-from voebench.evaluate.baseline.train import Runner, TrainConfig, load_data, write_tables  # noqa: E402
+from voebench.evaluate.baseline.splits import load_data  # noqa: E402
+from voebench.evaluate.baseline.tables import write_tables  # noqa: E402
+from voebench.evaluate.baseline.train import SeedTrainer, TrainConfig  # noqa: E402
 
 TINY = dict(backbone="resnet10", width=4, device="cpu", progress=False)
 
@@ -35,7 +37,7 @@ def test_dataset_shapes_labels_and_cache(avoe_dir, tmp_path):
     assert len(ds) == 8 and ds.n_frames == 6
     item = ds[0]
     assert item["clip"].shape == (3, 6, 16, 16) and item["clip"].dtype == torch.float32
-    assert 0.0 <= float(item["clip"].min()) and float(item["clip"].max()) <= 1.0
+    assert float(item["clip"].min()) >= 0.0 and float(item["clip"].max()) <= 1.0
     assert item["features"].shape == (24,) and item["prior_rules"].shape == (13,)
     assert item["posterior_rules"].shape == (9,)
     # irrelevant encoding in the tensors: object_height (-1), object_shape (class 7), a rule of A (2)
@@ -104,7 +106,7 @@ def _labels_d():
 def test_one_training_step_each_model(avoe_dir, tmp_path, model):
     data = load_data(avoe_dir, "A", size=16, cache_dir=tmp_path / "cache", progress=False)
     cfg = TrainConfig(model=model, category="A", epochs=1, batch_size=4, lr=1e-3, optimizer="adam", seed=1, **TINY)
-    r = Runner(cfg, data, tmp_path / "run" / f"{model}-A" / "seed1").train()
+    r = SeedTrainer(cfg, data, tmp_path / "run" / f"{model}-A" / "seed1").train()
     assert r["test"]["n_pairs"] == 2 and r["test"]["n_videos"] == 4
     assert 0.0 <= r["test"]["hit_rate"] <= 1.0
     saved = json.loads((tmp_path / "run" / f"{model}-A" / "seed1" / "metrics.json").read_text())
@@ -123,19 +125,19 @@ def test_resume_and_frozen_backbone(avoe_dir, tmp_path):
     out = tmp_path / "ofpr-D" / "seed2"
     cfg = TrainConfig(model="ofpr", category="D", epochs=1, batch_size=4, lr=1e-3, optimizer="sgd", seed=2,
                       checkpoint_every_s=0, **TINY)
-    Runner(cfg, data, out).train()
+    SeedTrainer(cfg, data, out).train()
     first = torch.load(out / "last.pt", weights_only=False)
     assert first["epoch"] == 0
     (out / "metrics.json").unlink()
-    r = Runner(TrainConfig(**{**cfg.__dict__, "epochs": 2}), data, out).train()
+    r = SeedTrainer(TrainConfig(**{**cfg.__dict__, "epochs": 2}), data, out).train()
     assert r["info"]["resumed_from_epoch"] == 1 and r["epochs_run"] == 2
     # frozen backbone: backbone unchanged, heads trained on cached embeddings
     cfg2 = TrainConfig(model="of", category="D", epochs=2, batch_size=4, lr=1e-2, optimizer="adam", seed=2,
                        freeze_backbone=True, **TINY)
-    runner = Runner(cfg2, data, None)
+    runner = SeedTrainer(cfg2, data, None)
     runner.build()
     before = {k: v.clone() for k, v in runner.net.backbone.state_dict().items()}
-    runner = Runner(cfg2, data, None)
+    runner = SeedTrainer(cfg2, data, None)
     runner.train()
     after = runner.net.backbone.state_dict()
     assert all(torch.equal(before[k], after[k]) for k in before)

@@ -6,7 +6,6 @@ import os
 
 import pytest
 
-from evaluate_fixtures import tiny_set  # noqa: F401
 
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
@@ -15,7 +14,7 @@ pytest.importorskip("torchvision")
 from voebench.cli import main  # noqa: E402
 from voebench.evaluate.models import make_adapter  # noqa: E402
 from voebench.evaluate.models.base import Request  # noqa: E402
-from voebench.evaluate.run import Job, RunConfig, Runner  # noqa: E402
+from voebench.evaluate.run import EvalJob, EvalConfig, EvalRunner  # noqa: E402
 from voebench.evaluate.tasks import build_samples, load_manifest, select  # noqa: E402
 
 
@@ -35,10 +34,10 @@ def adapter(tiny_qwen):
 def _requests(tiny_set, strategy, n=3, num_frames=4):
     m = load_manifest(tiny_set)
     samples = build_samples(m, select(m), strategy)[:n]
-    r = Runner.__new__(Runner)
-    r.cfg = RunConfig(strategy, num_frames=num_frames)
+    r = EvalRunner.__new__(EvalRunner)
+    r.cfg = EvalConfig(strategy, num_frames=num_frames)
     r._frames = {}
-    return [Request(r.messages(Job(s, 0, 11), 0), 11, 0, 0, len(s.turns), s) for s in samples]
+    return [Request(r.messages(EvalJob(s, 0, 11), 0), 11, 0, 0, len(s.turns), s) for s in samples]
 
 
 def test_loads_through_auto_classes(adapter, tiny_qwen):

@@ -12,7 +12,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from evaluate_fixtures import tiny_set  # noqa: F401
 from voebench.cli import main
 from voebench.evaluate.models.base import AdapterError, Request
 from voebench.evaluate.models.openai import OpenAIAdapter
@@ -181,15 +180,15 @@ def test_give_up_then_resume_asks_only_the_failed(tiny_set, tmp_path):
 
 def test_frames_mode_and_client_errors(tiny_set):
     from voebench.evaluate.tasks import build_samples, load_manifest, select
-    from voebench.evaluate.run import RunConfig, Runner
+    from voebench.evaluate.run import EvalConfig, EvalRunner
 
     m = load_manifest(tiny_set)
     s = build_samples(m, select(m, tests=["shape"]), "zero-shot")[0]
-    runner = Runner.__new__(Runner)
-    runner.cfg = RunConfig("zero-shot", num_frames=4, system_prompt="Be brief.")
+    runner = EvalRunner.__new__(EvalRunner)
+    runner.cfg = EvalConfig("zero-shot", num_frames=4, system_prompt="Be brief.")
     runner._frames = {}
-    from voebench.evaluate.run import Job
-    msgs = runner.messages(Job(s, 0, 1), 0)
+    from voebench.evaluate.run import EvalJob
+    msgs = runner.messages(EvalJob(s, 0, 1), 0)
     with Server(fail_first=False) as srv:
         a = OpenAIAdapter("m", srv.url, video_mode="frames", backoff=0.01, max_retries=1)
         out = a.generate([Request(msgs, 5, 0, 0, 1, s)])

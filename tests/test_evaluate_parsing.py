@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from evaluate_fixtures import tiny_set  # noqa: F401
 from voebench.errors import UsageError
 from voebench.evaluate import frames, prompts
 from voebench.evaluate.parsing import OPEN_CHOICES, first_token, parse_binary, parse_open, score

@@ -4,16 +4,16 @@ import csv
 import importlib.util
 import json
 import os
+import pathlib
 
 import pytest
 import yaml
 
-from evaluate_fixtures import tiny_set  # noqa: F401
 from voebench.cli import main
 from voebench.errors import UsageError
 from voebench.evaluate.models.base import Adapter
 from voebench.evaluate.models.fake import FakeAdapter
-from voebench.evaluate.run import CACHE, RunConfig, Runner, repeat_seeds
+from voebench.evaluate.run import CACHE, EvalConfig, EvalRunner, repeat_seeds
 from voebench.evaluate.tasks import build_samples, load_manifest, select
 
 
@@ -38,7 +38,7 @@ def test_always_yes_and_oracle(tiny_set, tmp_path):
         assert row["ci95"][0] <= row["acc"] <= row["ci95"][1]
     assert res["run"]["repeat_seeds"] == repeat_seeds(0, 2)
     assert os.path.getsize(os.path.join(yes, "accuracy.png")) > 1000
-    assert "| grasp-l2 | t09_gravity | plausibility |" in open(os.path.join(yes, "report.md")).read()
+    assert "| grasp-l2 | t09_gravity | plausibility |" in pathlib.Path(yes, "report.md").read_text()
 
     assert main(["evaluate", tiny_set, "--model", "fake:oracle", "--out", oracle, "--no-progress",
                  "--strategy", "cot", "--repeats", "1"]) == 0
@@ -144,14 +144,14 @@ class Counting(FakeAdapter):
 def test_resume_after_kill_asks_only_for_missing(tiny_set, tmp_path, strategy):
     m = load_manifest(tiny_set)
     samples = build_samples(m, select(m), strategy)
-    cfg = RunConfig(strategy=strategy, repeats=2, num_frames=4)
+    cfg = EvalConfig(strategy=strategy, repeats=2, num_frames=4)
     run = str(tmp_path / "run")
     total = sum(len(s.turns) for s in samples) * 2
 
     first = Counting(die_after=13)
     with pytest.raises(KeyboardInterrupt):
-        Runner(first, samples, run, cfg, progress=False).run()
-    assert json.load(open(os.path.join(run, "run.json")))["state"] == "incomplete"
+        EvalRunner(first, samples, run, cfg, progress=False).run()
+    assert json.loads(pathlib.Path(run, "run.json").read_text())["state"] == "incomplete"
     # every batch answered before the kill is cached; only the batch in flight (3 calls, 1 made) is lost
     with open(os.path.join(run, CACHE)) as fh:
         cached = [json.loads(line) for line in fh if line.strip()]
@@ -161,7 +161,7 @@ def test_resume_after_kill_asks_only_for_missing(tiny_set, tmp_path, strategy):
         fh.write('{"key": "abc", "resp')
 
     second = Counting()
-    runner = Runner(second, samples, run, cfg, progress=False)
+    runner = EvalRunner(second, samples, run, cfg, progress=False)
     jobs = runner.run()
     assert all(j.done for j in jobs)
     assert len(second.calls) == total - 12
@@ -171,12 +171,12 @@ def test_resume_after_kill_asks_only_for_missing(tiny_set, tmp_path, strategy):
     assert sum(sum(r["cached"]) for r in recs) == 12
 
     third = Counting()
-    Runner(third, samples, run, cfg, progress=False).run()
+    EvalRunner(third, samples, run, cfg, progress=False).run()
     assert third.calls == []  # all cached
 
     # other settings (here: frames) are other cache keys: asked again
     fourth = Counting()
-    Runner(fourth, samples, run, RunConfig(strategy=strategy, repeats=2, num_frames=2), progress=False).run()
+    EvalRunner(fourth, samples, run, EvalConfig(strategy=strategy, repeats=2, num_frames=2), progress=False).run()
     assert len(fourth.calls) == total
 
 
@@ -193,7 +193,7 @@ def test_cot_second_turn_sees_first_reply(tiny_set, tmp_path):
 
     m = load_manifest(tiny_set)
     samples = build_samples(m, select(m, tests=["movement"]), "cot")
-    Runner(Echo(), samples, str(tmp_path / "e"), RunConfig("cot", repeats=1, system_prompt="SYS"),
+    EvalRunner(Echo(), samples, str(tmp_path / "e"), EvalConfig("cot", repeats=1, system_prompt="SYS"),
            progress=False).run()
     second = [r for r in seen if r.turn == 1]
     assert len(second) == len(samples)
@@ -209,7 +209,8 @@ def test_grasp_csv_export(tiny_set, tmp_path):
                  "--no-progress"]) == 0
     out = tmp_path / "results.csv"
     assert main(["export", "grasp-csv", run, "--out", str(out)]) == 0
-    rows = list(csv.reader(open(out)))
+    with open(out, newline="") as fh:
+        rows = list(csv.reader(fh))
     assert rows[0] == ["scene", "prompt", "video_file", "gt", "response"]
     assert len(rows) == 1 + 20 * 2
     byscene = {}
@@ -304,7 +305,6 @@ def test_report_compare(tiny_set, tmp_path, capsys):
 
 
 def test_evaluate_never_imports_the_blender_side():
-    import pathlib
     import subprocess
     import sys
 

@@ -12,6 +12,8 @@ Nothing is downloaded: weights come from a local file or the network is trained 
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from torch import nn
 
@@ -84,7 +86,7 @@ def build_backbone(name: str = "resnet34", width: int = 64, out_dim: int = 700) 
     if name.startswith("resnet") and name[6:].isdigit():
         return ResNet3D(depth=int(name[6:]), width=width, out_dim=out_dim)
     if name == "r3d_18_tv":
-        from torchvision.models.video import r3d_18
+        from torchvision.models.video import r3d_18  # noqa: PLC0415  (torchvision only for this backbone)
         net = r3d_18(weights=None)
         net.fc = nn.Linear(net.fc.in_features, out_dim)
         net.out_dim = out_dim
@@ -97,7 +99,7 @@ def load_pretrained(backbone: nn.Module, path: str) -> dict:
     Tensors whose shape differs (e.g. an fc to another number of classes) are skipped. Returns what was skipped
     and what is missing, so the caller can report it."""
     ckpt = torch.load(path, map_location="cpu", weights_only=False)
-    state = ckpt.get("state_dict", ckpt.get("model", ckpt)) if isinstance(ckpt, dict) else ckpt
+    state: Any = ckpt.get("state_dict", ckpt.get("model", ckpt)) if isinstance(ckpt, dict) else ckpt
     state = {k.removeprefix("module.").removeprefix("backbone."): v for k, v in state.items()}
     own = backbone.state_dict()
     usable = {k: v for k, v in state.items() if k in own and own[k].shape == v.shape}

@@ -10,15 +10,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import h5py
 import numpy as np
 import torch
 from torch.utils.data import Dataset
+from tqdm import tqdm
 
-from . import labels as L
+from voebench.contract import avoe_labels as L
 
 
 @dataclass
@@ -37,6 +40,12 @@ class VideoRecord:
     def surprising(self) -> int:
         return int(self.condition == "surprising")
 
+    def video_path(self) -> Path:
+        """The rendered video; a states-only render has none, and the baseline cannot learn from it."""
+        if self.video is None:
+            raise FileNotFoundError(f"{self.id}: no video (a states-only render); render the set with videos")
+        return self.video
+
 
 def read_manifest(root: str | os.PathLike) -> list[dict]:
     """The manifest of a rendered set, read strictly (voebench.contract: a corrupt line raises naming it)."""
@@ -49,9 +58,8 @@ def read_manifest(root: str | os.PathLike) -> list[dict]:
 
 
 def _labels_from_h5(path: Path) -> dict | None:
-    import h5py
-
     from voebench.contract.hdf5 import LABELS_ATTRS
+
     with h5py.File(path, "r") as h:
         if "labels" not in h:
             return None
@@ -91,7 +99,7 @@ def decode_video(path: str | os.PathLike) -> np.ndarray:
     """All frames of a video as (T, H, W, 3) uint8 RGB: PyAV, else OpenCV, else imageio-ffmpeg (GPU machines
     often have only one of them)."""
     try:
-        import av
+        import av  # noqa: PLC0415  (decoders are optional: whichever is installed)
     except ImportError:
         return _decode_without_av(path)
     with av.open(str(path)) as c:
@@ -102,9 +110,9 @@ def decode_video(path: str | os.PathLike) -> np.ndarray:
 
 def _decode_without_av(path) -> np.ndarray:
     try:
-        import cv2
+        import cv2  # noqa: PLC0415  (optional decoder)
     except ImportError:
-        import imageio.v2 as iio
+        import imageio.v2 as iio  # noqa: PLC0415  (the fallback decoder)
         with iio.get_reader(str(path), "ffmpeg") as r:
             return np.stack([np.asarray(f) for f in r])
     cap = cv2.VideoCapture(str(path))
@@ -153,7 +161,7 @@ def load_clip(path: Path, size: int, n_frames: int, cache_dir: Path | None) -> n
                 pass
     frames = sample_frames(resize_nearest(decode_video(path), size), n_frames)
     clip = np.ascontiguousarray(frames.transpose(3, 0, 1, 2))
-    if cache_file is not None:
+    if cache_file is not None and cache_dir is not None:
         cache_dir.mkdir(parents=True, exist_ok=True)
         tmp = cache_file.with_suffix(f".{os.getpid()}.tmp.npy")
         np.save(tmp, clip)
@@ -194,7 +202,7 @@ class AVoEDataset(Dataset):
         if n_frames is None:
             n_frames = self.records[0].n_frames if self.records and self.records[0].n_frames else None
             if n_frames is None and self.records:
-                n_frames = len(decode_video(self.records[0].video))
+                n_frames = len(decode_video(self.records[0].video_path()))
         self.n_frames = int(n_frames or 0)
         self.cache_dir = default_cache_dir(self.root, None) if cache_dir == "auto" else (
             Path(cache_dir) if cache_dir else None)
@@ -223,7 +231,7 @@ class AVoEDataset(Dataset):
     def clip_uint8(self, i: int) -> torch.Tensor:
         if self._clips is not None:
             return self._clips[i]
-        return torch.from_numpy(load_clip(self.records[i].video, self.size, self.n_frames, self.cache_dir))
+        return torch.from_numpy(load_clip(self.records[i].video_path(), self.size, self.n_frames, self.cache_dir))
 
     def __getitem__(self, i: int) -> dict[str, Any]:
         clip = self.clip_uint8(i)
@@ -243,7 +251,6 @@ class AVoEDataset(Dataset):
             it = range(n)
             bar = None
             if progress:
-                from tqdm import tqdm
                 bar = tqdm(total=n, desc=f"decode {self.category}/{self.split}", unit="clip", leave=False)
 
             def one(i):
@@ -252,7 +259,6 @@ class AVoEDataset(Dataset):
                     bar.update(1)
 
             if workers and workers > 1:
-                from concurrent.futures import ThreadPoolExecutor
                 with ThreadPoolExecutor(workers) as ex:
                     list(ex.map(one, it))
             else:

@@ -18,7 +18,7 @@ the same hit rate as over the whole set, and AUC differs only slightly. ``batche
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

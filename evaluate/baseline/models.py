@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from . import labels as L
+from voebench.contract import avoe_labels as L
 
 MODELS = ("ofpr", "of", "direct", "random")
 MODEL_TITLES = {"ofpr": "OFPR-Net", "of": "OF-Net", "direct": "3D-ResNet direct", "random": "Random"}
@@ -38,7 +38,8 @@ class MLPHead(nn.Module):
         super().__init__()
         d1, d2, d3 = in_dim // 2, in_dim // 4, in_dim // 8
         self.net = nn.Sequential(nn.Linear(in_dim, d1), nn.ReLU(inplace=True), nn.Linear(d1, d2),
-                                 nn.ReLU(inplace=True), nn.Linear(d2, d3), nn.ReLU(inplace=True), nn.Linear(d3, out_dim))
+                                 nn.ReLU(inplace=True), nn.Linear(d2, d3), nn.ReLU(inplace=True),
+                                 nn.Linear(d3, out_dim))
 
     def forward(self, x):
         return self.net(x)
@@ -106,7 +107,7 @@ class BaselineNet(nn.Module):
         super().__init__()
         self.model = model
         self.backbone = backbone
-        dim = embed_dim or getattr(backbone, "out_dim", 700)
+        dim = embed_dim if embed_dim is not None else int(getattr(backbone, "out_dim", 700))
         self.specs = head_specs(model)
         self.heads = HeadBank(dim, [s.n_out for s in self.specs])
         # index tensors that let compute_loss treat all heads of one loss type at once

@@ -14,10 +14,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
+import h5py
 import numpy as np
 
-from . import labels as L
+from voebench.contract import avoe_labels as L
 
 SPLITS = ("train", "validation", "test")
 
@@ -26,6 +28,7 @@ def _toy_trial(category: str, rng: np.random.Generator) -> tuple[dict, dict, dic
     """(features, prior_rules, expected posterior_rules) for one trial of ``category``."""
     u = lambda lo, hi: float(np.round(rng.uniform(lo, hi), 2))  # noqa: E731
     shape = lambda: L.SHAPES[int(rng.integers(len(L.SHAPES)))]  # noqa: E731
+    f: dict[str, Any]
     if category == "A":
         f = {"object_height": u(0.6, 1.4), "object_width": u(0.4, 1.8), "contact_point": u(0.2, 0.8),
              "object_shape": shape()}
@@ -124,9 +127,9 @@ def _draw(category: str, feats: dict, post: dict, n_frames: int, size: int, rng)
 def write_video(path: Path, frames: np.ndarray, fps: int) -> None:
     """mp4 of (T, H, W, 3) uint8 RGB frames: H.264 yuv420p with PyAV; else MPEG-4 with OpenCV; else imageio."""
     try:
-        import av
+        import av  # noqa: PLC0415  (encoders are optional: whichever is installed)
     except ImportError:
-        av = None
+        av = None  # type: ignore[assignment]
     if av is not None:
         with av.open(str(path), "w") as out:
             stream = out.add_stream("libx264", rate=fps)
@@ -140,9 +143,9 @@ def write_video(path: Path, frames: np.ndarray, fps: int) -> None:
                 out.mux(packet)
         return
     try:
-        import cv2
+        import cv2  # noqa: PLC0415  (optional encoder)
     except ImportError:
-        import imageio.v2 as iio
+        import imageio.v2 as iio  # noqa: PLC0415  (the fallback encoder)
         iio.mimwrite(str(path), list(frames), fps=fps, codec="libx264", pixelformat="yuv420p", macro_block_size=1)
         return
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (frames.shape[2], frames.shape[1]))
@@ -155,8 +158,6 @@ def write_synthetic_avoe(out: str | os.PathLike, categories=("A",), trials: dict
                          size: int = 32, fps: int = 24, seed: int = 0) -> Path:
     """Write a synthetic AVoE set to ``out``; ``trials`` per split (int, or {"train": n, ...}), each trial an
     expected + surprising pair. Returns ``out``."""
-    import h5py
-
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     if isinstance(trials, int):

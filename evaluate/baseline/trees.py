@@ -14,6 +14,8 @@ impurity and midpoint thresholds per target. ``make_multi_tree(prefer="numpy")``
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 
@@ -82,7 +84,7 @@ class SimpleTreeClassifier:
         X = np.asarray(X, dtype=np.float64)
         out = np.empty(len(X), dtype=np.int64)
         for i, x in enumerate(X):
-            node = self.root
+            node: Any = self.root
             while node.left is not None:
                 node = node.left if x[node.feature] <= node.threshold else node.right
             out[i] = node.value
@@ -103,7 +105,7 @@ class SimpleMultiOutputTree:
 
 def sklearn_available() -> bool:
     try:
-        import sklearn.tree  # noqa: F401
+        import sklearn.tree  # noqa: F401, PLC0415  (scikit-learn is optional: numpy trees otherwise)
         return True
     except ImportError:
         return False
@@ -113,8 +115,8 @@ def make_multi_tree(prefer: str = "auto", random_state: int = 0):
     """A multi-target decision-tree classifier: scikit-learn's when importable (``prefer`` "auto"/"sklearn"),
     else (or with ``prefer="numpy"``) :class:`SimpleMultiOutputTree`."""
     if prefer in ("auto", "sklearn") and sklearn_available():
-        from sklearn.multioutput import MultiOutputClassifier
-        from sklearn.tree import DecisionTreeClassifier
+        from sklearn.multioutput import MultiOutputClassifier  # noqa: PLC0415  (optional, see above)
+        from sklearn.tree import DecisionTreeClassifier  # noqa: PLC0415
         return MultiOutputClassifier(DecisionTreeClassifier(random_state=random_state))
     if prefer == "sklearn":
         raise ImportError("scikit-learn is not installed")
@@ -127,15 +129,15 @@ class PhysicalReasoning:
     def __init__(self, prefer: str = "auto", random_state: int = 0):
         self.prefer = prefer
         self.random_state = random_state
-        self.priors_tree = None
-        self.posteriors_tree = None
+        self.priors_tree: Any = None       # a fitted multi-output tree (sklearn or SimpleMultiOutputTree)
+        self.posteriors_tree: Any = None
 
     @property
     def backend(self) -> str:
         t = self.priors_tree
         return "numpy" if isinstance(t, SimpleMultiOutputTree) else "sklearn"
 
-    def fit(self, features, priors, posteriors) -> "PhysicalReasoning":
+    def fit(self, features, priors, posteriors) -> PhysicalReasoning:
         """``features`` (N, 24) encoded (labels.feature_vector), ``priors`` (N, 13), ``posteriors`` (N, 9)
         class indices (labels.rule_vector), from expected videos."""
         F = np.asarray(features, dtype=np.float64)

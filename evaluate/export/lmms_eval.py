@@ -22,6 +22,7 @@ import json
 import os
 import re
 import shutil
+from typing import Any
 
 from voebench.errors import UsageError
 from voebench.evaluate.parsing import OPEN_CHOICES, open_family
@@ -116,7 +117,7 @@ def export_lmms_eval(dataset_dir: str, out_dir: str, name: str = "voebench", sui
             for d in rows:
                 fh.write(json.dumps(d, ensure_ascii=False) + "\n")
 
-    written = {"tasks": [], "data": [], "docs": len(docs)}
+    written: dict[str, Any] = {"tasks": [], "data": [], "docs": len(docs)}
     write_jsonl(os.path.join(out_dir, "data.jsonl"), docs)
     with open(os.path.join(out_dir, f"{name}.yaml"), "w", encoding="utf-8") as fh:
         fh.write(task_yaml(name, "data.jsonl", max_new_tokens))

@@ -52,6 +52,7 @@ def make_adapter(spec: str, *, batch_size: int = 1, dtype: str = "auto", device:
         from voebench.evaluate.models.openai import VIDEO_MODES, OpenAIAdapter  # noqa: PLC0415
         if video_mode not in VIDEO_MODES:
             raise UsageError(f"--video-mode {video_mode}: choose one of {', '.join(VIDEO_MODES)}")
+        assert url is not None  # parse_spec gives openai specs a URL
         return OpenAIAdapter(rest, url, api_key=os.environ.get(api_key_env) or None, video_mode=video_mode,
                              concurrency=concurrency, timeout=timeout, max_retries=retries, backoff=backoff,
                              max_tokens=max_new_tokens, temperature=temperature, batch_size=batch_size)

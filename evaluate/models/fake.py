@@ -30,7 +30,12 @@ class FakeAdapter(Adapter):
     def _final(self, r: Request) -> str:
         s = r.sample
         if s.kind == "open":
-            choices = s.choices or OPEN_CHOICES[open_family(s.test)]
+            choices = s.choices
+            if not choices:
+                family = open_family(s.test)
+                if family is None:
+                    raise ValueError(f"test {s.test!r} has no open-answer choices")
+                choices = OPEN_CHOICES[family]
             if self.kind == "oracle":
                 return f"The answer is {choices[s.truth][0]}."
             if self.kind == "random":
@@ -44,8 +49,8 @@ class FakeAdapter(Adapter):
             return rng.choice(["Yes.", "No."])
         return "Yes." if self.kind == "yes" else "No."
 
-    def generate(self, requests: list[Request]) -> list[str]:
-        out = []
+    def generate(self, requests: list[Request]) -> list[str | BaseException]:
+        out: list[str | BaseException] = []
         for r in requests:
             if r.turn < r.n_turns - 1:
                 out.append("Understood." if r.sample is not None and r.sample.strategy == "one-shot"

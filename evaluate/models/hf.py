@@ -11,6 +11,7 @@ the same path.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from voebench.evaluate import frames as frames_mod
 from voebench.evaluate.models.base import Adapter, Request
@@ -52,7 +53,7 @@ class HFAdapter(Adapter):
             tok.padding_side = "left"  # decoder-only generation needs left padding in a batch
             if tok.pad_token is None and tok.eos_token is not None:
                 tok.pad_token = tok.eos_token
-        kwargs = {"trust_remote_code": trust_remote_code}
+        kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
         if attn_implementation:
             kwargs["attn_implementation"] = attn_implementation
         try:
@@ -114,7 +115,7 @@ class HFAdapter(Adapter):
     def _run(self, requests: list[Request]) -> list[str]:
         torch = self.torch
         inputs = self._inputs(requests)
-        gen = {"max_new_tokens": self.max_new_tokens}
+        gen: dict[str, Any] = {"max_new_tokens": self.max_new_tokens}
         if self.do_sample is not None:
             gen["do_sample"] = self.do_sample
         if self.temperature is not None:

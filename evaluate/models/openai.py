@@ -22,11 +22,11 @@ import http.client
 import json
 import os
 import random
-import socket
 import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from voebench.evaluate import frames as frames_mod
@@ -52,6 +52,7 @@ def _mp4_data_url(path: str, indices: tuple[int, ...], fps: float) -> str:
 def _frame_urls(path: str, indices: tuple[int, ...]) -> tuple[str, ...]:
     clip = frames_mod.read_frames(path, indices)
     try:
+        enc: Callable[..., bytes]
         enc, mime = frames_mod.encode_jpeg, "image/jpeg"
         enc(clip[0])
     except ImportError:
@@ -137,8 +138,7 @@ class OpenAIAdapter(Adapter):
                     ra_s = None
                 raise _Retryable(f"HTTP {e.code}: {detail}", ra_s) from None
             raise AdapterError(f"HTTP {e.code} from {self.url}: {detail}") from None
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError,
-                http.client.HTTPException, OSError) as e:
+        except (urllib.error.URLError, TimeoutError, ConnectionError, http.client.HTTPException, OSError) as e:
             raise _Retryable(f"{type(e).__name__}: {e}") from None
         try:
             data = json.loads(raw)

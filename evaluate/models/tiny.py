@@ -74,7 +74,8 @@ def build_tiny_qwen25vl(folder: str, *, hidden: int = 64, layers: int = 2, visio
         ),
         vision_config=dict(
             depth=vision_depth, hidden_size=vision_hidden, intermediate_size=vision_hidden * 2,
-            num_heads=2 if vision_hidden < 128 else vision_hidden // 64, out_hidden_size=hidden, patch_size=14, temporal_patch_size=2,
+            num_heads=2 if vision_hidden < 128 else vision_hidden // 64, out_hidden_size=hidden, patch_size=14,
+            temporal_patch_size=2,
             spatial_merge_size=2, window_size=112, fullatt_block_indexes=[vision_depth - 1],
         ),
         image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],

@@ -14,7 +14,7 @@ from voebench.generator.textures import make_texture
 
 
 def reset() -> None:
-    """Empty the Blender file and restore every default; cheap (~80 ms) and leak-free (see bpy-notes)."""
+    """Empty the Blender file and restore every default; cheap (~80 ms) and leak-free (see docs/bpy-notes.md)."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
 
 

@@ -3,7 +3,7 @@
 Each *distinct* frame state is rendered once (`Scene.state_keys`); frames whose poses, colours, visibility
 and camera equal an earlier frame's reuse its pixels, which is exact because rendering is a deterministic
 function of that state. Pixels travel through uncompressed BMP/EXR files in a RAM-backed folder, the fastest
-route out of Blender in background mode (bpy 5.0 has no in-memory render result; see docs/rendering.md).
+route out of Blender in background mode (bpy 5.0 has no in-memory render result; see docs/bpy-notes.md).
 """
 
 from __future__ import annotations

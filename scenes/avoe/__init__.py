@@ -16,7 +16,7 @@ A trial is rendered `expected` and `surprising` (shared `pair_id`), except train
 of the trial's seed, so it is the same whatever is rendered.
 
 A category script provides `SPACE`, `build(scene, p, condition)`, `subtype(p)`, `labels(scene, p)` (features,
-prior and posterior rules via `evaluate.baseline.labels.make_labels`; posterior rules measured on the built
+prior and posterior rules via `voebench.contract.avoe_labels.make_labels`; posterior rules measured on the built
 scene's tracks), `describe(scene, p, condition)`, `SUBTYPES`, `OBSERVATION` and `ASSUMPTION`.
 """
 
@@ -26,7 +26,7 @@ import hashlib
 import importlib
 
 from voebench.errors import UsageError
-from voebench.evaluate.baseline.labels import CATEGORY_NAMES, category_of
+from voebench.contract.avoe_labels import CATEGORY_NAMES, category_of
 from voebench.generator.params import derive_seed
 from voebench.generator.suite import Suite, Timing
 

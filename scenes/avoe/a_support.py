@@ -6,14 +6,14 @@ centre of mass moved inside it (the only change), to near the far end of the par
 (so it now stays, balancing on a sliver) or to the middle of the part past the edge if it stayed (so it
 now topples off). Not hidden.
 
-Original (scene-facts Part 6 A): block 5 x 4 x 4 m centred (-4.5, -6.892, 2.05), right edge x = -2, top
+Original (docs/scene-facts.md Part 6 A): block 5 x 4 x 4 m centred (-4.5, -6.892, 2.05), right edge x = -2, top
 z = 4.05; the object's lowest point starts 1.05 m above the top; contact point c = fraction of the width past
 the edge. c = 0.5 (centre of mass exactly over the edge, outcome decided by numerical noise) is left out.
 """
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_to_matrix
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range

@@ -8,7 +8,7 @@ behind the left side part until one where it is hidden behind the right one. B2:
 left part it is lifted so that it shows above the middle part, and put back while hidden behind the right
 part. Both edits happen while the object shows no pixel.
 
-Original (scene-facts Part 6 B): screen in the plane y = -2, 13 x 5 m, middle x in [-1.5, 1.5]; it comes
+Original (docs/scene-facts.md Part 6 B): screen in the plane y = -2, 13 x 5 m, middle x in [-1.5, 1.5]; it comes
 down from z = 6 to the ground over frames 1-20; the object rests on the ground at y = 0 and moves from
 x = -12.5 to 10 over frames 15-40 (eased: Blender's default Bezier keys). Ours slides at a constant 13 m/s from
 frame 9 (the original's eased peak, 32 m/s, is beyond what a pushed object does; see docs/avoe.md).
@@ -16,7 +16,7 @@ frame 9 (the original's eased peak, 32 m/s, is beyond what a pushed object does;
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
 from voebench.generator.params import COORDINATE, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range

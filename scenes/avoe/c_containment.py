@@ -9,7 +9,7 @@ ground do not collide with it), or, for one that fits but sticks out, 50/50 (`c2
 top instead. Only colliders change; the divergence happens behind the screen where the geometry allows (the
 `hidden` flag of the violation says whether the object showed no pixel then).
 
-Original (scene-facts Part 6 C): container at (-2, -6.892) on the ground; object centre starts at z = 6.25;
+Original (docs/scene-facts.md Part 6 C): container at (-2, -6.892) on the ground; object centre starts at z = 6.25;
 screen 4 x 2 m at y = -10.5 on the line of sight to the opening, lowered 6 m (through the ground) over
 frames 35-50; ours rises 7 m out of view instead (nothing passes through the ground).
 Ours: container 3 cw wide and 2.4 ch tall (the original's FBX box was 2.89 cw x 3.23 cw x 2.45 ch, its mug
@@ -18,7 +18,7 @@ Ours: container 3 cw wide and 2.4 ch tall (the original's FBX box was 2.89 cw x 
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate

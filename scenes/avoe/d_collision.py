@@ -8,13 +8,13 @@ Expected: Bullet (coefficient of restitution `restitution`). Surprising, as in t
 only (which shows nothing before the contact): D1 the two masses are swapped; D3 the slower object is 100x
 heavier; D2 one side (`d2_side`) is 100x heavier and stops dead at the contact. Not hidden.
 
-Original (scene-facts Part 6 D): objects at x = -5 and +5 on the ground at y = 0, friction 0; each is moved
+Original (docs/scene-facts.md Part 6 D): objects at x = -5 and +5 on the ground at y = 0, friction 0; each is moved
 0.75 v toward the other over frames 1-5 and then released (so v = 1 is 4.5 m/s).
 """
 
 import numpy as np
 
-from voebench.evaluate.baseline.labels import make_labels
+from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
 from voebench.generator.params import COUNT, FRACTION, POSITIVE, Choice, Fixed
 from voebench.generator.physics import simulate

@@ -30,7 +30,7 @@ VFOV_DEG = float(np.degrees(2 * np.arctan(18.0 / 50.0 * 9.0 / 16.0)))
 
 AVOE_SHAPES = ("cube", "cylinder", "torus", "sphere", "cone", "side_cylinder", "inverted_cone")  # names, not primitives
 
-# Original materials: hex / 255 fed in as base colour (scene-facts Part 5); we do the same (linear RGB).
+# Original materials: hex / 255 fed in as base colour (docs/scene-facts.md Part 5); we do the same (linear RGB).
 SHAPE_COLORS = {
     "cube": (0.976, 0.027, 0.027), "cylinder": (0.0, 1.0, 0.0), "torus": (1.0, 0.647, 0.0),
     "sphere": (1.0, 1.0, 0.0), "cone": (0.0, 1.0, 0.0), "side_cylinder": (0.0, 0.0, 0.0),

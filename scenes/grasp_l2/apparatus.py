@@ -9,7 +9,7 @@ camera, +y away from the camera toward the back wall), i.e. the Level-1 table-to
     ours (x, y, z) = Unity (ux - 3.745, uz + 8.630, uy - 10.224)      -> `U(ux, uy, uz)`
     ours sizes (sx, sy, sz) = Unity localScale (sx, sz, sy)            -> `S(sx, sy, sz)`
 
-so numbers from `/work/shared/reference/scene-facts.md` can be typed in as they are. The room floor is at
+so numbers from `docs/scene-facts.md` can be typed in as they are. The room floor is at
 z = -2.4, the inner face of the back wall (Unity Wall3) at y = 9.0; Level 2 front-view apparatus floats in
 front of it at about z = 0.5..3 (there is no table in these scenes).
 

@@ -1,7 +1,10 @@
 """The AVoE label vocabulary as data: features, prior rules and posterior rules, and which apply per category.
 
+Part of the data contract (the scenes write these labels, the baseline reads them), so it lives below both.
+
 Pure Python (no numpy, no torch), so the generator can import it to write labels and the baseline can import it
-to encode them. Sources: AVoE supplementary Tables 5-7 and Section 4; the original code (scene-facts.md Part 7-8).
+to encode them. Sources: AVoE supplementary Tables 5-7 and Section 4; the original code (`docs/scene-facts.md`
+Parts 7-8).
 
 Five event categories ``A`` .. ``E`` (support, occlusion, containment, collision, barrier).
 
@@ -19,7 +22,7 @@ do not copy that).
 
 **What the generator writes** (manifest ``labels`` and HDF5 ``labels`` attributes)::
 
-    from voebench.evaluate.baseline.labels import make_labels
+    from voebench.contract.avoe_labels import make_labels
     labels = make_labels("A",
         features={"object_height": 1.2, "object_width": 0.8, "contact_point": 0.3, "object_shape": "cube"},
         prior_rules={"object_majority_contact": True, "object_majority_volume": True},
@@ -34,7 +37,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 # --------------------------------------------------------------------------------------------------------------
 # Categories and the irrelevant encoding
@@ -317,7 +321,7 @@ def make_features(category: str, values: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError(f"unknown feature {name!r}")
     out: dict[str, Any] = {}
     for f in MODEL_FEATURES:
-        given = flat.get(f.name)
+        given: Any = flat.get(f.name)
         is_irr = given is None or (isinstance(given, str) and given == IRRELEVANT) or (
             f.head == "regression" and not isinstance(given, str) and float(given) == IRRELEVANT_SCALAR)
         if not f.relevant_to(category):
