@@ -143,7 +143,7 @@ def select_counted(manifest: Manifest, suites: list[str] | None = None, tests: l
         if limit <= 0:
             raise UsageError("--limit must be positive")
         per: dict[tuple, int] = {}
-        kept = []
+        kept: list[dict] = []
         for e in out:
             k = (e["suite"], e["test"])
             if per.get(k, 0) < limit or (kept and e.get("pair_id") and kept[-1].get("pair_id") == e["pair_id"]):

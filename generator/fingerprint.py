@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import glob
 import hashlib
+import importlib
 import os
 
 #: Modules of voebench.generator that never run while a video is made (paths relative to the package). The
@@ -66,25 +67,29 @@ def core_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+def _scenes_root(suite) -> str:
+    """The folder above the suite's package (`scenes/` for the built-in suites), whose own modules (`common.py`,
+    `__init__.py`) every suite shares. Found from the suite itself: the core never imports the scenes layer."""
+    package = importlib.import_module(suite.package)
+    return os.path.dirname(os.path.dirname(os.path.abspath(package.__file__)))
+
+
 def scene_files(suite, test: str) -> list[str]:
     """The files whose bytes make up `test`'s scene fingerprint (see the module docstring)."""
-    import voebench.scenes
-
     own = os.path.abspath(suite.module(test).__file__)
     package = os.path.dirname(own)
     tests_own = {os.path.abspath(suite.module(t).__file__) for t in suite.tests}
     shared = [p for p in _py_files(package, recursive=False) if os.path.abspath(p) not in tests_own]
-    common = _py_files(os.path.dirname(voebench.scenes.__file__), recursive=False)
+    common = _py_files(_scenes_root(suite), recursive=False)
     return sorted({own, *map(os.path.abspath, shared), *map(os.path.abspath, common)})
 
 
 @functools.lru_cache(maxsize=None)
 def _scene_fingerprint(suite_name: str, test: str) -> str:
-    import voebench.scenes
-    from voebench.scenes import REGISTRY
+    from voebench.generator.suite import load_suite
 
-    root = os.path.dirname(voebench.scenes.__file__)
-    return _digest(root, scene_files(REGISTRY.get(suite_name), test))
+    suite = load_suite(suite_name)
+    return _digest(_scenes_root(suite), scene_files(suite, test))
 
 
 def scene_fingerprint(suite, test: str) -> str:

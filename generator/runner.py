@@ -164,7 +164,9 @@ def _init_worker(threads: int):
     # llvmpipe (Workbench's rasteriser) reads its thread count once, when bpy loads.
     os.environ["LP_NUM_THREADS"] = str(threads)
     _drop_bpy_script_paths()
-    import bpy  # noqa: F401  (warm: imported once per worker, reused for every video)
+    from voebench.generator.blender import warm_up
+
+    warm_up()
 
 
 # ------------------------------------------------------------------------------------------------ running

@@ -26,3 +26,8 @@ def quiet():
         os.dup2(saved[1], 2)
         for fd in (*saved, devnull):
             os.close(fd)
+
+
+def warm_up() -> None:
+    """Import bpy now (a worker does this once, then reuses it for every trial it makes)."""
+    import bpy  # noqa: F401
