@@ -734,7 +734,7 @@ def write_crops(crops, img_dir: str, n: int) -> list:
         strip = np.concatenate([tiles[0], gap, tiles[1], gap, tiles[2]], axis=1)
         path = os.path.join(img_dir, f"aa-{video.split('/')[1]}-{t}.png")
         iio.imwrite(path, strip)
-        files.append({"file": path, "video": video, "frame": t, "crop_xywh": [x0, y0, 64, 48]})
+        files.append({"file": os.path.relpath(path, ROOT), "video": video, "frame": t, "crop_xywh": [x0, y0, 64, 48]})
         if len(files) == n:
             break
     return files
