@@ -79,24 +79,24 @@ def fxaa(rgb: np.ndarray) -> np.ndarray:
     ax = 1 - ay
     oy, ox = np.where(is_h, side, 0), np.where(is_h, 0, side)  # offset to the pair pixel
     hp, wp = h + 2, w + 2
-    dist_neg = np.full(len(ys), np.float32(SEARCH_STEPS[-1] * 2), np.float32)
-    dist_pos = dist_neg.copy()
-    end_neg = np.zeros(len(ys), np.float32)
-    end_pos = np.zeros(len(ys), np.float32)
-    open_neg = np.ones(len(ys), bool)
-    open_pos = np.ones(len(ys), bool)
-    d = 0
-    for step in SEARCH_STEPS:
-        d += step
-        for sign, dist, end, opened in ((-1, dist_neg, end_neg, open_neg), (1, dist_pos, end_pos, open_pos)):
-            yy = np.clip(py + sign * d * ay, 0, hp - 1)
-            xx = np.clip(px + sign * d * ax, 0, wp - 1)
-            on_line = (p[yy, xx] + p[np.clip(yy + oy, 0, hp - 1), np.clip(xx + ox, 0, wp - 1)]) * np.float32(0.5)
-            delta = on_line - mid
-            found = opened & (np.abs(delta) >= thresh)
-            dist[found] = d
-            end[found] = delta[found]
-            opened &= ~found
+    far = np.float32(2 * SEARCH_STEPS[-1])  # where an end not found within the search counts as being
+    dist_neg, dist_pos = np.full(len(ys), far, np.float32), np.full(len(ys), far, np.float32)
+    end_neg, end_pos = np.zeros(len(ys), np.float32), np.zeros(len(ys), np.float32)
+    for sign, dist, end in ((-1, dist_neg, end_neg), (1, dist_pos, end_pos)):
+        open_ = np.arange(len(ys))  # pixels whose end on this side is not found yet (most end within a few steps)
+        d = 0
+        for step in SEARCH_STEPS:
+            d += step
+            yy = np.clip(py[open_] + sign * d * ay[open_], 0, hp - 1)
+            xx = np.clip(px[open_] + sign * d * ax[open_], 0, wp - 1)
+            pair = p[np.clip(yy + oy[open_], 0, hp - 1), np.clip(xx + ox[open_], 0, wp - 1)]
+            delta = (p[yy, xx] + pair) * np.float32(0.5) - mid[open_]
+            found = np.abs(delta) >= thresh[open_]
+            dist[open_[found]] = d
+            end[open_[found]] = delta[found]
+            open_ = open_[~found]
+            if len(open_) == 0:
+                break
     # blend only toward the end whose luma moves away from the pixel's own side (FXAA's "good span")
     nearer_neg = dist_neg < dist_pos
     d_near = np.where(nearer_neg, dist_neg, dist_pos)
