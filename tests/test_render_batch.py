@@ -137,3 +137,35 @@ def test_the_cache_never_shares_frames_between_different_scenes():
     assert scene_fingerprint(a, s, passes) != scene_fingerprint(a, RenderSettings(64, 48, antialias="blender"),
                                                                 passes)
     assert scene_fingerprint(a, s, passes) != scene_fingerprint(a, s, ("rgb",))
+
+
+def test_the_one_channel_depth_exr_holds_the_floats_of_the_rgba_one(monkeypatch):
+    from voebench.generator.blender import render
+
+    scene = l2_scene()
+    keys = scene.state_keys()
+    ts = sorted({k: t for t, k in reversed(list(enumerate(keys)))}.values())[:8]
+    parsed = []
+    real_read = render.read_exr_channel
+
+    def read(path, channel):
+        z = real_read(path, channel)  # raises ValueError (and Blender's slow loader takes over) on a surprise
+        parsed.append(channel)
+        return z
+
+    monkeypatch.setattr(render, "read_exr_channel", read)
+    r = render.Renderer(scene, render.RenderSettings(64, 48))
+    try:
+        one = r.render_batch(ts, ("depth",))
+        assert parsed == [render.DEPTH_CHANNEL] * len(ts), "the numpy EXR reader must parse the depth file"
+        node = next(n for n in r.bscene.compositing_node_group.nodes if n.bl_idname == "CompositorNodeOutputFile")
+        node.format.color_mode = "RGBA"
+        monkeypatch.setattr(render, "DEPTH_CHANNEL", "R")
+        rgba = r.render_batch(ts, ("depth",))
+    finally:
+        r.close()
+    for t in ts:
+        assert np.array_equal(one[t][1], rgba[t][1])
+    z = np.stack([one[t][1] for t in ts])
+    # many distinct depths were compared (background pixels become inf after reading, in either layout)
+    assert len(np.unique(z[np.isfinite(z)])) > 1000

@@ -37,6 +37,10 @@ from voebench.generator.scene import Scene
 
 ENGINES = ("workbench", "cycles", "eevee")
 ANTIALIAS = ("numpy", "blender")
+# Most bytes one batch may leave in the temporary folder at once (BMP + depth EXR per state, then segmentation
+# BMPs). /dev/shm in a container is often only 64 MB; at 960x540 a state's files take about 3.6 MB.
+BATCH_BYTES = 32 << 20
+DEPTH_COLOR_MODE, DEPTH_CHANNEL = "BW", "V"  # how the depth EXR is written and which channel holds depth
 
 
 @dataclass
@@ -179,6 +183,9 @@ class Renderer:
         fo.format.file_format = "OPEN_EXR"
         fo.format.color_depth = "32"
         fo.format.exr_codec = "NONE"
+        # one channel ("V") instead of RGBA: a quarter of the bytes to write, read and hold in /dev/shm, and the
+        # same floats (tests/test_render_batch.py compares it with the R channel of an RGBA EXR)
+        fo.format.color_mode = DEPTH_COLOR_MODE
         ng.links.new(rl.outputs["Depth"], fo.inputs["depth"])
         if s.engine == "cycles":
             sc.cycles.samples = s.samples
@@ -300,6 +307,15 @@ class Renderer:
                 os.remove(path)
         return {t: tuple(v) for t, v in out.items()}
 
+    def _batch_states(self) -> int:
+        """States per render call: settings.batch, fewer where their files would take more than BATCH_BYTES
+        (or half the free space) of the temporary folder."""
+        s = self.settings
+        per_state = s.width * s.height * (4 + 4) + 4096  # 32-bit BMP + one float channel of EXR, + headers
+        st = os.statvfs(self.tmp)
+        budget = min(BATCH_BYTES, st.f_bavail * st.f_frsize // 2)
+        return max(1, min(s.batch, budget // per_state))
+
     def _animate(self, ts: list[int], prefix: str) -> None:
         """One render(animation=True) over timeline frames 1..len(ts), frame i showing the state of ts[i-1]."""
         sc = self.bscene
@@ -334,7 +350,7 @@ class Renderer:
 
     def _read_depth(self, path: str) -> np.ndarray:
         try:
-            z = read_exr_channel(path, "R")  # ~0.5 ms; bpy's image loader takes 3.5-4.7 ms
+            z = read_exr_channel(path, DEPTH_CHANNEL)  # ~0.5 ms; bpy's image loader takes 3.5-4.7 ms
         except ValueError:  # a layout the small reader does not handle: let Blender decode it
             img = bpy.data.images.load(path)
             try:
@@ -365,7 +381,7 @@ class Renderer:
                 if hit is not None:
                     shared[t] = hit
         todo = [t for t in firsts if t not in shared]
-        step = max(1, self.settings.batch)
+        step = self._batch_states()
         done: dict[int, tuple] = {}  # the current batch's frames, until yielded
         nxt = 0  # next index into todo
         seen: dict[bytes, tuple[int, np.ndarray]] = {}
