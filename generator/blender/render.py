@@ -38,8 +38,9 @@ from voebench.generator.scene import Scene
 ENGINES = ("workbench", "cycles", "eevee")
 ANTIALIAS = ("numpy", "blender")
 # Most bytes one batch may leave in the temporary folder at once (BMP + depth EXR per state, then segmentation
-# BMPs). /dev/shm in a container is often only 64 MB; at 960x540 a state's files take about 3.6 MB.
-BATCH_BYTES = 32 << 20
+# BMPs); never more than half of the folder's free space either (/dev/shm in a container is often 64 MB). At
+# 960x540 a state's files take about 4 MB, and each render call costs about 80 ms there: 128 MB is 31 states.
+BATCH_BYTES = 128 << 20
 DEPTH_COLOR_MODE, DEPTH_CHANNEL = "BW", "V"  # how the depth EXR is written and which channel holds depth
 
 
