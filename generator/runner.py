@@ -140,6 +140,14 @@ def produce(trial: Trial, cfg: RunConfig, known_rejection=None) -> TrialResult:
     return produce_trial(trial, cfg, suite, effective_space(suite, trial.test, cfg.overrides), known_rejection)
 
 
+def produce_video(job: Job, cfg: RunConfig) -> TrialResult:
+    """One video of a trial, gated on its own: the trial restricted to this video's condition (benchmarks that
+    time a single video; a run always makes whole trials)."""
+    suite = _suite(cfg.suite, cfg.suite_ref)
+    trial = first_trial(suite, job.test, effective_space(suite, job.test, cfg.overrides), cfg, job.index)
+    return produce(dataclasses.replace(trial, conditions=(job.condition,)), cfg)
+
+
 def _safe_produce(args):
     trial, cfg, known_rejection = args
     try:

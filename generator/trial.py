@@ -35,6 +35,7 @@ import numpy as np
 from voebench import __version__
 from voebench.errors import Infeasible
 from voebench.generator.fingerprint import h5_attrs
+from voebench.generator.frame_cache import FrameCache
 from voebench.generator.params import Params, Space
 from voebench.generator.suite import Job, Suite
 
@@ -194,6 +195,8 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
     result = TrialResult(trial, attempt=attempt, rejections=list(rejections))
     recorded = [r.as_dict() for r in rejections[-MAX_REASONS_RECORDED:]]
     tmp = {}  # job id -> (tmp h5, tmp mp4, final base)
+    # the videos of a pair are identical up to the onset: each state is rendered once for the whole trial
+    cache = FrameCache() if cfg.reuse_frames and cfg.passes else None
     try:
         files = []
         for job in jobs:
@@ -204,7 +207,7 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
             tmp_h5, tmp_mp4 = f"{base}.h5.tmp-{os.getpid()}", f"{base}.mp4.tmp-{os.getpid()}"
             tmp[job.id] = (tmp_h5, tmp_mp4, base)
             rendered = write_files(job, cfg, suite, scene, entry, suite.extra_groups(job, p, scene, entry), tmp_h5,
-                                   tmp_mp4 if "rgb" in cfg.passes else None, tuple(cfg.passes))
+                                   tmp_mp4 if "rgb" in cfg.passes else None, tuple(cfg.passes), cache)
             result.frames += scene.n_frames
             result.rendered_frames += rendered
             result.entries.append(entry)
@@ -245,9 +248,9 @@ def _remove(tmp: dict) -> None:
 
 
 def write_files(job: Job, cfg: RunConfig, suite: Suite, scene: Scene, entry: dict, extra_groups: dict,
-                h5_path: str, mp4_path: str | None, passes: tuple) -> int:
-    """Write one video's HDF5 (and mp4) at the given paths; with no passes, ground truth only. Returns the
-    number of frames rendered."""
+                h5_path: str, mp4_path: str | None, passes: tuple, cache: FrameCache | None = None) -> int:
+    """Write one video's HDF5 (and mp4) at the given paths; with no passes, ground truth only. `cache`: frames
+    already rendered for another video of the trial. Returns the number of frames Blender rendered."""
     from voebench.generator.io.hdf5 import StatesWriter
 
     attrs = {
@@ -264,7 +267,8 @@ def write_files(job: Job, cfg: RunConfig, suite: Suite, scene: Scene, entry: dic
             from voebench.generator.blender.render import Renderer, RenderSettings
             from voebench.generator.io.video import VideoWriter
 
-            renderer = Renderer(scene, RenderSettings(cfg.width, cfg.height, cfg.engine, cfg.samples, cfg.device))
+            renderer = Renderer(scene, RenderSettings(cfg.width, cfg.height, cfg.engine, cfg.samples, cfg.device),
+                                cache=cache)
             try:
                 if "rgb" in passes:
                     video = VideoWriter(mp4_path, cfg.width, cfg.height, cfg.fps)
@@ -272,7 +276,7 @@ def write_files(job: Job, cfg: RunConfig, suite: Suite, scene: Scene, entry: dic
                     if video is not None:
                         video.write(frame.rgb)
                     writer.add_frame(frame.index, frame.unique, frame.depth, frame.segmentation)
-                    n_rendered += frame.rendered
+                    n_rendered += frame.rendered and not frame.shared
             finally:
                 renderer.close()
             if video is not None:

@@ -4,6 +4,19 @@ Each *distinct* frame state is rendered once (`Scene.state_keys`); frames whose 
 and camera equal an earlier frame's reuse its pixels, which is exact because rendering is a deterministic
 function of that state. Pixels travel through uncompressed BMP/EXR files in a RAM-backed folder, the fastest
 route out of Blender in background mode (bpy 5.0 has no in-memory render result; see docs/bpy-notes.md).
+
+Three things keep a distinct frame cheap (docs/performance.md):
+- Batched render calls: the distinct states still to render are laid on consecutive timeline frames and drawn
+  by one `render(animation=True)` per pass (RGB + depth, then segmentation) for up to `RenderSettings.batch`
+  states. A `frame_change_pre` handler sets each frame's state with the same `apply` a single render uses, and
+  checks that it ran once for every frame, so what is rendered is exactly what is written.
+- Anti-aliasing outside Blender: Workbench renders aliased and `voebench.generator.antialias.fxaa` smooths the
+  RGB frame in numpy (`RenderSettings.antialias="numpy"`). Depth and segmentation stay aliased and exact.
+- Frames shared between the videos of a trial: `Renderer(scene, settings, cache=FrameCache())`, the same cache
+  for every video of the trial in one process, takes states already rendered for another video from the cache
+  (`voebench.generator.frame_cache`).
+`RenderSettings(antialias="blender", batch=0)` is the previous path (Blender's FXAA, one render() per state),
+kept for the benchmark's comparison.
 """
 
 from __future__ import annotations
@@ -17,10 +30,18 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from voebench.generator.antialias import fxaa
 from voebench.generator.blender import build as blender_build, quiet
+from voebench.generator.frame_cache import FrameCache, scene_fingerprint
 from voebench.generator.scene import Scene
 
 ENGINES = ("workbench", "cycles", "eevee")
+ANTIALIAS = ("numpy", "blender")
+# Most bytes one batch may leave in the temporary folder at once (BMP + depth EXR per state, then segmentation
+# BMPs); never more than half of the folder's free space either (/dev/shm in a container is often 64 MB). At
+# 960x540 a state's files take about 4 MB, and each render call costs about 80 ms there: 128 MB is 31 states.
+BATCH_BYTES = 128 << 20
+DEPTH_COLOR_MODE, DEPTH_CHANNEL = "BW", "V"  # how the depth EXR is written and which channel holds depth
 
 
 @dataclass
@@ -31,12 +52,15 @@ class RenderSettings:
     samples: int = 32  # cycles / eevee
     device: str = "cpu"  # cycles: cpu | cuda | optix | hip | metal
     texture_size: int = 256
+    antialias: str = "numpy"  # workbench: "numpy" (aliased render + antialias.fxaa) | "blender" (its FXAA)
+    batch: int = 64  # distinct states per render(animation=True) call; 0: one render() call per state
 
 
 @dataclass
 class Frame:
     """One output frame. When `rendered` is False it repeats distinct frame `unique`, rendered earlier, and
-    `depth`/`segmentation` are None (the writer stores them once per distinct frame)."""
+    `depth`/`segmentation` are None (the writer stores them once per distinct frame). `shared` is True when a
+    new distinct frame's pixels came from the `FrameCache` (rendered for another video of the trial)."""
 
     index: int
     unique: int
@@ -44,6 +68,7 @@ class Frame:
     depth: np.ndarray | None
     segmentation: np.ndarray | None
     rendered: bool
+    shared: bool = False
 
 
 def read_bmp(path: str) -> np.ndarray:
@@ -108,10 +133,13 @@ def id_to_rgb(i: int) -> tuple[float, float, float]:
 class Renderer:
     """Build the scene once, then render frames of its timeline."""
 
-    def __init__(self, scene: Scene, settings: RenderSettings, workdir: str | None = None):
+    def __init__(self, scene: Scene, settings: RenderSettings, workdir: str | None = None,
+                 cache: FrameCache | None = None):
         if settings.engine not in ENGINES:
             raise ValueError(f"unknown engine {settings.engine!r}; one of {ENGINES}")
-        self.scene, self.settings = scene, settings
+        if settings.antialias not in ANTIALIAS:
+            raise ValueError(f"unknown antialias {settings.antialias!r}; one of {ANTIALIAS}")
+        self.scene, self.settings, self.cache = scene, settings, cache
         shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self._tmp = tempfile.TemporaryDirectory(prefix="voebench-", dir=workdir or shm)
         self.tmp = self._tmp.name
@@ -156,6 +184,9 @@ class Renderer:
         fo.format.file_format = "OPEN_EXR"
         fo.format.color_depth = "32"
         fo.format.exr_codec = "NONE"
+        # one channel ("V") instead of RGBA: a quarter of the bytes to write, read and hold in /dev/shm, and the
+        # same floats (tests/test_render_batch.py compares it with the R channel of an RGBA EXR)
+        fo.format.color_mode = DEPTH_COLOR_MODE
         ng.links.new(rl.outputs["Depth"], fo.inputs["depth"])
         if s.engine == "cycles":
             sc.cycles.samples = s.samples
@@ -183,7 +214,7 @@ class Renderer:
             sh = sc.display.shading
             sh.light, sh.color_type = "STUDIO", "TEXTURE"
             sh.show_shadows, sh.show_specular_highlight = True, True
-            sc.display.render_aa = "FXAA"
+            sc.display.render_aa = "FXAA" if s.antialias == "blender" else "OFF"
 
     def _seg_mode(self):
         sc = self.bscene
@@ -232,23 +263,95 @@ class Renderer:
             with quiet():
                 bpy.ops.render.render()
                 bpy.data.images["Render Result"].save_render(path)
-            rgb = read_bmp(path)[..., :3].copy()
+            rgb = self._finish_rgb(read_bmp(path))
             if "depth" in passes:
-                depth = self._read_depth()
+                (zpath,) = glob.glob(os.path.join(self.tmp, "z_*.exr"))
+                depth = self._read_depth(zpath)
         if "segmentation" in passes:
             self._seg_mode()
             path = os.path.join(self.tmp, "seg.bmp")
             with quiet():
                 bpy.ops.render.render()
                 bpy.data.images["Render Result"].save_render(path)
-            px = read_bmp(path).astype(np.uint16)
-            seg = px[..., 0] | (px[..., 1] << 8)
+            seg = _decode_segmentation(read_bmp(path))
         return rgb, depth, seg
 
-    def _read_depth(self) -> np.ndarray:
-        (path,) = glob.glob(os.path.join(self.tmp, "z_*.exr"))
+    def _finish_rgb(self, px: np.ndarray) -> np.ndarray:
+        rgb = px[..., :3]
+        if self.settings.engine == "workbench" and self.settings.antialias == "numpy":
+            return fxaa(np.ascontiguousarray(rgb))
+        return rgb.copy()
+
+    def render_batch(self, ts: list[int], passes=("rgb", "depth", "segmentation")) -> dict:
+        """Render the states of frames `ts` (distinct ones, in any order): {t: (rgb, depth, segmentation)}.
+        One render(animation=True) call per pass; with `settings.batch == 0`, one render() call per state."""
+        if not self.settings.batch:
+            return {t: self.render_state(t, passes) for t in ts}
+        out = {t: [None, None, None] for t in ts}
+        if "rgb" in passes or "depth" in passes:
+            self._rgb_mode()
+            self._animate(ts, "rgb_")
+            for i, t in enumerate(ts, 1):
+                path = os.path.join(self.tmp, f"rgb_{i:04d}.bmp")
+                out[t][0] = self._finish_rgb(read_bmp(path)) if "rgb" in passes else None
+                os.remove(path)
+                zpath = os.path.join(self.tmp, f"z_depth{i:04d}.exr")
+                if "depth" in passes:
+                    out[t][1] = self._read_depth(zpath)
+                os.remove(zpath)
+        if "segmentation" in passes:
+            self._seg_mode()
+            self._animate(ts, "seg_")
+            for i, t in enumerate(ts, 1):
+                path = os.path.join(self.tmp, f"seg_{i:04d}.bmp")
+                out[t][2] = _decode_segmentation(read_bmp(path))
+                os.remove(path)
+        return {t: tuple(v) for t, v in out.items()}
+
+    def _batch_states(self) -> int:
+        """States per render call: settings.batch, fewer where their files would take more than BATCH_BYTES
+        (or half the free space) of the temporary folder."""
+        s = self.settings
+        per_state = s.width * s.height * (4 + 4) + 4096  # 32-bit BMP + one float channel of EXR, + headers
+        st = os.statvfs(self.tmp)
+        budget = min(BATCH_BYTES, st.f_bavail * st.f_frsize // 2)
+        return max(1, min(s.batch, budget // per_state))
+
+    def _animate(self, ts: list[int], prefix: str) -> None:
+        """One render(animation=True) over timeline frames 1..len(ts), frame i showing the state of ts[i-1]."""
+        sc = self.bscene
+        for old in glob.glob(os.path.join(self.tmp, "z_*")):
+            os.remove(old)
+        sc.frame_start, sc.frame_end, sc.frame_step = 1, len(ts), 1
+        sc.render.filepath = os.path.join(self.tmp, prefix)
+        applied, errors = [], []
+
+        def set_state(scene, *_):
+            f = scene.frame_current
+            if 1 <= f <= len(ts):
+                try:
+                    self.apply(ts[f - 1])
+                    applied.append(f)
+                except Exception as e:  # Blender would print it and render the stale state: re-raise below
+                    errors.append(e)
+
+        handlers = bpy.app.handlers.frame_change_pre
+        handlers.append(set_state)
         try:
-            z = read_exr_channel(path, "R")  # ~0.5 ms; bpy's image loader takes 3.5-4.7 ms
+            with quiet():
+                bpy.ops.render.render(animation=True)
+        finally:
+            handlers.remove(set_state)
+        if errors:
+            raise errors[0]
+        # the handler must have set every frame's state before that frame was drawn, each exactly once
+        # (Blender may also call it when it restores the current frame afterwards)
+        if applied[: len(ts)] != list(range(1, len(ts) + 1)):
+            raise RuntimeError(f"frame handler ran for frames {applied}, expected 1..{len(ts)}")
+
+    def _read_depth(self, path: str) -> np.ndarray:
+        try:
+            z = read_exr_channel(path, DEPTH_CHANNEL)  # ~0.5 ms; bpy's image loader takes 3.5-4.7 ms
         except ValueError:  # a layout the small reader does not handle: let Blender decode it
             img = bpy.data.images.load(path)
             try:
@@ -261,16 +364,50 @@ class Renderer:
         return z
 
     def frames(self, passes=("rgb", "depth", "segmentation"), reuse: bool = True):
-        """Yield a `Frame` for every frame of the timeline in order, rendering each distinct state once."""
+        """Yield a `Frame` for every frame of the timeline in order, rendering each distinct state once (in
+        batches of `settings.batch` states) and taking states that the cache already holds from it."""
+        passes = tuple(passes)
         keys = self.scene.state_keys()
-        rendered: dict[bytes, tuple[int, np.ndarray]] = {}
-        for t in range(self.scene.n_frames):
-            hit = rendered.get(keys[t]) if reuse else None
+        n = self.scene.n_frames
+        firsts, known = [], set()  # the frame where each distinct state first appears (every frame without reuse)
+        for t, k in enumerate(keys):
+            if not reuse or k not in known:
+                known.add(k)
+                firsts.append(t)
+        fingerprint = scene_fingerprint(self.scene, self.settings, passes) if self.cache is not None else None
+        shared = {}
+        if fingerprint is not None and reuse:
+            for t in firsts:
+                hit = self.cache.get(fingerprint, keys[t])
+                if hit is not None:
+                    shared[t] = hit
+        todo = [t for t in firsts if t not in shared]
+        step = self._batch_states()
+        done: dict[int, tuple] = {}  # the current batch's frames, until yielded
+        nxt = 0  # next index into todo
+        seen: dict[bytes, tuple[int, np.ndarray]] = {}
+        for t in range(n):
+            hit = seen.get(keys[t]) if reuse else None
             if hit is not None:
                 yield Frame(t, hit[0], hit[1], None, None, False)
                 continue
-            rgb, depth, seg = self.render_state(t, passes)
-            unique = len(rendered)
+            if t in shared:
+                (rgb, depth, seg), from_cache = shared.pop(t), True
+            else:
+                if t not in done:
+                    assert todo[nxt] == t  # distinct states are rendered in the order they first appear
+                    done = self.render_batch(todo[nxt : nxt + step], passes)
+                    nxt += step
+                (rgb, depth, seg), from_cache = done.pop(t), False
+                if fingerprint is not None and reuse:
+                    self.cache.put(fingerprint, keys[t], rgb, depth, seg)
+            unique = len(seen)
             if reuse:
-                rendered[keys[t]] = (unique, rgb)
-            yield Frame(t, unique if reuse else t, rgb, depth, seg, True)
+                seen[keys[t]] = (unique, rgb)
+            yield Frame(t, unique if reuse else t, rgb, depth, seg, True, from_cache)
+
+
+def _decode_segmentation(px: np.ndarray) -> np.ndarray:
+    """Object ids from the flat segmentation render: the id's low byte in red, its high byte in green."""
+    px = px.astype(np.uint16)
+    return px[..., 0] | (px[..., 1] << 8)
