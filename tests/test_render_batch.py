@@ -92,35 +92,31 @@ def test_batched_render_equals_one_render_per_state():
 
 
 def test_a_pair_is_byte_identical_with_and_without_a_shared_frame_cache(tmp_path, monkeypatch):
-    from voebench.generator import runner
-    from voebench.generator.blender import render
+    from voebench.generator import runner, trial
     from voebench.generator.frame_cache import FrameCache
 
     test = "t08_inertia_bounce"  # at 3 s and 10 fps: 23 of each video's 29 distinct states are shared
     suite = runner._suite("grasp-l2")
+    caches = []
 
-    def run(out, cache):
+    def run(out, share: bool):
+        # the runner makes one FrameCache per trial; without sharing, each video renders all its states
+        monkeypatch.setattr(trial, "FrameCache", lambda: caches.append(FrameCache()) or caches[-1] if share else None)
         cfg = runner.RunConfig(out=str(out), suite="grasp-l2", tests=[test], trials=1, seconds=3.0, fps=10.0,
                                width=64, height=48)
         runner.prepare_output(cfg, suite)
-        jobs = runner.plan(cfg, suite)
-        assert len(jobs) == 2, "one trial: both conditions"
-        if cache is not None:  # what the runner does when one worker produces a whole trial
-            real = render.Renderer
-            monkeypatch.setattr(render, "Renderer", lambda scene, settings: real(scene, settings, cache=cache))
-        try:
-            for job in jobs:
-                runner.produce(job, cfg)
-        finally:
-            monkeypatch.undo()
-        return {p: hashlib.sha256(open(os.path.join(out, p), "rb").read()).hexdigest()
-                for p in sorted(os.listdir(os.path.join(out, "grasp-l2", test)))
-                for p in [os.path.join("grasp-l2", test, p)]}
+        trials = runner.plan_trials(cfg, suite)
+        assert len(trials) == 1 and len(trials[0].jobs) == 2, "one trial: both conditions"
+        result = runner.produce(trials[0], cfg)
+        monkeypatch.undo()
+        return result, {p: hashlib.sha256(open(os.path.join(out, p), "rb").read()).hexdigest()
+                        for p in sorted(os.listdir(os.path.join(out, "grasp-l2", test)))
+                        for p in [os.path.join("grasp-l2", test, p)]}
 
-    cache = FrameCache()
-    plain, shared = run(tmp_path / "plain", None), run(tmp_path / "shared", cache)
+    (r_plain, plain), (r_shared, shared) = run(tmp_path / "plain", False), run(tmp_path / "shared", True)
     assert len(plain) == 4 and plain == shared  # 2 videos x (mp4, h5)
-    assert cache.hits > 0, "the second video of the pair must take its pre-onset frames from the cache"
+    assert caches and caches[-1].hits > 0, "the second video of the pair must take its pre-onset frames from the cache"
+    assert r_shared.rendered_frames == r_plain.rendered_frames - caches[-1].hits  # Blender drew only the rest
 
 
 def test_the_cache_never_shares_frames_between_different_scenes():
