@@ -19,22 +19,74 @@ import sys
 
 # supplementary Table 2 (the 10% subset): split -> sub-type -> trials
 PAPER_TABLE2 = {
-    "train": {"A1": 180, "A2": 195, "B1": 159, "B2": 216, "C1": 168, "C2": 207, "D1": 170, "D2": 34, "D3": 171,
-              "E1": 73, "E2": 63, "E3": 239},
-    "validation": {"A1": 35, "A2": 40, "B1": 35, "B2": 40, "C1": 48, "C2": 27, "D1": 37, "D2": 4, "D3": 34,
-                   "E1": 14, "E2": 12, "E3": 49},
-    "test": {"A1": 26, "A2": 24, "B1": 24, "B2": 26, "C1": 31, "C2": 19, "D1": 16, "D2": 9, "D3": 25,
-             "E1": 8, "E2": 15, "E3": 27},
+    "train": {
+        "A1": 180,
+        "A2": 195,
+        "B1": 159,
+        "B2": 216,
+        "C1": 168,
+        "C2": 207,
+        "D1": 170,
+        "D2": 34,
+        "D3": 171,
+        "E1": 73,
+        "E2": 63,
+        "E3": 239,
+    },
+    "validation": {
+        "A1": 35,
+        "A2": 40,
+        "B1": 35,
+        "B2": 40,
+        "C1": 48,
+        "C2": 27,
+        "D1": 37,
+        "D2": 4,
+        "D3": 34,
+        "E1": 14,
+        "E2": 12,
+        "E3": 49,
+    },
+    "test": {
+        "A1": 26,
+        "A2": 24,
+        "B1": 24,
+        "B2": 26,
+        "C1": 31,
+        "C2": 19,
+        "D1": 16,
+        "D2": 9,
+        "D3": 25,
+        "E1": 8,
+        "E2": 15,
+        "E3": 27,
+    },
 }
 # supplementary Table 1 (full set) totals per sub-type
-PAPER_TABLE1 = {"A1": 2441, "A2": 2559, "B1": 2252, "B2": 2748, "C1": 2370, "C2": 2630, "D1": 2190, "D2": 564,
-                "D3": 2246, "E1": 956, "E2": 960, "E3": 3084}
+PAPER_TABLE1 = {
+    "A1": 2441,
+    "A2": 2559,
+    "B1": 2252,
+    "B2": 2748,
+    "C1": 2370,
+    "C2": 2630,
+    "D1": 2190,
+    "D2": 564,
+    "D3": 2246,
+    "E1": 956,
+    "E2": 960,
+    "E3": 3084,
+}
 SUBTYPES = tuple(PAPER_TABLE1)
 SPLITS = ("train", "validation", "test")
 # Figure 8 shows these six posterior rules (one per category, two for D)
-FIGURE8 = {"A": ["support_holds_object"], "B": ["object_seen_in_middle"], "C": ["object_fit"],
-           "D": ["right_object_changed_direction", "left_object_changed_direction"],
-           "E": ["object_passed_through_wall"]}
+FIGURE8 = {
+    "A": ["support_holds_object"],
+    "B": ["object_seen_in_middle"],
+    "C": ["object_fit"],
+    "D": ["right_object_changed_direction", "left_object_changed_direction"],
+    "E": ["object_passed_through_wall"],
+}
 
 
 def expected_outcome_matches(e) -> bool | None:
@@ -55,10 +107,14 @@ def pct(n, d):
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("dirs", nargs="+", metavar="DIR",
-                    help="AVoE set(s) (manifest.jsonl), e.g. from `voebench render avoe --states-only`; several "
-                         "sets (e.g. one per category) are combined, later ones replacing the same videos of "
-                         "earlier ones")
+    ap.add_argument(
+        "dirs",
+        nargs="+",
+        metavar="DIR",
+        help="AVoE set(s) (manifest.jsonl), e.g. from `voebench render avoe --states-only`; several "
+        "sets (e.g. one per category) are combined, later ones replacing the same videos of "
+        "earlier ones",
+    )
     ap.add_argument("--json", help="also write the numbers to this file")
     args = ap.parse_args(argv)
     by_id: dict = {}
@@ -82,16 +138,21 @@ def main(argv=None) -> int:
         row = [f"{trials[(split, s)]:>4}/{PAPER_TABLE2[split][s]:<4}" for s in SUBTYPES]
         ours = sum(trials[(split, s)] for s in SUBTYPES)
         print(f"{split:<12} " + " ".join(row) + f"  {ours:>4}/{sum(PAPER_TABLE2[split].values())}")
-    row = [f"{sum(trials[(sp, s)] for sp in SPLITS):>4}/{sum(PAPER_TABLE2[sp][s] for sp in SPLITS):<4}"
-           for s in SUBTYPES]
+    row = [
+        f"{sum(trials[(sp, s)] for sp in SPLITS):>4}/{sum(PAPER_TABLE2[sp][s] for sp in SPLITS):<4}" for s in SUBTYPES
+    ]
     print(f"{'total':<12} " + " ".join(row))
     print("sub-type share within its category, ours vs paper Table 1 (full set):")
     for cat in "ABCDE":
         subs = [s for s in SUBTYPES if s[0] == cat]
         n = sum(trials[(sp, s)] for sp in SPLITS for s in subs)
         m = sum(PAPER_TABLE1[s] for s in subs)
-        print(f"  {cat}: " + ", ".join(
-            f"{s} {pct(sum(trials[(sp, s)] for sp in SPLITS), n)} (paper {pct(PAPER_TABLE1[s], m)})" for s in subs))
+        print(
+            f"  {cat}: "
+            + ", ".join(
+                f"{s} {pct(sum(trials[(sp, s)] for sp in SPLITS), n)} (paper {pct(PAPER_TABLE1[s], m)})" for s in subs
+            )
+        )
     split_n = collections.Counter(e["split"] for e in entries if e["condition"] == "expected")
     print("split shares: " + ", ".join(f"{s} {pct(split_n[s], total)}" for s in SPLITS) + " (target 75/15/10)")
     out["trials"] = {f"{sp}/{s}": trials[(sp, s)] for sp in SPLITS for s in SUBTYPES}
@@ -125,8 +186,10 @@ def main(argv=None) -> int:
         if not ce:
             continue
         pri = [k for k, v in ce[0]["labels"]["prior_rules"].items() if v != "irrelevant"]
-        print(f"  {cat}: " + "; ".join(f"{r} {pct(sum(e['labels']['prior_rules'][r] is True for e in ce), len(ce))}"
-                                       for r in pri))
+        print(
+            f"  {cat}: "
+            + "; ".join(f"{r} {pct(sum(e['labels']['prior_rules'][r] is True for e in ce), len(ce))}" for r in pri)
+        )
         feats = {k: v for k, v in ce[0]["labels"]["features"].items() if v not in ("irrelevant", -1.0)}
         for k, v in feats.items():
             vals = [e["labels"]["features"][k] for e in ce]

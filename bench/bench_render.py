@@ -113,6 +113,7 @@ class Timers:
             timers.wall[label] += time.perf_counter() - w0
 
         if inspect.isgeneratorfunction(fn):
+
             @functools.wraps(fn)
             def gen(*a, **k):
                 timers.calls[label] += 1
@@ -126,6 +127,7 @@ class Timers:
                         return
                     add(c0, w0)
                     yield x
+
             return gen
 
         @functools.wraps(fn)
@@ -136,6 +138,7 @@ class Timers:
                 return fn(*a, **k)
             finally:
                 add(c0, w0)
+
         return call
 
     def __enter__(self):
@@ -151,8 +154,10 @@ class Timers:
         self._saved.clear()
 
     def table(self) -> dict:
-        return {k: {"cpu_s": round(self.cpu[k], 4), "wall_s": round(self.wall[k], 4), "calls": self.calls[k]}
-                for k in self.targets}
+        return {
+            k: {"cpu_s": round(self.cpu[k], 4), "wall_s": round(self.wall[k], 4), "calls": self.calls[k]}
+            for k in self.targets
+        }
 
 
 def pipeline_timers() -> Timers:
@@ -162,22 +167,24 @@ def pipeline_timers() -> Timers:
     from voebench.generator.io import hdf5, video
     from voebench.generator.suite import Suite
 
-    return Timers({
-        "renderer total (Renderer.frames)": (render.Renderer, "frames"),
-        "Blender render, batched (Renderer._animate, per pass)": (render.Renderer, "_animate"),
-        "Blender render, one state (Renderer.render_state)": (render.Renderer, "render_state"),
-        "numpy FXAA (antialias.fxaa)": (render, "fxaa"),
-        "read_bmp (RGB and segmentation)": (render, "read_bmp"),
-        "depth EXR read (Renderer._read_depth)": (render.Renderer, "_read_depth"),
-        "apply state to Blender (Renderer.apply)": (render.Renderer, "apply"),
-        "mp4 pipe write (VideoWriter.write)": (video.VideoWriter, "write"),
-        "mp4 close, waits for ffmpeg (VideoWriter.close)": (video.VideoWriter, "close"),
-        "HDF5 add_frame (StatesWriter.add_frame)": (hdf5.StatesWriter, "add_frame"),
-        "HDF5 close (StatesWriter.close)": (hdf5.StatesWriter, "close"),
-        "build Blender scene (build.build)": (build, "build"),
-        "factory reset (build.reset)": (build, "reset"),
-        "make_scene: sample, simulate (Suite.make_scene)": (Suite, "make_scene"),
-    })
+    return Timers(
+        {
+            "renderer total (Renderer.frames)": (render.Renderer, "frames"),
+            "Blender render, batched (Renderer._animate, per pass)": (render.Renderer, "_animate"),
+            "Blender render, one state (Renderer.render_state)": (render.Renderer, "render_state"),
+            "numpy FXAA (antialias.fxaa)": (render, "fxaa"),
+            "read_bmp (RGB and segmentation)": (render, "read_bmp"),
+            "depth EXR read (Renderer._read_depth)": (render.Renderer, "_read_depth"),
+            "apply state to Blender (Renderer.apply)": (render.Renderer, "apply"),
+            "mp4 pipe write (VideoWriter.write)": (video.VideoWriter, "write"),
+            "mp4 close, waits for ffmpeg (VideoWriter.close)": (video.VideoWriter, "close"),
+            "HDF5 add_frame (StatesWriter.add_frame)": (hdf5.StatesWriter, "add_frame"),
+            "HDF5 close (StatesWriter.close)": (hdf5.StatesWriter, "close"),
+            "build Blender scene (build.build)": (build, "build"),
+            "factory reset (build.reset)": (build, "reset"),
+            "make_scene: sample, simulate (Suite.make_scene)": (Suite, "make_scene"),
+        }
+    )
 
 
 def make_video(cfg, job, profile: bool = False) -> dict:
@@ -194,11 +201,15 @@ def make_video(cfg, job, profile: bool = False) -> dict:
         finally:
             if timers is not None:
                 timers.__exit__()
-    out = {"wall_s": time.perf_counter() - w0, "cpu_s": cpu_now() - c0, "frames": result.frames,
-           "rendered": result.rendered_frames,
-           "ms_per_rendered_frame": 1000 * float(np.mean(clock.rendered)) if clock.rendered else None,
-           "ms_per_copied_frame": 1000 * float(np.mean(clock.copied)) if clock.copied else None,
-           "load": load()}
+    out = {
+        "wall_s": time.perf_counter() - w0,
+        "cpu_s": cpu_now() - c0,
+        "frames": result.frames,
+        "rendered": result.rendered_frames,
+        "ms_per_rendered_frame": 1000 * float(np.mean(clock.rendered)) if clock.rendered else None,
+        "ms_per_copied_frame": 1000 * float(np.mean(clock.copied)) if clock.copied else None,
+        "load": load(),
+    }
     out["fixed_s"] = out["wall_s"] - sum(clock.rendered) - sum(clock.copied)
     if timers is not None:
         out["profile"] = {k: v["wall_s"] for k, v in timers.table().items()}
@@ -254,8 +265,7 @@ def single_video_cfg(out, suite, test, index=0, **kw):
     return cfg, jobs[0]
 
 
-def reuse_vs_naive(tag: str, suite: str, test: str, repeats: int, width=320, height=240, profile=False,
-                   **kw) -> dict:
+def reuse_vs_naive(tag: str, suite: str, test: str, repeats: int, width=320, height=240, profile=False, **kw) -> dict:
     import dataclasses
 
     tmp = tempfile.mkdtemp(prefix=f"vb-bench-{tag}-")
@@ -275,11 +285,19 @@ def reuse_vs_naive(tag: str, suite: str, test: str, repeats: int, width=320, hei
         log(f"[{tag}] naive: {naive['wall_s']:.1f} s")
         same = compare_outputs(cfg.out, ncfg.out, job.relpath)
         med = lambda k: statistics.median(r[k] for r in reuse)  # noqa: E731
-        res = {"video": job.id, "resolution": f"{width}x{height}", "frames": naive["frames"],
-               "distinct_frames": reuse[0]["rendered"], "reuse_runs": reuse, "naive": naive,
-               "reuse_wall_s_median": med("wall_s"), "reuse_cpu_s_median": med("cpu_s"),
-               "ratio_wall": naive["wall_s"] / med("wall_s"), "ratio_cpu": naive["cpu_s"] / med("cpu_s"),
-               "identical": same}
+        res = {
+            "video": job.id,
+            "resolution": f"{width}x{height}",
+            "frames": naive["frames"],
+            "distinct_frames": reuse[0]["rendered"],
+            "reuse_runs": reuse,
+            "naive": naive,
+            "reuse_wall_s_median": med("wall_s"),
+            "reuse_cpu_s_median": med("cpu_s"),
+            "ratio_wall": naive["wall_s"] / med("wall_s"),
+            "ratio_cpu": naive["cpu_s"] / med("cpu_s"),
+            "identical": same,
+        }
         return res
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -318,8 +336,19 @@ def same_tree(a: str, b: str) -> bool:
 
 def part_c(args):
     n = args.videos_c
-    base = ["grasp-l1", "--tests", "directionality", "--videos-per-test", str(n), "--seconds", "2", "--fps", "25",
-            "--workers", "1"]
+    base = [
+        "grasp-l1",
+        "--tests",
+        "directionality",
+        "--videos-per-test",
+        str(n),
+        "--seconds",
+        "2",
+        "--fps",
+        "25",
+        "--workers",
+        "1",
+    ]
     rows = {"warm": [], "process_per_video": []}
     for rep in range(args.repeats_c):
         tmp = tempfile.mkdtemp(prefix="vb-bench-c-")
@@ -329,23 +358,40 @@ def part_c(args):
             for i in range(n):  # --shard i/n of n trials is exactly one video per process
                 cli_render(os.path.join(tmp, "cold"), base + ["--shard", f"{i}/{n}"])
             subprocess.run(VOEBENCH + ["merge", os.path.join(tmp, "cold")], cwd=ROOT, capture_output=True)
-            rows["process_per_video"].append({"wall_s": time.perf_counter() - t0, "cpu_s": cpu_now() - c0,
-                                              "load": load()})
+            rows["process_per_video"].append(
+                {"wall_s": time.perf_counter() - t0, "cpu_s": cpu_now() - c0, "load": load()}
+            )
             rows.setdefault("identical", []).append(same_tree(os.path.join(tmp, "warm"), os.path.join(tmp, "cold")))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-        log(f"[c] rep {rep}: warm {rows['warm'][-1]['wall_s']:.1f} s, "
-            f"per-video {rows['process_per_video'][-1]['wall_s']:.1f} s")
+        log(
+            f"[c] rep {rep}: warm {rows['warm'][-1]['wall_s']:.1f} s, "
+            f"per-video {rows['process_per_video'][-1]['wall_s']:.1f} s"
+        )
     med = {k: statistics.median(r["wall_s"] for r in rows[k]) for k in ("warm", "process_per_video")}
-    return {"videos": n, "video": "grasp-l1/directionality, 320x240, 2 s at 25 fps", "runs": rows,
-            "median_wall_s": med, "ratio": med["process_per_video"] / med["warm"]}
+    return {
+        "videos": n,
+        "video": "grasp-l1/directionality, 320x240, 2 s at 25 fps",
+        "runs": rows,
+        "median_wall_s": med,
+        "ratio": med["process_per_video"] / med["warm"],
+    }
 
 
 def part_d(args):
     combos = [(1, 1), (1, 2), (2, 1)]
     n = args.videos_d
-    base = ["grasp-l1", "--tests", "directionality,movement", "--videos-per-test", str(n), "--seconds", "2",
-            "--fps", "25"]
+    base = [
+        "grasp-l1",
+        "--tests",
+        "directionality,movement",
+        "--videos-per-test",
+        str(n),
+        "--seconds",
+        "2",
+        "--fps",
+        "25",
+    ]
     runs = {f"{w}x{t}": [] for w, t in combos}
     frames = rendered = None
     for rep in range(args.repeats_d):
@@ -365,12 +411,23 @@ def part_d(args):
     table = {}
     for k, rs in runs.items():
         wall = statistics.median(r["wall_s"] for r in rs)
-        table[k] = {"wall_s": wall, "frames_per_s": frames / wall, "rendered_frames_per_s": rendered / wall,
-                    "frames_per_s_per_core": frames / wall / cores,
-                    "rendered_frames_per_s_per_core": rendered / wall / cores}
+        table[k] = {
+            "wall_s": wall,
+            "frames_per_s": frames / wall,
+            "rendered_frames_per_s": rendered / wall,
+            "frames_per_s_per_core": frames / wall / cores,
+            "rendered_frames_per_s_per_core": rendered / wall / cores,
+        }
     best = min(table, key=lambda k: table[k]["wall_s"])
-    return {"videos": 2 * n, "frames": frames, "rendered_frames": rendered, "cores": cores, "runs": runs,
-            "table": table, "fastest": best}
+    return {
+        "videos": 2 * n,
+        "frames": frames,
+        "rendered_frames": rendered,
+        "cores": cores,
+        "runs": runs,
+        "table": table,
+        "fastest": best,
+    }
 
 
 def _rendered_frames(out: str) -> int:
@@ -417,8 +474,12 @@ print(json.dumps({"rss_mb": rss, "failed": failed, "peak_mb": resource.getrusage
     try:
         n_videos = args.videos_e
         per_suite_trials = n_videos // (6 + 32) + 2
-        p = subprocess.run([sys.executable, "-c", script, tmp, str(per_suite_trials), str(n_videos)], cwd=ROOT,
-                           capture_output=True, text=True)
+        p = subprocess.run(
+            [sys.executable, "-c", script, tmp, str(per_suite_trials), str(n_videos)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        )
         if p.returncode:
             raise RuntimeError(p.stderr[-3000:])
         r = json.loads(p.stdout.strip().splitlines()[-1])
@@ -426,10 +487,15 @@ print(json.dumps({"rss_mb": rss, "failed": failed, "peak_mb": resource.getrusage
         shutil.rmtree(tmp, ignore_errors=True)
     rss = r["rss_mb"]
     at = lambda i: rss[min(i, len(rss)) - 1]  # noqa: E731
-    return {"videos": len(rss), "failed": r["failed"],
-            "video": "grasp-l1 + grasp-l2 tests interleaved, 64x48, 10 s at 2 fps",
-            "rss_mb_after": {str(k): round(at(k), 1) for k in (1, 10, 30, 100, 200, 300) if k <= len(rss)},
-            "ratio_300_vs_30": at(300) / at(30), "peak_mb": r["peak_mb"], "seconds": r["seconds"]}
+    return {
+        "videos": len(rss),
+        "failed": r["failed"],
+        "video": "grasp-l1 + grasp-l2 tests interleaved, 64x48, 10 s at 2 fps",
+        "rss_mb_after": {str(k): round(at(k), 1) for k in (1, 10, 30, 100, 200, 300) if k <= len(rss)},
+        "ratio_300_vs_30": at(300) / at(30),
+        "peak_mb": r["peak_mb"],
+        "seconds": r["seconds"],
+    }
 
 
 def part_f(args):
@@ -462,20 +528,29 @@ def part_f(args):
         with open(args.unique_from) as f:
             suites = json.load(f)
     else:
-        suites = {"grasp-l1": survey("grasp-l1", 2), "grasp-l2": survey("grasp-l2", 2),
-                  "avoe": survey("avoe", 2, fraction=0.1)}
+        suites = {
+            "grasp-l1": survey("grasp-l1", 2),
+            "grasp-l2": survey("grasp-l2", 2),
+            "avoe": survey("avoe", 2, fraction=0.1),
+        }
     proj = {}
     for name, s in suites.items():
         cr, fx = (c_render_avoe, fixed_avoe) if name == "avoe" else (c_render, fixed)
         tests = {t: v for t, v in s["tests"].items() if v["videos"]}
-        per_video = statistics.mean(fx + v["unique"] * cr + (v["frames"] - v["unique"]) * c_copy
-                                    for v in tests.values())
+        per_video = statistics.mean(
+            fx + v["unique"] * cr + (v["frames"] - v["unique"]) * c_copy for v in tests.values()
+        )
         naive_per_video = statistics.mean(fx + v["frames"] * cr for v in tests.values())
         serial = s["videos"] * per_video
-        proj[name] = {"videos": s["videos"], "fraction": s["fraction"], "s_per_video_one_worker": per_video,
-                      "naive_s_per_video_one_worker": naive_per_video,
-                      "hours_here": serial / gain_here / 3600, "hours_16_cores": serial / gain_16 / 3600,
-                      "naive_hours_here": s["videos"] * naive_per_video / gain_here / 3600}
+        proj[name] = {
+            "videos": s["videos"],
+            "fraction": s["fraction"],
+            "s_per_video_one_worker": per_video,
+            "naive_s_per_video_one_worker": naive_per_video,
+            "hours_here": serial / gain_here / 3600,
+            "hours_16_cores": serial / gain_16 / 3600,
+            "naive_hours_here": s["videos"] * naive_per_video / gain_here / 3600,
+        }
     # CPU model (steadier on a shared machine): CPU s per video = F + u*r + (n-u)*c, from (b)'s reuse and naive
     # CPU seconds (this process + ffmpeg); c from the copied-frame time of (b). One single-threaded worker per
     # core keeps every core busy, so wall = total CPU / cores.
@@ -488,23 +563,45 @@ def part_f(args):
     for name, s in suites.items():
         tests = {t: v for t, v in s["tests"].items() if v["videos"]}
         if name == "avoe":
-            cpu = statistics.mean(v["unique"] * r_cpu_avoe + (v["frames"] - v["unique"]) * c_cpu
-                                  for v in tests.values())
+            cpu = statistics.mean(
+                v["unique"] * r_cpu_avoe + (v["frames"] - v["unique"]) * c_cpu for v in tests.values()
+            )
         else:
-            cpu = statistics.mean(f_cpu + v["unique"] * r_cpu + (v["frames"] - v["unique"]) * c_cpu
-                                  for v in tests.values())
-        proj[name].update({"cpu_s_per_video": cpu, "cpu_hours_here": s["videos"] * cpu / cores / 3600,
-                           "cpu_hours_16_cores": s["videos"] * cpu / 16 / 3600})
-    cpu_model = {"r_cpu_s_320x240": r_cpu, "f_cpu_s": f_cpu, "c_cpu_s": c_cpu, "r_cpu_s_960x540": r_cpu_avoe,
-                 "total_hours_here": sum(p["cpu_hours_here"] for p in proj.values()),
-                 "total_hours_16_cores": sum(p["cpu_hours_16_cores"] for p in proj.values())}
+            cpu = statistics.mean(
+                f_cpu + v["unique"] * r_cpu + (v["frames"] - v["unique"]) * c_cpu for v in tests.values()
+            )
+        proj[name].update(
+            {
+                "cpu_s_per_video": cpu,
+                "cpu_hours_here": s["videos"] * cpu / cores / 3600,
+                "cpu_hours_16_cores": s["videos"] * cpu / 16 / 3600,
+            }
+        )
+    cpu_model = {
+        "r_cpu_s_320x240": r_cpu,
+        "f_cpu_s": f_cpu,
+        "c_cpu_s": c_cpu,
+        "r_cpu_s_960x540": r_cpu_avoe,
+        "total_hours_here": sum(p["cpu_hours_here"] for p in proj.values()),
+        "total_hours_16_cores": sum(p["cpu_hours_16_cores"] for p in proj.values()),
+    }
     total_here = sum(p["hours_here"] for p in proj.values())
     total_16 = sum(p["hours_16_cores"] for p in proj.values())
-    return {"model": part_f.__doc__.strip(), "c_render_s_320x240": c_render, "c_copy_s": c_copy,
-            "fixed_s_per_video": fixed, "c_render_s_960x540": c_render_avoe, "fixed_s_avoe": fixed_avoe,
-            "throughput_gain_here_vs_1x2": gain_here, "throughput_gain_16_cores_vs_1x2": gain_16,
-            "suites": proj, "cpu_model": cpu_model, "total_hours_here": total_here, "total_hours_16_cores": total_16,
-            "avoe_reuse_vs_naive": {k: av[k] for k in ("ratio_wall", "ratio_cpu", "identical", "distinct_frames")}}
+    return {
+        "model": part_f.__doc__.strip(),
+        "c_render_s_320x240": c_render,
+        "c_copy_s": c_copy,
+        "fixed_s_per_video": fixed,
+        "c_render_s_960x540": c_render_avoe,
+        "fixed_s_avoe": fixed_avoe,
+        "throughput_gain_here_vs_1x2": gain_here,
+        "throughput_gain_16_cores_vs_1x2": gain_16,
+        "suites": proj,
+        "cpu_model": cpu_model,
+        "total_hours_here": total_here,
+        "total_hours_16_cores": total_16,
+        "avoe_reuse_vs_naive": {k: av[k] for k in ("ratio_wall", "ratio_cpu", "identical", "distinct_frames")},
+    }
 
 
 # ------------------------------------------------------------------------------------------ today's path vs new
@@ -556,8 +653,10 @@ def trial_jobs(out, suite, test, pair: bool, **kw):
 def sha256_tree(out: str) -> dict:
     import hashlib
 
-    return {os.path.relpath(p, out): hashlib.sha256(open(p, "rb").read()).hexdigest()
-            for p in sorted(glob.glob(os.path.join(out, "*", "*", "*.*")))}
+    return {
+        os.path.relpath(p, out): hashlib.sha256(open(p, "rb").read()).hexdigest()
+        for p in sorted(glob.glob(os.path.join(out, "*", "*", "*.*")))
+    }
 
 
 def run_path(path: str, item: dict) -> dict:
@@ -568,23 +667,39 @@ def run_path(path: str, item: dict) -> dict:
 
     tmp = tempfile.mkdtemp(prefix="vb-bench-paths-")
     try:
-        cfg, jobs = trial_jobs(tmp, item["suite"], item["test"], item.get("pair", False), width=item["size"][0],
-                               height=item["size"][1], seconds=item["seconds"], fps=item["fps"])
+        cfg, jobs = trial_jobs(
+            tmp,
+            item["suite"],
+            item["test"],
+            item.get("pair", False),
+            width=item["size"][0],
+            height=item["size"][1],
+            seconds=item["seconds"],
+            fps=item["fps"],
+        )
         cache = FrameCache() if path == "new" else None
         timers = pipeline_timers()
         c0, w0, l0 = cpu_now(), time.perf_counter(), load()
         with timers, render_path(path, cache):
             results = [produce_video(job, cfg) for job in jobs]
-        res = {"path": path, "cpu_s": cpu_now() - c0, "wall_s": time.perf_counter() - w0, "load": [l0, load()],
-               "videos": [j.id for j in jobs], "frames": sum(r.frames for r in results),
-               "shared": cache.hits if cache is not None else 0, "timers": timers.table(),
-               "sha256": sha256_tree(tmp)}
+        res = {
+            "path": path,
+            "cpu_s": cpu_now() - c0,
+            "wall_s": time.perf_counter() - w0,
+            "load": [l0, load()],
+            "videos": [j.id for j in jobs],
+            "frames": sum(r.frames for r in results),
+            "shared": cache.hits if cache is not None else 0,
+            "timers": timers.table(),
+            "sha256": sha256_tree(tmp),
+        }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     res["blender_distinct"] = sum(r.rendered_frames for r in results)  # frames Blender drew (not from the cache)
     res["distinct"] = res["blender_distinct"] + res["shared"]
-    res["renderer_ms_per_blender_frame"] = (1000 * timers.cpu["renderer total (Renderer.frames)"]
-                                            / max(1, res["blender_distinct"]))
+    res["renderer_ms_per_blender_frame"] = (
+        1000 * timers.cpu["renderer total (Renderer.frames)"] / max(1, res["blender_distinct"])
+    )
     return res
 
 
@@ -611,32 +726,42 @@ def cmd_paths(args):
         order = list(item.get("paths", PATHS))
         runs = {p: [] for p in order}
         for rep in range(args.repeats):
-            for path in (order if rep % 2 == 0 else order[::-1]):
+            for path in order if rep % 2 == 0 else order[::-1]:
                 r = run_path(path, item)
                 runs[path].append(r)
-                log(f"[paths] {name} {path}: CPU {r['cpu_s']:.1f} s, wall {r['wall_s']:.1f} s, "
-                    f"{r['blender_distinct']} distinct by Blender + {r['shared']} shared (load {r['load']})")
+                log(
+                    f"[paths] {name} {path}: CPU {r['cpu_s']:.1f} s, wall {r['wall_s']:.1f} s, "
+                    f"{r['blender_distinct']} distinct by Blender + {r['shared']} shared (load {r['load']})"
+                )
         summary = {}
         for path, rs in runs.items():
-            summary[path] = {k: statistics.median(r[k] for r in rs)
-                             for k in ("cpu_s", "wall_s", "renderer_ms_per_blender_frame")}
-            summary[path].update(distinct=rs[0]["distinct"], blender_distinct=rs[0]["blender_distinct"],
-                                 shared=rs[0]["shared"], frames=rs[0]["frames"],
-                                 same_bytes_every_rep=all(r["sha256"] == rs[0]["sha256"] for r in rs))
+            summary[path] = {
+                k: statistics.median(r[k] for r in rs) for k in ("cpu_s", "wall_s", "renderer_ms_per_blender_frame")
+            }
+            summary[path].update(
+                distinct=rs[0]["distinct"],
+                blender_distinct=rs[0]["blender_distinct"],
+                shared=rs[0]["shared"],
+                frames=rs[0]["frames"],
+                same_bytes_every_rep=all(r["sha256"] == rs[0]["sha256"] for r in rs),
+            )
         if "today" in summary:
             summary["ratio_cpu"] = summary["today"]["cpu_s"] / summary["new"]["cpu_s"]
             summary["ratio_wall"] = summary["today"]["wall_s"] / summary["new"]["wall_s"]
-            summary["ratio_renderer_ms_per_frame"] = (summary["today"]["renderer_ms_per_blender_frame"]
-                                                      / summary["new"]["renderer_ms_per_blender_frame"])
-        out["items"][name] = {"item": {k: v for k, v in item.items() if k != "paths"}, "runs": runs,
-                              "summary": summary}
+            summary["ratio_renderer_ms_per_frame"] = (
+                summary["today"]["renderer_ms_per_blender_frame"] / summary["new"]["renderer_ms_per_blender_frame"]
+            )
+        out["items"][name] = {"item": {k: v for k, v in item.items() if k != "paths"}, "runs": runs, "summary": summary}
         RESULTS["paths"] = out
         save(args)
     return out
 
 
 def machine() -> dict:
-    return {"cores": os.cpu_count(), "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()}
+    return {
+        "cores": os.cpu_count(),
+        "uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
+    }
 
 
 # ------------------------------------------------------------------------------------------ anti-aliasing quality
@@ -653,9 +778,15 @@ def linear_to_srgb(c):
 
 QUALITY_SCENES = [  # (suite, test, trial index); the filter's two constants were tuned on index 0 of
     # grasp-l1/shape, grasp-l2/t02 and grasp-l2/t15 (frame at the middle of a 2 s, 10 fps clip): held out here
-    ("grasp-l1", "directionality", 1), ("grasp-l1", "shape", 2), ("grasp-l2", "t02_unchangeableness_color", 1),
-    ("grasp-l2", "t08_inertia_bounce", 1), ("grasp-l2", "t12_continuity_tray", 1), ("grasp-l2", "t15_support_pin", 1),
-    ("grasp-l2", "t16_inertia_corner", 1), ("avoe", "B2", 1)]
+    ("grasp-l1", "directionality", 1),
+    ("grasp-l1", "shape", 2),
+    ("grasp-l2", "t02_unchangeableness_color", 1),
+    ("grasp-l2", "t08_inertia_bounce", 1),
+    ("grasp-l2", "t12_continuity_tray", 1),
+    ("grasp-l2", "t15_support_pin", 1),
+    ("grasp-l2", "t16_inertia_corner", 1),
+    ("avoe", "B2", 1),
+]
 
 
 def cmd_quality(args):
@@ -679,8 +810,11 @@ def cmd_quality(args):
         scene = suite.make_scene(job, p, suite.default_timing)
         frames = [scene.n_frames // 4, scene.n_frames // 2, 3 * scene.n_frames // 4]
         imgs = {}
-        for name, (w, h, kw) in {"today": (W, H, PATHS["today"]), "aliased": (W, H, {}),
-                                 "reference": (4 * W, 4 * H, {})}.items():
+        for name, (w, h, kw) in {
+            "today": (W, H, PATHS["today"]),
+            "aliased": (W, H, {}),
+            "reference": (4 * W, 4 * H, {}),
+        }.items():
             r = render.Renderer(scene, render.RenderSettings(w, h, **kw))
             render.fxaa = lambda rgb: rgb.copy()  # the aliased render itself; new = antialias.fxaa of it
             try:
@@ -692,18 +826,31 @@ def cmd_quality(args):
             ref = linear_to_srgb(srgb_to_linear(imgs["reference"][k]).reshape(H, 4, W, 4, 3).mean((1, 3)))
             aliased = imgs["aliased"][k]
             new = antialias.fxaa(aliased)
-            err = {name: np.abs(img.astype(np.float64) - ref) for name, img in
-                   (("today", imgs["today"][k]), ("aliased", aliased), ("new", new))}
+            err = {
+                name: np.abs(img.astype(np.float64) - ref)
+                for name, img in (("today", imgs["today"][k]), ("aliased", aliased), ("new", new))
+            }
             edges = err["aliased"].max(-1) > 8  # pixels where aliasing shows
             row = {"video": f"{suite_name}/{test}/{index:05d}-{conds[0]}", "frame": t}
             for name, e in err.items():
                 row[f"mae_{name}"] = float(e.mean())
                 row[f"mae_edges_{name}"] = float(e[edges].mean()) if edges.any() else 0.0
             rows.append(row)
-            log(f"[quality] {row['video']} frame {t}: MAE today {row['mae_today']:.3f}, "
-                f"aliased {row['mae_aliased']:.3f}, new {row['mae_new']:.3f}")
-            crops.append((float(err["aliased"].max(-1).sum()), row["video"], t, imgs["today"][k], new,
-                          np.clip(np.round(ref), 0, 255).astype(np.uint8), err["aliased"].max(-1)))
+            log(
+                f"[quality] {row['video']} frame {t}: MAE today {row['mae_today']:.3f}, "
+                f"aliased {row['mae_aliased']:.3f}, new {row['mae_new']:.3f}"
+            )
+            crops.append(
+                (
+                    float(err["aliased"].max(-1).sum()),
+                    row["video"],
+                    t,
+                    imgs["today"][k],
+                    new,
+                    np.clip(np.round(ref), 0, 255).astype(np.uint8),
+                    err["aliased"].max(-1),
+                )
+            )
     summary = {k: float(np.mean([r[k] for r in rows])) for k in rows[0] if k.startswith("mae")}
     summary["new_better_or_equal_frames"] = sum(r["mae_new"] <= r["mae_today"] for r in rows)
     summary["frames"] = len(rows)
@@ -729,7 +876,7 @@ def write_crops(crops, img_dir: str, n: int) -> list:
         by, bx = np.unravel_index(int(np.argmax(blocks)), blocks.shape)
         y0 = int(np.clip(by * 16 + 8 - 24, 0, h - 48))
         x0 = int(np.clip(bx * 16 + 8 - 32, 0, w - 64))
-        tiles = [np.kron(img[y0:y0 + 48, x0:x0 + 64], np.ones((4, 4, 1), np.uint8)) for img in (today, new, ref)]
+        tiles = [np.kron(img[y0 : y0 + 48, x0 : x0 + 64], np.ones((4, 4, 1), np.uint8)) for img in (today, new, ref)]
         gap = np.full((tiles[0].shape[0], 6, 3), 255, np.uint8)
         strip = np.concatenate([tiles[0], gap, tiles[1], gap, tiles[2]], axis=1)
         path = os.path.join(img_dir, f"aa-{video.split('/')[1]}-{t}.png")
@@ -761,8 +908,11 @@ def cmd_project(args):
         sys.path.insert(0, os.path.join(ROOT, "bench"))
         from unique_frames import survey
 
-        suites = {"grasp-l1": survey("grasp-l1", 2), "grasp-l2": survey("grasp-l2", 2),
-                  "avoe": survey("avoe", 2, fraction=0.1)}
+        suites = {
+            "grasp-l1": survey("grasp-l1", 2),
+            "grasp-l2": survey("grasp-l2", 2),
+            "avoe": survey("avoe", 2, fraction=0.1),
+        }
     it = {k: v["summary"] for k, v in paths["items"].items()}
     out = {"model": cmd_project.__doc__.strip(), "paths": {}}
     for path in PATHS:
@@ -776,21 +926,38 @@ def cmd_project(args):
             if not tests or (name == "avoe" and r_avoe is None):
                 continue
             cpu = statistics.mean(video_cpu(path, name, v, still["cpu_s"], r, r_avoe) for v in tests)
-            proj[name] = {"videos": s["videos"], "fraction": s.get("fraction", 1.0), "cpu_s_per_video": cpu,
-                          "core_hours": s["videos"] * cpu / 3600}
+            proj[name] = {
+                "videos": s["videos"],
+                "fraction": s.get("fraction", 1.0),
+                "cpu_s_per_video": cpu,
+                "core_hours": s["videos"] * cpu / 3600,
+            }
         grasp = sum(proj[k]["core_hours"] for k in ("grasp-l1", "grasp-l2") if k in proj)
-        res = {"r_ms_per_distinct_frame_320x240": 1000 * r, "still_video_cpu_s": still["cpu_s"],
-               "r_ms_per_distinct_frame_960x540": 1000 * r_avoe if r_avoe else None,
-               "suites": proj, "grasp_core_hours": grasp,
-               "grasp_hours_2_cores": grasp / 2, "grasp_hours_16_cores": grasp / 16}
+        res = {
+            "r_ms_per_distinct_frame_320x240": 1000 * r,
+            "still_video_cpu_s": still["cpu_s"],
+            "r_ms_per_distinct_frame_960x540": 1000 * r_avoe if r_avoe else None,
+            "suites": proj,
+            "grasp_core_hours": grasp,
+            "grasp_hours_2_cores": grasp / 2,
+            "grasp_hours_16_cores": grasp / 16,
+        }
         big = it.get("l2-640x480", {}).get(path)
         if big:  # the same model with r measured at 640x480 (the fixed part measured at 320x240)
             r640 = (big["cpu_s"] - still["cpu_s"]) / (big["blender_distinct"] - 1)
             res["r_ms_per_distinct_frame_640x480"] = 1000 * r640
-            res["grasp_core_hours_640x480"] = sum(
-                suites[k]["videos"] * statistics.mean(video_cpu(path, k, v, still["cpu_s"], r640, None)
-                                                      for v in suites[k]["tests"].values() if v.get("videos"))
-                for k in ("grasp-l1", "grasp-l2")) / 3600
+            res["grasp_core_hours_640x480"] = (
+                sum(
+                    suites[k]["videos"]
+                    * statistics.mean(
+                        video_cpu(path, k, v, still["cpu_s"], r640, None)
+                        for v in suites[k]["tests"].values()
+                        if v.get("videos")
+                    )
+                    for k in ("grasp-l1", "grasp-l2")
+                )
+                / 3600
+            )
         out["paths"][path] = res
     t, n = out["paths"]["today"], out["paths"]["new"]
     out["ratio_grasp"] = t["grasp_core_hours"] / n["grasp_core_hours"]
@@ -819,102 +986,167 @@ def save(args):
 def markdown(res: dict) -> str:
     lines = [f"Machine: {os.cpu_count()} cores; load average at the end {os.getloadavg()}"]
     if "paths" in res:
-        lines += ["", "| video | path | frames | distinct: by Blender + shared | CPU s (median) | wall s | "
-                      "renderer CPU ms per distinct frame | same bytes every rep | CPU ratio today/new |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "| video | path | frames | distinct: by Blender + shared | CPU s (median) | wall s | "
+            "renderer CPU ms per distinct frame | same bytes every rep | CPU ratio today/new |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
         for name, v in res["paths"]["items"].items():
             sm = v["summary"]
             for path in PATHS:
                 if path in sm:
                     x = sm[path]
                     ratio = f"{sm['ratio_cpu']:.2f}x" if path == "new" and "ratio_cpu" in sm else ""
-                    lines.append(f"| {name} | {path} | {x['frames']} | {x['blender_distinct']} + {x['shared']} | "
-                                 f"{x['cpu_s']:.2f} | {x['wall_s']:.2f} | {x['renderer_ms_per_blender_frame']:.1f} | "
-                                 f"{x['same_bytes_every_rep']} | {ratio} |")
+                    lines.append(
+                        f"| {name} | {path} | {x['frames']} | {x['blender_distinct']} + {x['shared']} | "
+                        f"{x['cpu_s']:.2f} | {x['wall_s']:.2f} | {x['renderer_ms_per_blender_frame']:.1f} | "
+                        f"{x['same_bytes_every_rep']} | {ratio} |"
+                    )
     if "quality" in res:
         q = res["quality"]["summary"]
-        lines += ["", f"Anti-aliasing, mean abs error against the 4x4 supersampled render over {q['frames']} frames "
-                      f"(0-255 per channel): today (Blender FXAA) {q['mae_today']:.3f}, aliased "
-                      f"{q['mae_aliased']:.3f}, new (numpy FXAA) {q['mae_new']:.3f}; on edge pixels "
-                      f"{q['mae_edges_today']:.2f} / {q['mae_edges_aliased']:.2f} / {q['mae_edges_new']:.2f}; "
-                      f"new <= today on {q['new_better_or_equal_frames']} of {q['frames']} frames"]
+        lines += [
+            "",
+            f"Anti-aliasing, mean abs error against the 4x4 supersampled render over {q['frames']} frames "
+            f"(0-255 per channel): today (Blender FXAA) {q['mae_today']:.3f}, aliased "
+            f"{q['mae_aliased']:.3f}, new (numpy FXAA) {q['mae_new']:.3f}; on edge pixels "
+            f"{q['mae_edges_today']:.2f} / {q['mae_edges_aliased']:.2f} / {q['mae_edges_new']:.2f}; "
+            f"new <= today on {q['new_better_or_equal_frames']} of {q['frames']} frames",
+        ]
     if "project" in res:
         pr = res["project"]
-        lines += ["", "| path | ms CPU per distinct frame 320x240 | 960x540 | GRASP L1+L2 core-hours | "
-                      "AVoE 10% core-hours | GRASP at 640x480 core-hours |", "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "| path | ms CPU per distinct frame 320x240 | 960x540 | GRASP L1+L2 core-hours | "
+            "AVoE 10% core-hours | GRASP at 640x480 core-hours |",
+            "|---|---|---|---|---|---|",
+        ]
         for path, x in pr["paths"].items():
             av = x["suites"].get("avoe", {}).get("core_hours")
             r9 = x["r_ms_per_distinct_frame_960x540"]
-            lines.append(f"| {path} | {x['r_ms_per_distinct_frame_320x240']:.1f} | "
-                         f"{r9:.0f} | " if r9 else f"| {path} | {x['r_ms_per_distinct_frame_320x240']:.1f} | - | ")
-            lines[-1] += (f"{x['grasp_core_hours']:.1f} | {av:.1f} | " if av else f"{x['grasp_core_hours']:.1f} | - | ")
+            lines.append(
+                f"| {path} | {x['r_ms_per_distinct_frame_320x240']:.1f} | {r9:.0f} | "
+                if r9
+                else f"| {path} | {x['r_ms_per_distinct_frame_320x240']:.1f} | - | "
+            )
+            lines[-1] += f"{x['grasp_core_hours']:.1f} | {av:.1f} | " if av else f"{x['grasp_core_hours']:.1f} | - | "
             lines[-1] += f"{x['grasp_core_hours_640x480']:.1f} |" if "grasp_core_hours_640x480" in x else "- |"
-        lines.append(f"\nGRASP ratio today/new {pr['ratio_grasp']:.2f}x"
-                     + (f", AVoE ratio {pr['ratio_avoe']:.2f}x" if "ratio_avoe" in pr else ""))
+        lines.append(
+            f"\nGRASP ratio today/new {pr['ratio_grasp']:.2f}x"
+            + (f", AVoE ratio {pr['ratio_avoe']:.2f}x" if "ratio_avoe" in pr else "")
+        )
     if "a" in res or "b" in res:
-        lines += ["", "| video | frames | distinct | reuse wall s (median) | naive wall s | ratio wall | ratio CPU | "
-                      "identical (RGB frames, mp4 bytes, depth/seg/states) |", "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "| video | frames | distinct | reuse wall s (median) | naive wall s | ratio wall | ratio CPU | "
+            "identical (RGB frames, mp4 bytes, depth/seg/states) |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for k in ("a", "b"):
             if k in res:
                 r = res[k]
                 i = r["identical"]
-                lines.append(f"| ({k}) {r['video']} {r['resolution']} | {r['frames']} | {r['distinct_frames']} | "
-                             f"{r['reuse_wall_s_median']:.2f} | {r['naive']['wall_s']:.1f} | {r['ratio_wall']:.1f}x | "
-                             f"{r['ratio_cpu']:.1f}x | {i['rgb_frames_equal']}, {i['mp4_bytes_equal']}, "
-                             f"{i['depth_segmentation_states_equal']} |")
+                lines.append(
+                    f"| ({k}) {r['video']} {r['resolution']} | {r['frames']} | {r['distinct_frames']} | "
+                    f"{r['reuse_wall_s_median']:.2f} | {r['naive']['wall_s']:.1f} | {r['ratio_wall']:.1f}x | "
+                    f"{r['ratio_cpu']:.1f}x | {i['rgb_frames_equal']}, {i['mp4_bytes_equal']}, "
+                    f"{i['depth_segmentation_states_equal']} |"
+                )
     if "b" in res:
-        lines += ["", "Where the time of the Level 2 video goes (explicit timers, wall s):", "",
-                  "| piece | reuse | naive |", "|---|---|---|"]
+        lines += [
+            "",
+            "Where the time of the Level 2 video goes (explicit timers, wall s):",
+            "",
+            "| piece | reuse | naive |",
+            "|---|---|---|",
+        ]
         pr, pn = res["b"]["reuse_runs"][0]["profile"], res["b"]["naive"]["profile"]
         for k in pr:
             lines.append(f"| {k} | {pr[k]} | {pn[k]} |")
         r0 = res["b"]["reuse_runs"][0]
-        lines.append(f"\nPer rendered frame {r0['ms_per_rendered_frame']:.1f} ms, per copied frame "
-                     f"{r0['ms_per_copied_frame']:.2f} ms, fixed per video {r0['fixed_s']:.2f} s.")
+        lines.append(
+            f"\nPer rendered frame {r0['ms_per_rendered_frame']:.1f} ms, per copied frame "
+            f"{r0['ms_per_copied_frame']:.2f} ms, fixed per video {r0['fixed_s']:.2f} s."
+        )
     if "c" in res:
         c = res["c"]
-        lines += ["", f"(c) {c['videos']} videos ({c['video']}): warm one process "
-                      f"{c['median_wall_s']['warm']:.1f} s, a process per video "
-                      f"{c['median_wall_s']['process_per_video']:.1f} s: {c['ratio']:.2f}x (median of "
-                      f"{len(c['runs']['warm'])}); outputs identical: {c['runs'].get('identical')}"]
+        lines += [
+            "",
+            f"(c) {c['videos']} videos ({c['video']}): warm one process "
+            f"{c['median_wall_s']['warm']:.1f} s, a process per video "
+            f"{c['median_wall_s']['process_per_video']:.1f} s: {c['ratio']:.2f}x (median of "
+            f"{len(c['runs']['warm'])}); outputs identical: {c['runs'].get('identical')}",
+        ]
     if "d" in res:
         d = res["d"]
-        lines += ["", f"(d) {d['videos']} videos, {d['frames']} frames ({d['rendered_frames']} rendered), "
-                      f"{d['cores']} cores; fastest: {d['fastest']}", "",
-                  "| workers x threads | wall s (median) | frames/s | rendered frames/s | frames/s per core | "
-                  "rendered frames/s per core |", "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"(d) {d['videos']} videos, {d['frames']} frames ({d['rendered_frames']} rendered), "
+            f"{d['cores']} cores; fastest: {d['fastest']}",
+            "",
+            "| workers x threads | wall s (median) | frames/s | rendered frames/s | frames/s per core | "
+            "rendered frames/s per core |",
+            "|---|---|---|---|---|---|",
+        ]
         for k, v in d["table"].items():
-            lines.append(f"| {k} | {v['wall_s']:.1f} | {v['frames_per_s']:.1f} | {v['rendered_frames_per_s']:.1f} | "
-                         f"{v['frames_per_s_per_core']:.1f} | {v['rendered_frames_per_s_per_core']:.2f} |")
+            lines.append(
+                f"| {k} | {v['wall_s']:.1f} | {v['frames_per_s']:.1f} | {v['rendered_frames_per_s']:.1f} | "
+                f"{v['frames_per_s_per_core']:.1f} | {v['rendered_frames_per_s_per_core']:.2f} |"
+            )
     if "e" in res:
         e = res["e"]
-        lines += ["", f"(e) RSS of one worker over {e['videos']} videos ({e['video']}; {e['failed']} not buildable "
-                      f"at this timing): {e['rss_mb_after']} MB; "
-                      f"after 300 / after 30 = {e['ratio_300_vs_30']:.3f}; peak {e['peak_mb']:.0f} MB"]
+        lines += [
+            "",
+            f"(e) RSS of one worker over {e['videos']} videos ({e['video']}; {e['failed']} not buildable "
+            f"at this timing): {e['rss_mb_after']} MB; "
+            f"after 300 / after 30 = {e['ratio_300_vs_30']:.3f}; peak {e['peak_mb']:.0f} MB",
+        ]
     if "f" in res:
         f = res["f"]
-        lines += ["", "(f) projection (hours)", "", "| suite | videos | s/video (1 worker) | naive s/video | "
-                  "hours here | naive hours here | hours on 16 cores |", "|---|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "(f) projection (hours)",
+            "",
+            "| suite | videos | s/video (1 worker) | naive s/video | "
+            "hours here | naive hours here | hours on 16 cores |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for k, v in f["suites"].items():
-            lines.append(f"| {k} ({v['fraction']:.0%}) | {v['videos']} | {v['s_per_video_one_worker']:.1f} | "
-                         f"{v['naive_s_per_video_one_worker']:.1f} | {v['hours_here']:.1f} | "
-                         f"{v['naive_hours_here']:.1f} | {v['hours_16_cores']:.2f} |")
+            lines.append(
+                f"| {k} ({v['fraction']:.0%}) | {v['videos']} | {v['s_per_video_one_worker']:.1f} | "
+                f"{v['naive_s_per_video_one_worker']:.1f} | {v['hours_here']:.1f} | "
+                f"{v['naive_hours_here']:.1f} | {v['hours_16_cores']:.2f} |"
+            )
         lines.append(f"| total | | | | {f['total_hours_here']:.1f} | | {f['total_hours_16_cores']:.2f} |")
         cm = f["cpu_model"]
-        lines += ["", f"CPU model: r = {cm['r_cpu_s_320x240'] * 1000:.0f} ms CPU per distinct 320x240 frame, "
-                      f"{cm['r_cpu_s_960x540'] * 1000:.0f} ms at 960x540, F = {cm['f_cpu_s']:.2f} s per video, "
-                      f"c = {cm['c_cpu_s'] * 1000:.1f} ms per copied frame; all cores busy", "",
-                  "| suite | CPU s/video | hours here | hours on 16 cores |", "|---|---|---|---|"]
+        lines += [
+            "",
+            f"CPU model: r = {cm['r_cpu_s_320x240'] * 1000:.0f} ms CPU per distinct 320x240 frame, "
+            f"{cm['r_cpu_s_960x540'] * 1000:.0f} ms at 960x540, F = {cm['f_cpu_s']:.2f} s per video, "
+            f"c = {cm['c_cpu_s'] * 1000:.1f} ms per copied frame; all cores busy",
+            "",
+            "| suite | CPU s/video | hours here | hours on 16 cores |",
+            "|---|---|---|---|",
+        ]
         for k, v in f["suites"].items():
-            lines.append(f"| {k} | {v['cpu_s_per_video']:.1f} | {v['cpu_hours_here']:.1f} | "
-                         f"{v['cpu_hours_16_cores']:.2f} |")
+            lines.append(
+                f"| {k} | {v['cpu_s_per_video']:.1f} | {v['cpu_hours_here']:.1f} | {v['cpu_hours_16_cores']:.2f} |"
+            )
         lines.append(f"| total | | {cm['total_hours_here']:.1f} | {cm['total_hours_16_cores']:.2f} |")
     return "\n".join(lines)
 
 
-COMMANDS = {"paths": cmd_paths, "quality": cmd_quality, "project": cmd_project,
-            "reuse-still": part_a, "reuse-l2": part_b, "warm": part_c, "workers": part_d, "memory": part_e,
-            "project-reuse": part_f}
+COMMANDS = {
+    "paths": cmd_paths,
+    "quality": cmd_quality,
+    "project": cmd_project,
+    "reuse-still": part_a,
+    "reuse-l2": part_b,
+    "warm": part_c,
+    "workers": part_d,
+    "memory": part_e,
+    "project-reuse": part_f,
+}
 OLD_NAMES = {"reuse-still": "a", "reuse-l2": "b", "warm": "c", "workers": "d", "memory": "e", "project-reuse": "f"}
 
 
@@ -924,8 +1156,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("paths", parents=[common], help="today's render path vs the new one")
-    p.add_argument("--items", nargs="+", default=["l1-still", "l2", "l2-pair", "avoe-960x540", "l2-640x480"],
-                   choices=["l1-still", "l2", "l2-pair", "avoe-960x540", "l2-640x480"])
+    p.add_argument(
+        "--items",
+        nargs="+",
+        default=["l1-still", "l2", "l2-pair", "avoe-960x540", "l2-640x480"],
+        choices=["l1-still", "l2", "l2-pair", "avoe-960x540", "l2-640x480"],
+    )
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--l2-test", default="t15_support_pin", help="the Level 2 test (t15: a median Level 2 test)")
     p.add_argument("--avoe-test", default="C1", help="AVoE test (C1: all 50 frames distinct)")
@@ -948,8 +1184,12 @@ def main():
     p = sub.add_parser("memory", parents=[common], help="(e) resident memory over many videos")
     p.add_argument("--videos-e", type=int, default=300)
     p = sub.add_parser("project-reuse", parents=[common], help="(f) previous round's projection")
-    p.add_argument("--results-from", action="append", default=[],
-                   help="JSON of an earlier run whose reuse-l2 (b) and workers (d) results to use")
+    p.add_argument(
+        "--results-from",
+        action="append",
+        default=[],
+        help="JSON of an earlier run whose reuse-l2 (b) and workers (d) results to use",
+    )
     p.add_argument("--unique-from", help="distinct-frame survey from bench/unique_frames.py --json")
     p.add_argument("--l2-test", default="t15_support_pin")
     p.add_argument("--avoe-test", default="C1")

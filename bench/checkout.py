@@ -13,6 +13,7 @@ REPO = Path(__file__).resolve().parents[1]
 def import_evaluate() -> None:
     try:
         import voebench.evaluate  # noqa: F401  (installed, or the checkout is already mapped)
+
         return
     except ImportError:
         pass
@@ -21,8 +22,9 @@ def import_evaluate() -> None:
 
     name = "voebench.evaluate"
     if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "evaluate" / "__init__.py",
-                                                      submodule_search_locations=[str(REPO / "evaluate")])
+        spec = importlib.util.spec_from_file_location(
+            name, REPO / "evaluate" / "__init__.py", submodule_search_locations=[str(REPO / "evaluate")]
+        )
         mod = importlib.util.module_from_spec(spec)
         sys.modules[name] = mod
         spec.loader.exec_module(mod)

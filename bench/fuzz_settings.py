@@ -51,8 +51,11 @@ def draw_config(seed: int, i: int, rendered_share: float, max_trials: int, max_s
     sets = []
     clip = bool(rng.random() < 0.5)  # half the configurations keep widened ranges inside each leaf's domain
     for test in tests:
-        ranges = [(k, v) for k, v in suite.space(test).leaves().items()
-                  if isinstance(v, Range) and not v.integer and v.hi > v.lo]
+        ranges = [
+            (k, v)
+            for k, v in suite.space(test).leaves().items()
+            if isinstance(v, Range) and not v.integer and v.hi > v.lo
+        ]
         for j in rng.choice(len(ranges), size=min(len(ranges), int(rng.integers(0, 3))), replace=False):
             key, leaf = ranges[int(j)]
             centre, half = (leaf.lo + leaf.hi) / 2, (leaf.hi - leaf.lo) / 2
@@ -65,21 +68,50 @@ def draw_config(seed: int, i: int, rendered_share: float, max_trials: int, max_s
                 if domain.lo_open and lo <= domain.lo or domain.hi_open and hi >= domain.hi:
                     continue
             sets.append(f"{test}.{key}={lo:.4g}:{hi:.4g}")
-    return {"i": i, "clip": clip, "suite": suite_name, "tests": tests, "trials": int(rng.integers(1, max_trials + 1)),
-            "seconds": seconds, "fps": fps, "resolution": f"{width}x{height}", "rendered": rendered, "sets": sets}
+    return {
+        "i": i,
+        "clip": clip,
+        "suite": suite_name,
+        "tests": tests,
+        "trials": int(rng.integers(1, max_trials + 1)),
+        "seconds": seconds,
+        "fps": fps,
+        "resolution": f"{width}x{height}",
+        "rendered": rendered,
+        "sets": sets,
+    }
 
 
 def voebench(*args, timeout=3600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "voebench", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "voebench", *map(str, args)], capture_output=True, text=True, timeout=timeout
+    )
 
 
 def run_config(cfg: dict, work: str, workers: int) -> dict:
     out = os.path.join(work, f"c{cfg['i']:04d}")
     shutil.rmtree(out, ignore_errors=True)
-    args = ["render", cfg["suite"], "--out", out, "--tests", ",".join(cfg["tests"]), "--videos-per-test",
-            cfg["trials"], "--seconds", cfg["seconds"], "--fps", cfg["fps"], "--resolution", cfg["resolution"],
-            "--workers", workers, "--quiet", "--seed", cfg["i"]]
+    args = [
+        "render",
+        cfg["suite"],
+        "--out",
+        out,
+        "--tests",
+        ",".join(cfg["tests"]),
+        "--videos-per-test",
+        cfg["trials"],
+        "--seconds",
+        cfg["seconds"],
+        "--fps",
+        cfg["fps"],
+        "--resolution",
+        cfg["resolution"],
+        "--workers",
+        workers,
+        "--quiet",
+        "--seed",
+        cfg["i"],
+    ]
     if cfg["suite"] == "avoe":
         args.append("--both-conditions")
     if not cfg["rendered"]:
@@ -121,10 +153,17 @@ def judge(out: str, cfg: dict) -> dict:
     if cfg["suite"] == "grasp-l1":
         problems += level1_statements(out, entries)
     trials = {e.get("pair_id") or e["id"]: e for e in entries}
-    return {"outcome": "failure" if problems else "rendered", "problems": problems[:20], "videos": len(entries),
-            "audited": audit["videos"], "attempts": [e["attempt"] + 1 for e in trials.values()],
-            "accepted": [{"test": e["test"], "sampled": e["params"]["sampled"],
-                          "space": e["params"]["config"]["space"]} for e in trials.values()]}
+    return {
+        "outcome": "failure" if problems else "rendered",
+        "problems": problems[:20],
+        "videos": len(entries),
+        "audited": audit["videos"],
+        "attempts": [e["attempt"] + 1 for e in trials.values()],
+        "accepted": [
+            {"test": e["test"], "sampled": e["params"]["sampled"], "space": e["params"]["config"]["space"]}
+            for e in trials.values()
+        ],
+    }
 
 
 def level1_statements(out: str, entries: list) -> list:
@@ -149,12 +188,16 @@ def summarize(results: list) -> str:
         by[r["outcome"]].append(r)
     attempts = [a for r in by["rendered"] for a in r["attempts"]]
     videos = sum(r.get("videos", 0) for r in by["rendered"])
-    lines = [f"configurations: {len(results)}  refused: {len(by['refused'])}  rendered: {len(by['rendered'])} "
-             f"(with pixels: {sum(r['rendered'] for r in by['rendered'])})  failures: {len(by['failure'])}",
-             f"videos: {videos}  trials: {len(attempts)}"]
+    lines = [
+        f"configurations: {len(results)}  refused: {len(by['refused'])}  rendered: {len(by['rendered'])} "
+        f"(with pixels: {sum(r['rendered'] for r in by['rendered'])})  failures: {len(by['failure'])}",
+        f"videos: {videos}  trials: {len(attempts)}",
+    ]
     if attempts:
-        lines.append(f"attempts per trial: median {statistics.median(attempts):g}, max {max(attempts)}, "
-                     f"mean {statistics.mean(attempts):.2f}")
+        lines.append(
+            f"attempts per trial: median {statistics.median(attempts):g}, max {max(attempts)}, "
+            f"mean {statistics.mean(attempts):.2f}"
+        )
     per_suite = defaultdict(lambda: [0, 0, 0])
     for r in results:
         row = per_suite[r["suite"]]
@@ -167,8 +210,10 @@ def summarize(results: list) -> str:
     for r in by["refused"]:
         msg = r.get("message", "")
         reasons[msg.split(": ")[1] if msg.count(": ") >= 1 and "/" in msg.split(": ")[0] else msg[:60]] += 1
-    lines.append("refusals by first clause: " + "; ".join(f"{k[:70]} ({v})" for k, v in
-                                                          sorted(reasons.items(), key=lambda kv: -kv[1])[:8]))
+    lines.append(
+        "refusals by first clause: "
+        + "; ".join(f"{k[:70]} ({v})" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])[:8])
+    )
     lines += [f"FAILURE c{r['i']:04d} {r['suite']}: {r.get('why') or r.get('problems')}" for r in by["failure"]]
     lines += distribution_shift(by["rendered"])
     return "\n".join(lines)
@@ -186,8 +231,9 @@ def distribution_shift(rendered: list, min_n: int = 8) -> list:
                     v = _flat(a["sampled"]).get(key)
                     if isinstance(v, (int, float)) and hi > lo:
                         us[(a["test"], key)].append((v - lo) / (hi - lo))
-    rows = sorted(((abs(np.mean(u) - 0.5), t, k, np.mean(u), len(u)) for (t, k), u in us.items() if len(u) >= min_n),
-                  reverse=True)
+    rows = sorted(
+        ((abs(np.mean(u) - 0.5), t, k, np.mean(u), len(u)) for (t, k), u in us.items() if len(u) >= min_n), reverse=True
+    )
     out = [f"accepted draws vs declared ranges ({len(us)} keys with samples; uniform mean 0.5); most shifted:"]
     out += [f"  {t}.{k}: mean position {m:.2f} over {n} trials" for _, t, k, m, n in rows[:10]]
     return out
@@ -231,8 +277,11 @@ def main(argv=None) -> int:
         res = run_config(cfg, args.work, args.workers)
         with open(args.results, "a") as f:
             f.write(json.dumps(res) + "\n")
-        print(f"c{i:04d} {cfg['suite']:8s} {res['outcome']:8s} {res['seconds_taken']:7.1f}s "
-              f"{res.get('message', '')[:150] or res.get('problems', '')}", flush=True)
+        print(
+            f"c{i:04d} {cfg['suite']:8s} {res['outcome']:8s} {res['seconds_taken']:7.1f}s "
+            f"{res.get('message', '')[:150] or res.get('problems', '')}",
+            flush=True,
+        )
         if not args.keep:
             shutil.rmtree(os.path.join(args.work, f"c{i:04d}"), ignore_errors=True)
     results = [json.loads(line) for line in open(args.results)]

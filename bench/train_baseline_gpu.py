@@ -24,7 +24,6 @@ import time
 from pathlib import Path
 
 
-
 def micro_benchmark(backbone: str, batches: list[int], frames: int = 50, size: int = 112, steps: int = 10) -> None:
     """Clips/s of one training step of the backbone (+ a linear head) on random clips, channels-last or not."""
     import torch
@@ -51,8 +50,11 @@ def micro_benchmark(backbone: str, batches: list[int], frames: int = 50, size: i
                 opt.step()
             torch.cuda.synchronize()
             dt = time.perf_counter() - t0
-            print(f"micro {backbone} batch {bs:>3} channels_last={channels_last}: {steps * bs / dt:7.1f} clips/s "
-                  f"(train step, bf16), peak mem {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB", flush=True)
+            print(
+                f"micro {backbone} batch {bs:>3} channels_last={channels_last}: {steps * bs / dt:7.1f} clips/s "
+                f"(train step, bf16), peak mem {torch.cuda.max_memory_allocated() / 2**30:.1f} GiB",
+                flush=True,
+            )
         del net, opt
         torch.cuda.empty_cache()
 
@@ -69,8 +71,11 @@ def main() -> int:
     ap.add_argument("--backbone", default="resnet34")
     ap.add_argument("--out", default="runs/baseline-gpu")
     ap.add_argument("--extra", default="", help="more train-baseline flags, e.g. '--freeze-backbone --limit 50'")
-    ap.add_argument("--micro", metavar="BATCHES",
-                    help="first time the backbone alone (forward + backward, bf16) at these batch sizes, e.g. 8,16,32")
+    ap.add_argument(
+        "--micro",
+        metavar="BATCHES",
+        help="first time the backbone alone (forward + backward, bf16) at these batch sizes, e.g. 8,16,32",
+    )
     args = ap.parse_args()
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -85,10 +90,12 @@ def main() -> int:
 
     if not torch.cuda.is_available():
         print("warning: CUDA is not available; this runs on the CPU and will be slow", file=sys.stderr)
-    print(f"torch {torch.__version__}, CUDA {torch.cuda.is_available()}"
-          + (f" ({torch.cuda.get_device_name(0)})" if torch.cuda.is_available() else "")
-          + f", decision trees: {'scikit-learn' if sklearn_available() else 'numpy CART fallback (no sklearn)'}",
-          file=sys.stderr)
+    print(
+        f"torch {torch.__version__}, CUDA {torch.cuda.is_available()}"
+        + (f" ({torch.cuda.get_device_name(0)})" if torch.cuda.is_available() else "")
+        + f", decision trees: {'scikit-learn' if sklearn_available() else 'numpy CART fallback (no sklearn)'}",
+        file=sys.stderr,
+    )
 
     if args.micro:
         micro_benchmark(args.backbone, [int(b) for b in args.micro.split(",")])
@@ -98,13 +105,19 @@ def main() -> int:
     data = args.data
     if args.synthetic:
         from voebench.evaluate.baseline.synthetic import write_synthetic_avoe
+
         t0 = time.perf_counter()
         n = args.synthetic
         cats = "ABCDE" if args.categories == "all" else args.categories.replace(",", "")
         if not (Path(args.synthetic_dir) / "manifest.jsonl").is_file():
-            write_synthetic_avoe(args.synthetic_dir, categories=tuple(cats),
-                                 trials={"train": n, "validation": max(2, n // 5), "test": max(2, n // 5)},
-                                 n_frames=50, size=112, seed=0)
+            write_synthetic_avoe(
+                args.synthetic_dir,
+                categories=tuple(cats),
+                trials={"train": n, "validation": max(2, n // 5), "test": max(2, n // 5)},
+                n_frames=50,
+                size=112,
+                seed=0,
+            )
         print(f"synthetic set in {args.synthetic_dir} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
         data = args.synthetic_dir
     if not data:
@@ -116,8 +129,22 @@ def main() -> int:
     out = Path(args.out)
     t_all = time.perf_counter()
     for model in [m.strip() for m in args.models.split(",") if m.strip()]:
-        argv = ["train-baseline", str(data), "--model", model, "--category", args.categories, "--seeds", args.seeds,
-                "--epochs", str(args.epochs), "--backbone", args.backbone, "--out", str(out)] + args.extra.split()
+        argv = [
+            "train-baseline",
+            str(data),
+            "--model",
+            model,
+            "--category",
+            args.categories,
+            "--seeds",
+            args.seeds,
+            "--epochs",
+            str(args.epochs),
+            "--backbone",
+            args.backbone,
+            "--out",
+            str(out),
+        ] + args.extra.split()
         ns = parser.parse_args(argv)
         try:
             ns.func(ns)
@@ -130,8 +157,11 @@ def main() -> int:
         for cat, e in m["per_category"].items():
             cps = e.get("clips_per_s")
             gpu = e.get("gpu_utilisation_percent")
-            print(f"  {m['title']:<18} {cat}: {cps:.1f} clips/s" if cps else f"  {m['title']:<18} {cat}: -",
-                  f"GPU {gpu:.0f}%" if gpu is not None else "", f"[{e.get('device')}]")
+            print(
+                f"  {m['title']:<18} {cat}: {cps:.1f} clips/s" if cps else f"  {m['title']:<18} {cat}: -",
+                f"GPU {gpu:.0f}%" if gpu is not None else "",
+                f"[{e.get('device')}]",
+            )
     print(f"total {time.perf_counter() - t_all:.0f} s; results in {out}/table4.md", file=sys.stderr)
     return 0
 

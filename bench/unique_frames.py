@@ -23,8 +23,12 @@ def survey(suite_name: str, trials: int, fraction: float | None = None) -> dict:
     from voebench.scenes import REGISTRY
 
     suite = REGISTRY.get(suite_name)
-    out = {"default_trials": suite.default_trials, "timing": [suite.default_timing.seconds, suite.default_timing.fps],
-           "resolution": list(suite.default_resolution), "tests": {}}
+    out = {
+        "default_trials": suite.default_trials,
+        "timing": [suite.default_timing.seconds, suite.default_timing.fps],
+        "resolution": list(suite.default_resolution),
+        "tests": {},
+    }
     n = max(1, round(suite.default_trials * fraction)) if fraction else suite.default_trials
     out["fraction"] = fraction or 1.0
     out["videos"] = len(plan(RunConfig(out="-", suite=suite_name, tests=list(suite.tests), trials=n), suite))
@@ -38,15 +42,25 @@ def survey(suite_name: str, trials: int, fraction: float | None = None) -> dict:
             keys = set(scene.state_keys())
             fp = scene_fingerprint(scene, SimpleNamespace(), ())
             earlier = trial_states.setdefault(job.index, {}).setdefault(fp, set())
-            rows.append({"frames": scene.n_frames, "unique": len(keys), "shared": len(keys & earlier),
-                         "objects": len(scene.objects), "build_s": round(time.perf_counter() - t0, 3)})
+            rows.append(
+                {
+                    "frames": scene.n_frames,
+                    "unique": len(keys),
+                    "shared": len(keys & earlier),
+                    "objects": len(scene.objects),
+                    "build_s": round(time.perf_counter() - t0, 3),
+                }
+            )
             earlier |= keys
         out["tests"][test] = {
-            "videos": len(rows), "frames": float(np.mean([r["frames"] for r in rows])),
+            "videos": len(rows),
+            "frames": float(np.mean([r["frames"] for r in rows])),
             "unique": float(np.mean([r["unique"] for r in rows])),
             "shared": float(np.mean([r["shared"] for r in rows])),
             "unique_fraction": float(np.mean([r["unique"] / r["frames"] for r in rows])),
-            "build_s": float(np.median([r["build_s"] for r in rows])), "rows": rows}
+            "build_s": float(np.median([r["build_s"] for r in rows])),
+            "rows": rows,
+        }
     return out
 
 
@@ -58,8 +72,10 @@ def main():
     a = ap.parse_args()
     res = {s: survey(s, a.trials, 0.1 if s == "avoe" else None) for s in a.suites}
     for s, r in res.items():
-        print(f"## {s}: {r['videos']} videos at {r['fraction']:.0%} of the default trials, "
-              f"{r['timing'][0]} s at {r['timing'][1]} fps")
+        print(
+            f"## {s}: {r['videos']} videos at {r['fraction']:.0%} of the default trials, "
+            f"{r['timing'][0]} s at {r['timing'][1]} fps"
+        )
         print("| test | frames | distinct (mean) | distinct fraction | shared within the trial (mean) |")
         print("|---|---|---|---|---|")
         for t, v in r["tests"].items():

@@ -33,40 +33,67 @@ def _positive(name: str):
         if v < 1:
             raise argparse.ArgumentTypeError(f"{name} must be at least 1")
         return v
+
     return conv
 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "evaluate", help="score a model on a rendered set (GRASP protocol)",
+        "evaluate",
+        help="score a model on a rendered set (GRASP protocol)",
         description="Ask a video-language model the questions of a rendered set and score its answers. "
-                    "Re-running the same command resumes: only calls missing from RUN_DIR/cache.jsonl are made.")
+        "Re-running the same command resumes: only calls missing from RUN_DIR/cache.jsonl are made.",
+    )
     p.add_argument("dataset", metavar="DIR", help="rendered set (holds manifest.jsonl)")
-    p.add_argument("--model", required=True,
-                   help="hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle>")
+    p.add_argument(
+        "--model",
+        required=True,
+        help="hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle>",
+    )
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (created; reused to resume)")
     p.add_argument("--suite", action="append", help="only these suites (repeatable or comma-separated)")
     p.add_argument("--tests", action="append", help="only these tests: name or suite/name (repeatable, commas)")
     p.add_argument("--strategy", default="zero-shot", choices=STRATEGY_CHOICES)
     p.add_argument("--repeats", type=_positive("--repeats"), default=3, help="runs per question (paper: 3)")
     p.add_argument("--seed", type=int, default=0, help="base seed of the repeat seeds and one-shot examples")
-    p.add_argument("--limit", type=_positive("--limit"),
-                   help="at most N videos per test (a pair is never cut: the last video's twin comes along)")
-    p.add_argument("--complete-pairs-only", action="store_true",
-                   help="a paired set missing one video of some pairs is refused; with this, only the complete "
-                   "pairs are scored (the number dropped is printed and kept in results.json)")
+    p.add_argument(
+        "--limit",
+        type=_positive("--limit"),
+        help="at most N videos per test (a pair is never cut: the last video's twin comes along)",
+    )
+    p.add_argument(
+        "--complete-pairs-only",
+        action="store_true",
+        help="a paired set missing one video of some pairs is refused; with this, only the complete "
+        "pairs are scored (the number dropped is printed and kept in results.json)",
+    )
     frames = p.add_mutually_exclusive_group()
-    frames.add_argument("--num-frames", type=int, default=8,
-                        help="frames per video, uniformly spaced incl. first and last (0 = all; default 8)")
+    frames.add_argument(
+        "--num-frames",
+        type=int,
+        default=8,
+        help="frames per video, uniformly spaced incl. first and last (0 = all; default 8)",
+    )
     frames.add_argument("--fps", type=float, help="sample this many frames per second instead of --num-frames")
-    p.add_argument("--batch-size", type=_positive("--batch-size"), default=1,
-                   help="hf: conversations per generate call; openai: requests per round")
+    p.add_argument(
+        "--batch-size",
+        type=_positive("--batch-size"),
+        default=1,
+        help="hf: conversations per generate call; openai: requests per round",
+    )
     p.add_argument("--max-new-tokens", type=_positive("--max-new-tokens"), default=32)
-    p.add_argument("--sampling", choices=("default", "greedy", "sample"), default="default",
-                   help="default = the model's own generation config (the paper's setting)")
+    p.add_argument(
+        "--sampling",
+        choices=("default", "greedy", "sample"),
+        default="default",
+        help="default = the model's own generation config (the paper's setting)",
+    )
     p.add_argument("--temperature", type=float)
-    p.add_argument("--system-prompt", default="auto",
-                   help="text, @file, 'none', or 'auto' (supplementary Sec. 4 prompt for models that had one)")
+    p.add_argument(
+        "--system-prompt",
+        default="auto",
+        help="text, @file, 'none', or 'auto' (supplementary Sec. 4 prompt for models that had one)",
+    )
     g = p.add_argument_group("hf adapter")
     g.add_argument("--dtype", default="auto", choices=("auto", "float32", "bfloat16", "float16"))
     g.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
@@ -81,19 +108,28 @@ def register(subparsers) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_evaluate)
 
-    r = subparsers.add_parser("report", help="tables, results.json and the bar chart of evaluation runs",
-                              description="(Re)compute results.json, report.md and accuracy.png of each RUN_DIR.")
+    r = subparsers.add_parser(
+        "report",
+        help="tables, results.json and the bar chart of evaluation runs",
+        description="(Re)compute results.json, report.md and accuracy.png of each RUN_DIR.",
+    )
     r.add_argument("runs", nargs="+", metavar="RUN_DIR")
     r.add_argument("--compare", metavar="PNG", help="with several runs: a GRASP Figure 3 style comparison chart")
     r.add_argument("--suite", help="suite averaged in --compare (default: grasp-l2 if present)")
     r.add_argument("--bootstrap", type=_positive("--bootstrap"), default=2000, help="bootstrap resamples")
-    r.add_argument("--complete-pairs-only", action="store_true",
-                   help="a run whose samples hold incomplete pairs is refused; with this, only complete pairs "
-                   "are scored (the number dropped is printed and kept in results.json)")
+    r.add_argument(
+        "--complete-pairs-only",
+        action="store_true",
+        help="a run whose samples hold incomplete pairs is refused; with this, only complete pairs "
+        "are scored (the number dropped is printed and kept in results.json)",
+    )
     r.set_defaults(func=cmd_report)
 
-    x = subparsers.add_parser("export", help="GRASP results.csv of a run, or an lmms-eval task folder of a set",
-                              description="grasp-csv RUN_DIR --out results.csv|DIR ; lmms-eval DATASET --out DIR")
+    x = subparsers.add_parser(
+        "export",
+        help="GRASP results.csv of a run, or an lmms-eval task folder of a set",
+        description="grasp-csv RUN_DIR --out results.csv|DIR ; lmms-eval DATASET --out DIR",
+    )
     x.add_argument("format", choices=("grasp-csv", "lmms-eval"))
     x.add_argument("source", metavar="SRC", help="grasp-csv: a run directory; lmms-eval: a rendered set")
     x.add_argument("--out", required=True)
@@ -104,8 +140,11 @@ def register(subparsers) -> None:
     x.add_argument("--limit", type=_positive("--limit"))
     x.add_argument("--copy-videos", action="store_true", help="lmms-eval: copy the mp4s into the folder")
     x.add_argument("--no-open", action="store_true", help="lmms-eval: leave out open questions")
-    x.add_argument("--complete-pairs-only", action="store_true",
-                   help="lmms-eval: export only the complete pairs of a set that misses one video of some pairs")
+    x.add_argument(
+        "--complete-pairs-only",
+        action="store_true",
+        help="lmms-eval: export only the complete pairs of a set that misses one video of some pairs",
+    )
     x.set_defaults(func=cmd_export)
 
 
@@ -137,11 +176,13 @@ def cmd_evaluate(args) -> int:
         raise UsageError("--fps must be positive")
     parse_spec(args.model)  # a bad spec fails before anything is loaded
     manifest = load_manifest(args.dataset)
-    entries, dropped = select_counted(manifest, _split(args.suite), _split(args.tests), args.limit,
-                                      complete_pairs_only=args.complete_pairs_only)
+    entries, dropped = select_counted(
+        manifest, _split(args.suite), _split(args.tests), args.limit, complete_pairs_only=args.complete_pairs_only
+    )
     if dropped:
-        print(f"--complete-pairs-only: {dropped} incomplete pair(s) dropped; scoring the complete ones",
-              file=sys.stderr)
+        print(
+            f"--complete-pairs-only: {dropped} incomplete pair(s) dropped; scoring the complete ones", file=sys.stderr
+        )
     if not entries:
         raise UsageError(f"{args.dataset}: the selection is empty")
     samples = build_samples(manifest, entries, args.strategy, seed=args.seed)
@@ -151,19 +192,41 @@ def cmd_evaluate(args) -> int:
         raise UsageError(f"--out {args.out}: exists and is not a directory")
     do_sample = {"default": None, "greedy": False, "sample": True}[args.sampling]
     adapter = make_adapter(
-        args.model, batch_size=args.batch_size, dtype=args.dtype, device=args.device,
-        max_new_tokens=args.max_new_tokens, do_sample=do_sample, temperature=args.temperature,
-        api_key_env=args.api_key_env, video_mode=args.video_mode, concurrency=args.concurrency,
-        timeout=args.timeout, retries=args.retries, backoff=args.backoff, trust_remote_code=args.trust_remote_code)
-    cfg = EvalConfig(strategy=args.strategy, repeats=args.repeats, seed=args.seed,
-                    num_frames=None if args.fps is not None or args.num_frames == 0 else args.num_frames,
-                    fps=args.fps, system_prompt=_system_prompt(args.system_prompt, args.model))
-    extra = {"dataset": os.path.abspath(args.dataset), "model_spec": args.model,
-             "selection": {"suites": _split(args.suite), "tests": _split(args.tests), "limit": args.limit},
-             "dataset_info": {"generator_version": manifest.dataset.get("generator_version"),
-                              "schema_version": manifest.dataset.get("schema_version"),
-                              "videos": len(manifest.entries)},  # dataset.json holds no counts: count here
-             "complete_pairs_only": args.complete_pairs_only, "incomplete_pairs_dropped": dropped}
+        args.model,
+        batch_size=args.batch_size,
+        dtype=args.dtype,
+        device=args.device,
+        max_new_tokens=args.max_new_tokens,
+        do_sample=do_sample,
+        temperature=args.temperature,
+        api_key_env=args.api_key_env,
+        video_mode=args.video_mode,
+        concurrency=args.concurrency,
+        timeout=args.timeout,
+        retries=args.retries,
+        backoff=args.backoff,
+        trust_remote_code=args.trust_remote_code,
+    )
+    cfg = EvalConfig(
+        strategy=args.strategy,
+        repeats=args.repeats,
+        seed=args.seed,
+        num_frames=None if args.fps is not None or args.num_frames == 0 else args.num_frames,
+        fps=args.fps,
+        system_prompt=_system_prompt(args.system_prompt, args.model),
+    )
+    extra = {
+        "dataset": os.path.abspath(args.dataset),
+        "model_spec": args.model,
+        "selection": {"suites": _split(args.suite), "tests": _split(args.tests), "limit": args.limit},
+        "dataset_info": {
+            "generator_version": manifest.dataset.get("generator_version"),
+            "schema_version": manifest.dataset.get("schema_version"),
+            "videos": len(manifest.entries),
+        },  # dataset.json holds no counts: count here
+        "complete_pairs_only": args.complete_pairs_only,
+        "incomplete_pairs_dropped": dropped,
+    }
     runner = EvalRunner(adapter, samples, args.out, cfg, progress=not args.no_progress, extra_run_info=extra)
     try:
         jobs = runner.run()
@@ -171,14 +234,23 @@ def cmd_evaluate(args) -> int:
         adapter.close()
     results = report_mod.write_report(args.out, complete_pairs_only=args.complete_pairs_only)
     failed = sum(1 for j in jobs if not j.done)
-    print(f"{len(jobs)} sample-repeats, {runner.calls} model calls made, "
-          f"{len(jobs) - failed} scored -> {os.path.join(args.out, 'results.json')}", file=sys.stderr)
+    print(
+        f"{len(jobs)} sample-repeats, {runner.calls} model calls made, "
+        f"{len(jobs) - failed} scored -> {os.path.join(args.out, 'results.json')}",
+        file=sys.stderr,
+    )
     for s in results["suites"]:
-        print(f"  {s['suite']:10s} {s['kind']:12s} mean acc {100 * s['mean_acc']:5.1f}%  "
-              f"(chance {100 * s['chance']:.0f}%, invalid {100 * s['invalid_rate']:.1f}%)", file=sys.stderr)
+        print(
+            f"  {s['suite']:10s} {s['kind']:12s} mean acc {100 * s['mean_acc']:5.1f}%  "
+            f"(chance {100 * s['chance']:.0f}%, invalid {100 * s['invalid_rate']:.1f}%)",
+            file=sys.stderr,
+        )
     if failed:
-        print(f"{failed} sample-repeats have failed calls (see 'error' in samples.jsonl); "
-              "run the same command again to retry only those", file=sys.stderr)
+        print(
+            f"{failed} sample-repeats have failed calls (see 'error' in samples.jsonl); "
+            "run the same command again to retry only those",
+            file=sys.stderr,
+        )
         return 1
     return 0
 
@@ -192,8 +264,10 @@ def cmd_report(args) -> int:
             raise UsageError(f"{run}: no such run directory")
         res = report_mod.write_report(run, n_boot=args.bootstrap, complete_pairs_only=args.complete_pairs_only)
         if res["incomplete_pairs_dropped"]:
-            print(f"{run}: {res['incomplete_pairs_dropped']} incomplete pair(s) dropped (--complete-pairs-only)",
-                  file=sys.stderr)
+            print(
+                f"{run}: {res['incomplete_pairs_dropped']} incomplete pair(s) dropped (--complete-pairs-only)",
+                file=sys.stderr,
+            )
         with open(os.path.join(run, "report.md"), encoding="utf-8") as fh:
             sys.stdout.write(fh.read())
         summaries.append((res["run"].get("model") or os.path.basename(os.path.normpath(run)), res))
@@ -207,6 +281,7 @@ def cmd_report(args) -> int:
 def cmd_export(args) -> int:
     if args.format == "grasp-csv":
         from voebench.evaluate.export.grasp_csv import export_grasp_csv  # noqa: PLC0415
+
         if not os.path.isdir(args.source):
             raise UsageError(f"{args.source}: no such run directory")
         written = export_grasp_csv(args.source, args.out, args.repeat)
@@ -214,10 +289,22 @@ def cmd_export(args) -> int:
             print(f"{n} rows -> {path}", file=sys.stderr)
         return 0
     from voebench.evaluate.export.lmms_eval import export_lmms_eval  # noqa: PLC0415
-    info = export_lmms_eval(args.source, args.out, name=args.name, suites=_split(args.suite),
-                            tests=_split(args.tests), limit=args.limit, copy_videos=args.copy_videos,
-                            include_open=not args.no_open, complete_pairs_only=args.complete_pairs_only)
-    print(f"{info['docs']} questions, tasks {', '.join(info['tasks'])} -> {args.out}\n"
-          f"run: lmms-eval eval --model <model> --tasks {info['tasks'][0]} --include_path {args.out} "
-          "--verbosity DEBUG --output_path <dir>", file=sys.stderr)
+
+    info = export_lmms_eval(
+        args.source,
+        args.out,
+        name=args.name,
+        suites=_split(args.suite),
+        tests=_split(args.tests),
+        limit=args.limit,
+        copy_videos=args.copy_videos,
+        include_open=not args.no_open,
+        complete_pairs_only=args.complete_pairs_only,
+    )
+    print(
+        f"{info['docs']} questions, tasks {', '.join(info['tasks'])} -> {args.out}\n"
+        f"run: lmms-eval eval --model <model> --tasks {info['tasks'][0]} --include_path {args.out} "
+        "--verbosity DEBUG --output_path <dir>",
+        file=sys.stderr,
+    )
     return 0

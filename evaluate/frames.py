@@ -19,8 +19,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 
 
-def sample_frame_indices(n_frames: int, num_frames: int | None = None, fps: float | None = None,
-                         video_fps: float | None = None) -> list[int]:
+def sample_frame_indices(
+    n_frames: int, num_frames: int | None = None, fps: float | None = None, video_fps: float | None = None
+) -> list[int]:
     """Uniformly spaced frame indices that always include the first and the last frame.
 
     - `num_frames`: exactly that many frames (all frames if the video has fewer).
@@ -100,8 +101,11 @@ def _decode_cv2(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
     return got
 
 
-_DECODERS = {"pyav": ("av", _decode_pyav), "opencv": ("cv2", _decode_cv2),
-             "imageio-ffmpeg": ("imageio_ffmpeg", _decode_imageio)}
+_DECODERS = {
+    "pyav": ("av", _decode_pyav),
+    "opencv": ("cv2", _decode_cv2),
+    "imageio-ffmpeg": ("imageio_ffmpeg", _decode_imageio),
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -138,8 +142,9 @@ _CACHE_SIZE = 64
 def _pool() -> ThreadPoolExecutor:
     global _POOL
     if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=max(2, min(8, os.cpu_count() or 2)),
-                                   thread_name_prefix="voebench-decode")
+        _POOL = ThreadPoolExecutor(
+            max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="voebench-decode"
+        )
     return _POOL
 
 
@@ -199,16 +204,19 @@ def encode_png(frame: np.ndarray) -> bytes:
     """PNG bytes of one RGB frame (PIL if installed, else imageio)."""
     try:
         from PIL import Image  # noqa: PLC0415
+
         buf = io.BytesIO()
         Image.fromarray(frame).save(buf, format="PNG")
         return buf.getvalue()
     except ImportError:
         import imageio.v2 as iio  # noqa: PLC0415
+
         return iio.imwrite("<bytes>", frame, format="PNG")
 
 
 def encode_jpeg(frame: np.ndarray, quality: int = 90) -> bytes:
     from PIL import Image  # noqa: PLC0415
+
     buf = io.BytesIO()
     Image.fromarray(frame).save(buf, format="JPEG", quality=quality)
     return buf.getvalue()
@@ -225,9 +233,16 @@ def encode_mp4(frames: np.ndarray, fps: float) -> bytes:
     fd, tmp = tempfile.mkstemp(suffix=".mp4")
     os.close(fd)
     try:
-        writer = iio.get_writer(tmp, format="FFMPEG", fps=max(fps, 0.1), codec="libx264", quality=8,
-                                pixelformat="yuv420p", macro_block_size=1,
-                                ffmpeg_log_level="error")
+        writer = iio.get_writer(
+            tmp,
+            format="FFMPEG",
+            fps=max(fps, 0.1),
+            codec="libx264",
+            quality=8,
+            pixelformat="yuv420p",
+            macro_block_size=1,
+            ffmpeg_log_level="error",
+        )
         for f in frames:
             writer.append_data(f)
         writer.close()

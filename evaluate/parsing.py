@@ -50,7 +50,7 @@ INVALID = "invalid"
 
 @dataclass(frozen=True)
 class Parsed:
-    answer: str          # "yes"/"no"/class name, or "invalid"
+    answer: str  # "yes"/"no"/class name, or "invalid"
     valid: bool
     correct: bool
 

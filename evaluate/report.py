@@ -88,25 +88,38 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
         per_sample: dict[str, list[dict]] = defaultdict(list)
         for r in recs:
             per_sample[r["sample_id"]].append(r)
-        units = [(rs[0]["polarity"] if kind != "open" else None, sum(bool(x["correct"]) for x in rs), len(rs))
-                 for rs in per_sample.values()]
+        units = [
+            (rs[0]["polarity"] if kind != "open" else None, sum(bool(x["correct"]) for x in rs), len(rs))
+            for rs in per_sample.values()
+        ]
         ci = _bootstrap(units, rng, n_boot)
-        row = {"suite": suite, "test": test, "kind": kind, "strategy": strategy,
-               "test_number": recs[0].get("test_number"), "n": len(recs), "n_samples": len(per_sample),
-               "acc": float(np.mean([bool(r["correct"]) for r in recs])), "ci95": list(ci["all"]),
-               "invalid_rate": float(np.mean([not r["valid"] for r in recs])),
-               "chance": _chance(kind, recs)}
+        row = {
+            "suite": suite,
+            "test": test,
+            "kind": kind,
+            "strategy": strategy,
+            "test_number": recs[0].get("test_number"),
+            "n": len(recs),
+            "n_samples": len(per_sample),
+            "acc": float(np.mean([bool(r["correct"]) for r in recs])),
+            "ci95": list(ci["all"]),
+            "invalid_rate": float(np.mean([not r["valid"] for r in recs])),
+            "chance": _chance(kind, recs),
+        }
         if kind != "open":
             pos = [r for r in recs if r["polarity"] == "positive"]
             neg = [r for r in recs if r["polarity"] == "negative"]
-            row.update({
-                "n_pos": len(pos), "n_neg": len(neg),
-                "acc_pos": float(np.mean([r["correct"] for r in pos])) if pos else None,
-                "acc_neg": float(np.mean([r["correct"] for r in neg])) if neg else None,
-                "ci95_pos": list(ci["positive"]) if "positive" in ci else None,
-                "ci95_neg": list(ci["negative"]) if "negative" in ci else None,
-                "yes_rate": float(np.mean([r["parsed"] == "yes" for r in recs])),
-            })
+            row.update(
+                {
+                    "n_pos": len(pos),
+                    "n_neg": len(neg),
+                    "acc_pos": float(np.mean([r["correct"] for r in pos])) if pos else None,
+                    "acc_neg": float(np.mean([r["correct"] for r in neg])) if neg else None,
+                    "ci95_pos": list(ci["positive"]) if "positive" in ci else None,
+                    "ci95_neg": list(ci["negative"]) if "negative" in ci else None,
+                    "yes_rate": float(np.mean([r["parsed"] == "yes" for r in recs])),
+                }
+            )
         by_rep: dict[int, list[bool]] = defaultdict(list)
         for r in recs:
             by_rep[int(r["repeat"])].append(bool(r["correct"]))
@@ -119,12 +132,26 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
         agg[(row["suite"], row["kind"], row["strategy"])].append(row)
     for (suite, kind, strategy), rs in sorted(agg.items()):
         accs = [r["acc"] for r in rs]
-        suites.append({"suite": suite, "kind": kind, "strategy": strategy, "n_tests": len(rs),
-                       "mean_acc": float(np.mean(accs)), "std_over_tests": float(np.std(accs)),
-                       "invalid_rate": float(np.mean([r["invalid_rate"] for r in rs])),
-                       "chance": float(np.mean([r["chance"] for r in rs]))})
-    return {"tests": rows, "suites": suites, "n_records": len(records), "n_scored": len(scored),
-            "n_unscored": len(records) - len(scored), "bootstrap": {"n": n_boot, "seed": seed, "unit": "sample"}}
+        suites.append(
+            {
+                "suite": suite,
+                "kind": kind,
+                "strategy": strategy,
+                "n_tests": len(rs),
+                "mean_acc": float(np.mean(accs)),
+                "std_over_tests": float(np.std(accs)),
+                "invalid_rate": float(np.mean([r["invalid_rate"] for r in rs])),
+                "chance": float(np.mean([r["chance"] for r in rs])),
+            }
+        )
+    return {
+        "tests": rows,
+        "suites": suites,
+        "n_records": len(records),
+        "n_scored": len(scored),
+        "n_unscored": len(records) - len(scored),
+        "bootstrap": {"n": n_boot, "seed": seed, "unit": "sample"},
+    }
 
 
 def _pct(x) -> str:
@@ -133,26 +160,42 @@ def _pct(x) -> str:
 
 def markdown(summary: dict, info: dict) -> str:
     lines = [f"# voebench results: {info.get('model', '?')}", ""]
-    lines.append(f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} "
-                 f"(seeds {info.get('repeat_seeds')}), "
-                 f"frames: num_frames={info.get('num_frames')} fps={info.get('fps')}")
+    lines.append(
+        f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} "
+        f"(seeds {info.get('repeat_seeds')}), "
+        f"frames: num_frames={info.get('num_frames')} fps={info.get('fps')}"
+    )
     if summary.get("incomplete_pairs_dropped"):
-        lines.append(f"\n**{summary['incomplete_pairs_dropped']} incomplete pair(s) dropped (--complete-pairs-only): "
-                     "only complete pairs are scored.**")
+        lines.append(
+            f"\n**{summary['incomplete_pairs_dropped']} incomplete pair(s) dropped (--complete-pairs-only): "
+            "only complete pairs are scored.**"
+        )
     if summary["n_unscored"]:
-        lines.append(f"\n**{summary['n_unscored']} of {summary['n_records']} sample-repeats have no answer yet "
-                     "(failed calls); run the same command again to fill them in.**")
-    lines += ["", "| suite | test | kind | n | acc pos | acc neg | acc all | 95% CI | invalid | chance |",
-              "|---|---|---|---:|---:|---:|---:|---|---:|---:|"]
+        lines.append(
+            f"\n**{summary['n_unscored']} of {summary['n_records']} sample-repeats have no answer yet "
+            "(failed calls); run the same command again to fill them in.**"
+        )
+    lines += [
+        "",
+        "| suite | test | kind | n | acc pos | acc neg | acc all | 95% CI | invalid | chance |",
+        "|---|---|---|---:|---:|---:|---:|---|---:|---:|",
+    ]
     for r in summary["tests"]:
-        lines.append(f"| {r['suite']} | {r['test']} | {r['kind']} | {r['n']} | {_pct(r.get('acc_pos'))} | "
-                     f"{_pct(r.get('acc_neg'))} | {_pct(r['acc'])} | {_pct(r['ci95'][0])}–{_pct(r['ci95'][1])} | "
-                     f"{_pct(r['invalid_rate'])} | {_pct(r['chance'])} |")
-    lines += ["", "| suite | kind | tests | mean acc | std over tests | invalid | chance |",
-              "|---|---|---:|---:|---:|---:|---:|"]
+        lines.append(
+            f"| {r['suite']} | {r['test']} | {r['kind']} | {r['n']} | {_pct(r.get('acc_pos'))} | "
+            f"{_pct(r.get('acc_neg'))} | {_pct(r['acc'])} | {_pct(r['ci95'][0])}–{_pct(r['ci95'][1])} | "
+            f"{_pct(r['invalid_rate'])} | {_pct(r['chance'])} |"
+        )
+    lines += [
+        "",
+        "| suite | kind | tests | mean acc | std over tests | invalid | chance |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for s in summary["suites"]:
-        lines.append(f"| {s['suite']} | {s['kind']} | {s['n_tests']} | {_pct(s['mean_acc'])} | "
-                     f"{_pct(s['std_over_tests'])} | {_pct(s['invalid_rate'])} | {_pct(s['chance'])} |")
+        lines.append(
+            f"| {s['suite']} | {s['kind']} | {s['n_tests']} | {_pct(s['mean_acc'])} | "
+            f"{_pct(s['std_over_tests'])} | {_pct(s['invalid_rate'])} | {_pct(s['chance'])} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -161,6 +204,7 @@ def plot(summary: dict, path: str, title: str = "") -> str | None:
     bar, and a final mean bar per suite with the std over tests (as GRASP Figure 3)."""
     try:
         import matplotlib  # noqa: PLC0415
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt  # noqa: PLC0415
     except ImportError:
@@ -171,8 +215,12 @@ def plot(summary: dict, path: str, title: str = "") -> str | None:
     if not panels:
         return None
     means = {(s["suite"], s["kind"]): s for s in summary["suites"]}
-    fig, axes = plt.subplots(len(panels), 1, figsize=(max(6, 0.55 * max(len(v) for v in panels.values()) + 3),
-                                                      3.2 * len(panels)), squeeze=False)
+    fig, axes = plt.subplots(
+        len(panels),
+        1,
+        figsize=(max(6, 0.55 * max(len(v) for v in panels.values()) + 3), 3.2 * len(panels)),
+        squeeze=False,
+    )
     for ax, ((suite, kind), rows) in zip(axes[:, 0], sorted(panels.items())):
         labels = [r["test"] for r in rows] + ["mean"]
         acc = [100 * r["acc"] for r in rows]
@@ -181,13 +229,33 @@ def plot(summary: dict, path: str, title: str = "") -> str | None:
         m = means[(suite, kind)]
         x = np.arange(len(labels))
         ax.bar(x[:-1], acc, yerr=[lo, hi], color="#4C72B0", capsize=3, label="all (95% CI)")
-        ax.bar(x[-1], 100 * m["mean_acc"], yerr=100 * m["std_over_tests"], color="#55A868", capsize=3,
-               label="mean over tests (± std)")
+        ax.bar(
+            x[-1],
+            100 * m["mean_acc"],
+            yerr=100 * m["std_over_tests"],
+            color="#55A868",
+            capsize=3,
+            label="mean over tests (± std)",
+        )
         if kind != "open":
-            ax.scatter(x[:-1], [100 * (r["acc_pos"] if r["acc_pos"] is not None else np.nan) for r in rows],
-                       marker="^", color="k", zorder=3, s=18, label="positive")
-            ax.scatter(x[:-1], [100 * (r["acc_neg"] if r["acc_neg"] is not None else np.nan) for r in rows],
-                       marker="v", color="grey", zorder=3, s=18, label="negative")
+            ax.scatter(
+                x[:-1],
+                [100 * (r["acc_pos"] if r["acc_pos"] is not None else np.nan) for r in rows],
+                marker="^",
+                color="k",
+                zorder=3,
+                s=18,
+                label="positive",
+            )
+            ax.scatter(
+                x[:-1],
+                [100 * (r["acc_neg"] if r["acc_neg"] is not None else np.nan) for r in rows],
+                marker="v",
+                color="grey",
+                zorder=3,
+                s=18,
+                label="negative",
+            )
         for xi, r in zip(x[:-1], rows):
             ax.hlines(100 * r["chance"], xi - 0.45, xi + 0.45, color="red", lw=1.5)
         ax.hlines(100 * m["chance"], x[-1] - 0.45, x[-1] + 0.45, color="red", lw=1.5, label="chance")
@@ -209,6 +277,7 @@ def plot_comparison(runs: list[tuple[str, dict]], path: str, suite: str | None =
     suite if present), error bar = std over tests, red line = chance."""
     try:
         import matplotlib  # noqa: PLC0415
+
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt  # noqa: PLC0415
     except ImportError:
@@ -251,12 +320,19 @@ def whole_pair_records(records: list[dict], complete_pairs_only: bool, where: st
     videos = {}
     for r in records:
         if r.get("pair_id"):
-            videos[r["video_id"]] = {"id": r["video_id"], "pair_id": r["pair_id"], "condition": r.get("condition"),
-                                     "pair_conditions": r.get("pair_conditions")}
+            videos[r["video_id"]] = {
+                "id": r["video_id"],
+                "pair_id": r["pair_id"],
+                "condition": r.get("condition"),
+                "pair_conditions": r.get("pair_conditions"),
+            }
     bad = pairs.incomplete_pairs(videos.values())
     if bad and not complete_pairs_only:
-        raise UsageError(f"{where}: " + pairs.describe(bad, pairs.count_pairs(videos.values()))
-                         + "; pass --complete-pairs-only to score only the complete pairs")
+        raise UsageError(
+            f"{where}: "
+            + pairs.describe(bad, pairs.count_pairs(videos.values()))
+            + "; pass --complete-pairs-only to score only the complete pairs"
+        )
     return [r for r in records if r.get("pair_id") not in bad], len(bad)
 
 
@@ -273,7 +349,8 @@ def write_report(run_dir: str, n_boot: int = N_BOOT, complete_pairs_only: bool =
     os.replace(tmp, os.path.join(run_dir, "results.json"))
     with open(os.path.join(run_dir, "report.md"), "w", encoding="utf-8") as fh:
         fh.write(markdown({**summary, "incomplete_pairs_dropped": dropped}, info))
-    fig = plot(summary, os.path.join(run_dir, "accuracy.png"), title=f"{info.get('model', '')} · "
-               f"{info.get('strategy', '')}")
+    fig = plot(
+        summary, os.path.join(run_dir, "accuracy.png"), title=f"{info.get('model', '')} · {info.get('strategy', '')}"
+    )
     results["figure"] = fig
     return results

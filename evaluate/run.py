@@ -102,8 +102,11 @@ def _canonical(messages: list[dict]) -> list[dict]:
 
 
 def cache_key(model: str, settings: dict, sample_id: str, messages: list[dict], seed: int) -> str:
-    payload = json.dumps({"model": model, "settings": settings, "sample": sample_id,
-                          "turns": _canonical(messages), "seed": seed}, sort_keys=True, ensure_ascii=False)
+    payload = json.dumps(
+        {"model": model, "settings": settings, "sample": sample_id, "turns": _canonical(messages), "seed": seed},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -139,8 +142,15 @@ class EvalRunner:
     """Asks one model adapter every sample ``repeats`` times, caching each response, and writes the run folder
     (not to be confused with the generator's runner, which renders videos)."""
 
-    def __init__(self, adapter: Adapter, samples: list[Sample], out_dir: str, config: EvalConfig,
-                 progress: bool = True, extra_run_info: dict | None = None):
+    def __init__(
+        self,
+        adapter: Adapter,
+        samples: list[Sample],
+        out_dir: str,
+        config: EvalConfig,
+        progress: bool = True,
+        extra_run_info: dict | None = None,
+    ):
         self.adapter = adapter
         self.samples = samples
         self.out = out_dir
@@ -169,8 +179,15 @@ class EvalRunner:
             m: dict[str, Any] = {"role": "user", "text": tr.text}
             if tr.video is not None:
                 v = tr.video
-                m["video"] = {"rel": v.rel, "path": v.path, "indices": self.frame_indices(v), "fps": v.fps,
-                              "n_frames": v.n_frames, "width": v.width, "height": v.height}
+                m["video"] = {
+                    "rel": v.rel,
+                    "path": v.path,
+                    "indices": self.frame_indices(v),
+                    "fps": v.fps,
+                    "n_frames": v.n_frames,
+                    "width": v.width,
+                    "height": v.height,
+                }
             msgs.append(m)
             if t < turn:
                 msgs.append({"role": "assistant", "text": job.responses[t]})
@@ -194,9 +211,18 @@ class EvalRunner:
         for t, tr in zip(rec["turns"], s.turns):
             t["frames"] = self.frame_indices(tr.video) if tr.video is not None else None
         final = job.responses[-1] if job.done else None
-        rec.update({"repeat": job.repeat, "seed": job.seed, "model": self.adapter.name, "settings": self.settings,
-                    "system_prompt": self.cfg.system_prompt, "responses": job.responses, "response": final,
-                    "cached": job.cached})
+        rec.update(
+            {
+                "repeat": job.repeat,
+                "seed": job.seed,
+                "model": self.adapter.name,
+                "settings": self.settings,
+                "system_prompt": self.cfg.system_prompt,
+                "responses": job.responses,
+                "response": final,
+                "cached": job.cached,
+            }
+        )
         if job.done:
             p = score(s.kind, final, s.truth, s.choices, s.test)
             rec.update(p.as_dict())
@@ -206,13 +232,27 @@ class EvalRunner:
 
     def _write_run_json(self, state: str, started: float, jobs: list[EvalJob], cache: ResponseCache) -> None:
         info = {
-            "voebench_version": __version__, "state": state, "model": self.adapter.name,
-            "settings": self.settings, "strategy": self.cfg.strategy, "repeats": self.cfg.repeats,
-            "seed": self.cfg.seed, "repeat_seeds": self.seeds, "num_frames": self.cfg.num_frames,
-            "fps": self.cfg.fps, "frame_decoder": frames_mod.decoder_name(), "system_prompt": self.cfg.system_prompt,
-            "n_samples": len(self.samples), "n_jobs": len(jobs), "n_done": sum(j.done for j in jobs),
-            "n_failed": sum(1 for j in jobs if not j.done), "model_calls_this_run": self.calls,
-            "cache_entries": len(cache), "started": started, "updated": time.time(), **self.extra,
+            "voebench_version": __version__,
+            "state": state,
+            "model": self.adapter.name,
+            "settings": self.settings,
+            "strategy": self.cfg.strategy,
+            "repeats": self.cfg.repeats,
+            "seed": self.cfg.seed,
+            "repeat_seeds": self.seeds,
+            "num_frames": self.cfg.num_frames,
+            "fps": self.cfg.fps,
+            "frame_decoder": frames_mod.decoder_name(),
+            "system_prompt": self.cfg.system_prompt,
+            "n_samples": len(self.samples),
+            "n_jobs": len(jobs),
+            "n_done": sum(j.done for j in jobs),
+            "n_failed": sum(1 for j in jobs if not j.done),
+            "model_calls_this_run": self.calls,
+            "cache_entries": len(cache),
+            "started": started,
+            "updated": time.time(),
+            **self.extra,
         }
         stats = getattr(self.adapter, "stats", None)
         if stats:
@@ -245,6 +285,7 @@ class EvalRunner:
         bar = None
         if self.progress and total:
             from tqdm import tqdm  # noqa: PLC0415
+
             bar = tqdm(total=total, desc=f"{self.adapter.name} calls", unit="call", dynamic_ncols=True)
         chunk = max(1, int(getattr(self.adapter, "batch_size", 1)))
         decodes = bool(getattr(self.adapter, "decodes_video", False))
@@ -253,11 +294,14 @@ class EvalRunner:
             frames_mod.ensure_cache_size(2 * (chunk + ahead) + 8)
         try:
             for i in range(0, len(todo), chunk):
-                group = todo[i:i + chunk]
+                group = todo[i : i + chunk]
                 if decodes:
-                    frames_mod.prefetch((m["video"]["path"], m["video"]["indices"])
-                                        for j in todo[i + chunk:i + chunk + ahead]
-                                        for m in self.messages(j, len(j.responses)) if m.get("video"))
+                    frames_mod.prefetch(
+                        (m["video"]["path"], m["video"]["indices"])
+                        for j in todo[i + chunk : i + chunk + ahead]
+                        for m in self.messages(j, len(j.responses))
+                        if m.get("video")
+                    )
                 while True:
                     pending = [j for j in group if not j.done and j.error is None]
                     if not pending:
@@ -276,8 +320,14 @@ class EvalRunner:
                             self.failed += 1
                             continue
                         key = cache_key(self.adapter.name, self.settings, j.sample.sample_id, req.messages, j.seed)
-                        cache.put(key, res, model=self.adapter.name, sample_id=j.sample.sample_id,
-                                  repeat=j.repeat, turn=req.turn)
+                        cache.put(
+                            key,
+                            res,
+                            model=self.adapter.name,
+                            sample_id=j.sample.sample_id,
+                            repeat=j.repeat,
+                            turn=req.turn,
+                        )
                         j.responses.append(res)
                         j.cached.append(False)
                         # a later turn may already be cached (a resumed run)

@@ -31,6 +31,7 @@ QUESTION_KINDS = ("binary", "plausibility")
 @dataclass(frozen=True)
 class VideoRef:
     """A video as the manifest describes it. `path` is absolute; `rel` as written in the manifest."""
+
     rel: str
     path: str
     n_frames: int
@@ -42,6 +43,7 @@ class VideoRef:
 @dataclass(frozen=True)
 class Turn:
     """One user turn: text, optionally preceded by a video."""
+
     text: str
     video: VideoRef | None = None
 
@@ -52,9 +54,9 @@ class Sample:
     video_id: str
     suite: str
     test: str
-    kind: str                       # binary | plausibility | open
-    truth: str                      # yes / no / open class
-    polarity: str | None            # positive / negative (binary: statement; plausibility: plausible=positive)
+    kind: str  # binary | plausibility | open
+    truth: str  # yes / no / open class
+    polarity: str | None  # positive / negative (binary: statement; plausibility: plausible=positive)
     strategy: str
     turns: list[Turn]
     condition: str = ""
@@ -64,8 +66,8 @@ class Sample:
     test_number: int | None = None
     choices: dict | None = None
     observation: str | None = None
-    example: dict | None = None     # one-shot: the example's video id, question and answer
-    question: str = ""              # the scored question's text as in the manifest
+    example: dict | None = None  # one-shot: the example's video id, question and answer
+    question: str = ""  # the scored question's text as in the manifest
 
     def record(self) -> dict:
         """JSON-ready description (no absolute paths: those depend on where the set lives)."""
@@ -81,8 +83,14 @@ class Manifest:
     dataset: dict = field(default_factory=dict)
 
     def video(self, e: dict) -> VideoRef:
-        return VideoRef(rel=e["video"], path=os.path.join(self.root, e["video"]), n_frames=int(e["n_frames"]),
-                        fps=float(e["fps"]), width=int(e.get("width", 0)), height=int(e.get("height", 0)))
+        return VideoRef(
+            rel=e["video"],
+            path=os.path.join(self.root, e["video"]),
+            n_frames=int(e["n_frames"]),
+            fps=float(e["fps"]),
+            width=int(e.get("width", 0)),
+            height=int(e.get("height", 0)),
+        )
 
 
 def load_manifest(root: str) -> Manifest:
@@ -105,19 +113,31 @@ def whole_pairs(entries: list[dict], complete_pairs_only: bool) -> tuple[list[di
     refused unless `complete_pairs_only`, which keeps only the complete pairs."""
     kept, bad = pairs.drop_incomplete(entries)
     if bad and not complete_pairs_only:
-        raise UsageError(pairs.describe(bad, pairs.count_pairs(entries)) + "; run `voebench verify --repair` and "
-                         "render again, or pass --complete-pairs-only to score only the complete pairs")
+        raise UsageError(
+            pairs.describe(bad, pairs.count_pairs(entries)) + "; run `voebench verify --repair` and "
+            "render again, or pass --complete-pairs-only to score only the complete pairs"
+        )
     return kept, len(bad)
 
 
-def select(manifest: Manifest, suites: list[str] | None = None, tests: list[str] | None = None,
-           limit: int | None = None, complete_pairs_only: bool = False) -> list[dict]:
+def select(
+    manifest: Manifest,
+    suites: list[str] | None = None,
+    tests: list[str] | None = None,
+    limit: int | None = None,
+    complete_pairs_only: bool = False,
+) -> list[dict]:
     """`select_counted` without the count of dropped pairs."""
     return select_counted(manifest, suites, tests, limit, complete_pairs_only)[0]
 
 
-def select_counted(manifest: Manifest, suites: list[str] | None = None, tests: list[str] | None = None,
-                   limit: int | None = None, complete_pairs_only: bool = False) -> tuple[list[dict], int]:
+def select_counted(
+    manifest: Manifest,
+    suites: list[str] | None = None,
+    tests: list[str] | None = None,
+    limit: int | None = None,
+    complete_pairs_only: bool = False,
+) -> tuple[list[dict], int]:
     """(entries, incomplete pairs dropped): entries of the chosen suites/tests (a test is named `test` or
     `suite/test`), at most `limit` videos per test (a pair is never cut: the twin of the last video taken comes
     along), in (suite, test, index, condition) order. Incomplete pairs are refused, or dropped with
@@ -169,12 +189,23 @@ def _sample_id(e: dict, p: dict) -> str:
 
 def _base(e: dict, p: dict, strategy: str, turns: list[Turn]) -> Sample:
     return Sample(
-        sample_id=_sample_id(e, p), video_id=e["id"], suite=e["suite"], test=e["test"], kind=p["kind"],
-        truth=str(p["answer"]).lower() if p["kind"] != "open" else str(p["answer"]), polarity=_polarity(p),
-        strategy=strategy, turns=turns, condition=str(e.get("condition", "")), index=int(e.get("index", 0)),
-        pair_id=e.get("pair_id"), pair_conditions=list(pairs.expected_conditions(e) or []) or None,
-        test_number=e.get("test_number"), choices=p.get("choices"),
-        observation=p.get("observation"), question=p["text"],
+        sample_id=_sample_id(e, p),
+        video_id=e["id"],
+        suite=e["suite"],
+        test=e["test"],
+        kind=p["kind"],
+        truth=str(p["answer"]).lower() if p["kind"] != "open" else str(p["answer"]),
+        polarity=_polarity(p),
+        strategy=strategy,
+        turns=turns,
+        condition=str(e.get("condition", "")),
+        index=int(e.get("index", 0)),
+        pair_id=e.get("pair_id"),
+        pair_conditions=list(pairs.expected_conditions(e) or []) or None,
+        test_number=e.get("test_number"),
+        choices=p.get("choices"),
+        observation=p.get("observation"),
+        question=p["text"],
     )
 
 
@@ -220,8 +251,9 @@ def build_samples(manifest: Manifest, entries: list[dict], strategy: str, seed: 
                 if not others:
                     raise UsageError(f"one-shot needs two videos in test {e['suite']}/{e['test']}; it has one")
                 want = "positive" if rng.random() < 0.5 else "negative"
-                candidates = [(o, q) for o in others for q in o["prompts"]
-                              if q["kind"] == p["kind"] and _polarity(q) == want]
+                candidates = [
+                    (o, q) for o in others for q in o["prompts"] if q["kind"] == p["kind"] and _polarity(q) == want
+                ]
                 if not candidates:  # e.g. a test whose other videos are all of one condition
                     candidates = [(o, q) for o in others for q in o["prompts"] if q["kind"] == p["kind"]]
                 if not candidates:
@@ -231,12 +263,17 @@ def build_samples(manifest: Manifest, entries: list[dict], strategy: str, seed: 
                 first = prompts.ONE_SHOT.format(question=ex_p["text"], answer=answer)
                 turns = [Turn(first, manifest.video(ex_e)), Turn(p["text"], video)]
                 s = _base(e, p, strategy, turns)
-                s.example = {"video_id": ex_e["id"], "question": ex_p["text"], "answer": answer,
-                             "polarity": _polarity(ex_p)}
+                s.example = {
+                    "video_id": ex_e["id"],
+                    "question": ex_p["text"],
+                    "answer": answer,
+                    "polarity": _polarity(ex_p),
+                }
                 samples.append(s)
                 continue
             samples.append(_base(e, p, strategy, turns))
     if no_description:
-        raise UsageError(f"--strategy text: {len(no_description)} manifest entries have no description "
-                         f"(first: {no_description[0]})")
+        raise UsageError(
+            f"--strategy text: {len(no_description)} manifest entries have no description (first: {no_description[0]})"
+        )
     return samples

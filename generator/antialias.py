@@ -52,8 +52,8 @@ def fxaa(rgb: np.ndarray) -> np.ndarray:
 
     # edge orientation: second differences across rows (a horizontal edge) against across columns
     two = np.float32(2.0)
-    horz = (np.abs(lnw + lsw - two * lw) + two * np.abs(ln + ls - two * lm) + np.abs(lne + lse - two * le))
-    vert = (np.abs(lnw + lne - two * ln) + two * np.abs(lw + le - two * lm) + np.abs(lsw + lse - two * ls))
+    horz = np.abs(lnw + lsw - two * lw) + two * np.abs(ln + ls - two * lm) + np.abs(lne + lse - two * le)
+    vert = np.abs(lnw + lne - two * ln) + two * np.abs(lw + le - two * lm) + np.abs(lsw + lse - two * ls)
     is_h = horz >= vert
 
     # sub-pixel blend: how far the pixel differs from its 3x3 low-pass, relative to the local contrast

@@ -10,46 +10,75 @@ from voebench.errors import UsageError
 
 
 def register(sub) -> None:
-    p = sub.add_parser("render", help="render a suite (mp4 + HDF5 ground truth + manifest)",
-                       description="Sample, simulate and render a suite's videos into --out. Re-running into the "
-                       "same directory skips finished videos; a directory holding a set made with other settings "
-                       "or by other code (see --upgrade), or one voebench did not write, is refused.",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    p = sub.add_parser(
+        "render",
+        help="render a suite (mp4 + HDF5 ground truth + manifest)",
+        description="Sample, simulate and render a suite's videos into --out. Re-running into the "
+        "same directory skips finished videos; a directory holding a set made with other settings "
+        "or by other code (see --upgrade), or one voebench did not write, is refused.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     p.add_argument("suite", help="grasp-l1, grasp-l2 or avoe")
     p.add_argument("--out", help="output directory (default: renders/<suite>)")
-    p.add_argument("--videos-per-test", "--trials", dest="trials", type=int,
-                   help="trials per test (Level 1: videos; Level 2 / AVoE: pairs); default: the suite's")
+    p.add_argument(
+        "--videos-per-test",
+        "--trials",
+        dest="trials",
+        type=int,
+        help="trials per test (Level 1: videos; Level 2 / AVoE: pairs); default: the suite's",
+    )
     p.add_argument("--fraction", type=float, help="render this fraction of the suite's default trials (AVoE: 0.1)")
     p.add_argument("--tests", help="comma-separated test names (default: all); `voebench params SUITE` lists them")
     p.add_argument("--categories", help="AVoE: comma-separated categories A-E")
-    p.add_argument("--both-conditions", action="store_true",
-                   help="AVoE: render surprising videos for training trials too")
+    p.add_argument(
+        "--both-conditions", action="store_true", help="AVoE: render surprising videos for training trials too"
+    )
     p.add_argument("--seed", type=int, default=0, help="base seed; each video's seed derives from it")
     p.add_argument("--resolution", help="WIDTHxHEIGHT (default: the suite's, 320x240 for GRASP)")
     p.add_argument("--fps", type=float, help="frames per second (default: the suite's, 50 for GRASP)")
     p.add_argument("--seconds", type=float, help="video length (default: the suite's, 10 s for GRASP)")
-    p.add_argument("--engine", default="workbench", choices=["workbench", "cycles", "eevee"],
-                   help="workbench is fast on CPU; cycles/eevee look better and want a GPU")
+    p.add_argument(
+        "--engine",
+        default="workbench",
+        choices=["workbench", "cycles", "eevee"],
+        help="workbench is fast on CPU; cycles/eevee look better and want a GPU",
+    )
     p.add_argument("--samples", type=int, default=32, help="cycles/eevee samples per pixel")
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda", "optix", "hip", "metal"],
-                   help="cycles compute device")
-    p.add_argument("--passes", default="rgb,depth,segmentation",
-                   help="which outputs to render: any of rgb, depth, segmentation")
-    p.add_argument("--states-only", action="store_true",
-                   help="sample, simulate and write ground truth without rendering (no mp4, depth or masks)")
+    p.add_argument(
+        "--device", default="cpu", choices=["cpu", "cuda", "optix", "hip", "metal"], help="cycles compute device"
+    )
+    p.add_argument(
+        "--passes", default="rgb,depth,segmentation", help="which outputs to render: any of rgb, depth, segmentation"
+    )
+    p.add_argument(
+        "--states-only",
+        action="store_true",
+        help="sample, simulate and write ground truth without rendering (no mp4, depth or masks)",
+    )
     p.add_argument("--config", help="YAML file of parameter overrides (see docs/config.md)")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override one parameter, e.g. camera.fov=60 or shape.size=1.0:1.5 (repeatable)")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override one parameter, e.g. camera.fov=60 or shape.size=1.0:1.5 (repeatable)",
+    )
     p.add_argument("--workers", type=int, help="worker processes (default: number of cores)")
     p.add_argument("--threads", type=int, default=0, help="render threads per worker (default: cores / workers)")
     p.add_argument("--shard", help="I/N: render only shard I (0-based) of N; merge shards with `voebench merge`")
     p.add_argument("--backend", default="local", choices=["local", "ray"], help="where videos are produced")
     p.add_argument("--ray-address", help="Ray cluster address (default: start a local Ray)")
-    p.add_argument("--no-reuse", action="store_true",
-                   help="render every frame even if an identical earlier frame exists (for benchmarks)")
-    p.add_argument("--upgrade", action="store_true",
-                   help="the folder was made by other code: delete the videos of the tests whose code changed "
-                   "and make those again (nothing else is touched)")
+    p.add_argument(
+        "--no-reuse",
+        action="store_true",
+        help="render every frame even if an identical earlier frame exists (for benchmarks)",
+    )
+    p.add_argument(
+        "--upgrade",
+        action="store_true",
+        help="the folder was made by other code: delete the videos of the tests whose code changed "
+        "and make those again (nothing else is touched)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_render)
 
@@ -61,9 +90,12 @@ def register(sub) -> None:
 
     p = sub.add_parser("verify", help="check every file of a rendered set against its manifest and schema")
     p.add_argument("dir")
-    p.add_argument("--repair", action="store_true",
-                   help="delete every file of each trial with a broken video or a missing twin (and its manifest "
-                   "lines), so that `voebench render` makes exactly those trials again")
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="delete every file of each trial with a broken video or a missing twin (and its manifest "
+        "lines), so that `voebench render` makes exactly those trials again",
+    )
     p.set_defaults(func=cmd_verify)
 
     p = sub.add_parser("merge", help="combine shard manifests into DIR/manifest.jsonl")
@@ -135,8 +167,10 @@ def resolve_overrides(suite, tests: list[str], config_path: str | None, sets: li
         else:
             targets = [t for t in tests if key in spaces[t]]
             if not targets:
-                raise UsageError(f"{origin}: unknown parameter {key!r} (no selected test of {suite.name} has it; "
-                                 f"`voebench params {suite.name}` lists them)")
+                raise UsageError(
+                    f"{origin}: unknown parameter {key!r} (no selected test of {suite.name} has it; "
+                    f"`voebench params {suite.name}` lists them)"
+                )
         for t in targets:
             out[t][key] = value
 
@@ -164,8 +198,11 @@ def build_config(args):
         raise UsageError("give --videos-per-test or --fraction, not both")
     if args.fraction is not None:
         limits.check_fraction(args.fraction)
-    trials = args.trials if args.trials is not None else (
-        max(1, round(suite.default_trials * args.fraction)) if args.fraction else suite.default_trials)
+    trials = (
+        args.trials
+        if args.trials is not None
+        else (max(1, round(suite.default_trials * args.fraction)) if args.fraction else suite.default_trials)
+    )
     limits.check_count("--videos-per-test", trials, 1, limits.TRIALS_MAX, " (video ids have a 5-digit index)")
     width, height = parse_resolution(args.resolution) if args.resolution else suite.default_resolution
     fps = limits.check_fps(args.fps if args.fps is not None else suite.default_timing.fps)
@@ -185,11 +222,26 @@ def build_config(args):
     shard = parse_shard(args.shard)
     options = suite.options_from_args(args)
     return RunConfig(
-        out=args.out or os.path.join("renders", args.suite), suite=args.suite, tests=tests, trials=trials,
-        base_seed=args.seed, seconds=seconds, fps=fps, width=width, height=height, engine=args.engine,
-        samples=args.samples, device=args.device, passes=passes,
-        overrides=resolve_overrides(suite, tests, args.config, args.set), options=options, workers=workers,
-        threads=args.threads, shard=shard, reuse_frames=not args.no_reuse)
+        out=args.out or os.path.join("renders", args.suite),
+        suite=args.suite,
+        tests=tests,
+        trials=trials,
+        base_seed=args.seed,
+        seconds=seconds,
+        fps=fps,
+        width=width,
+        height=height,
+        engine=args.engine,
+        samples=args.samples,
+        device=args.device,
+        passes=passes,
+        overrides=resolve_overrides(suite, tests, args.config, args.set),
+        options=options,
+        workers=workers,
+        threads=args.threads,
+        shard=shard,
+        reuse_frames=not args.no_reuse,
+    )
 
 
 def cmd_render(args) -> int:
@@ -198,12 +250,13 @@ def cmd_render(args) -> int:
     if args.backend == "local" and args.ray_address:
         raise UsageError("--ray-address needs --backend ray")
     cfg = build_config(args)
-    result = run(cfg, progress=not args.quiet, backend=args.backend, ray_address=args.ray_address,
-                 upgrade=args.upgrade)
+    result = run(cfg, progress=not args.quiet, backend=args.backend, ray_address=args.ray_address, upgrade=args.upgrade)
     rate = result.frames / result.seconds if result.seconds > 0 else 0.0
-    print(f"{cfg.out}: {result.done} made, {result.skipped} already there, {len(result.failed)} failed "
-          f"({result.seconds:.1f} s, {result.frames} frames, {result.rendered_frames} rendered, {rate:.0f} frames/s)",
-          file=sys.stderr)
+    print(
+        f"{cfg.out}: {result.done} made, {result.skipped} already there, {len(result.failed)} failed "
+        f"({result.seconds:.1f} s, {result.frames} frames, {result.rendered_frames} rendered, {rate:.0f} frames/s)",
+        file=sys.stderr,
+    )
     if result.failed:  # each failure was reported in one line as it happened; the tracebacks are in the log
         from voebench.generator.progress import ERRORS_LOG, failure_summary
 
@@ -282,8 +335,11 @@ def cmd_verify(args) -> int:
     for p in problems:
         print(p)
     verdict = "OK" if not problems else f"{len(problems)} problem(s)"
-    print(f"{args.dir}: {n} videos checked, {verdict}" + (" (broken files deleted; run render again)"
-                                                          if problems and args.repair else ""), file=sys.stderr)
+    print(
+        f"{args.dir}: {n} videos checked, {verdict}"
+        + (" (broken files deleted; run render again)" if problems and args.repair else ""),
+        file=sys.stderr,
+    )
     return 0 if not problems else 1
 
 
@@ -321,8 +377,10 @@ def cmd_preview(args) -> int:
 
     _existing_set(args.dir, need_manifest=True)
     if args.per_test < 1 or args.frames < 1 or args.frames > 64:
-        raise UsageError(f"--per-test {args.per_test} --frames {args.frames}: need --per-test >= 1 and "
-                         "1 <= --frames <= 64 (frames are laid out in one row)")
+        raise UsageError(
+            f"--per-test {args.per_test} --frames {args.frames}: need --per-test >= 1 and "
+            "1 <= --frames <= 64 (frames are laid out in one row)"
+        )
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         raise UsageError(f"--out {args.out}: not a directory")
     open_set(args.dir)

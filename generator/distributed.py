@@ -96,9 +96,16 @@ class LocalRay:
         _refresh_ray_config()
         for attempt in (1, 2):  # Ray gives its raylet 30 s to register; on a swamped machine, try once more
             try:
-                ray.init(num_cpus=num_cpus, num_gpus=num_gpus, include_dashboard=False, log_to_driver=False,
-                         object_store_memory=object_store_mb * 2**20, _temp_dir=self.tmp,
-                         _node_ip_address="127.0.0.1", configure_logging=False)
+                ray.init(
+                    num_cpus=num_cpus,
+                    num_gpus=num_gpus,
+                    include_dashboard=False,
+                    log_to_driver=False,
+                    object_store_memory=object_store_mb * 2**20,
+                    _temp_dir=self.tmp,
+                    _node_ip_address="127.0.0.1",
+                    configure_logging=False,
+                )
                 break
             except Exception as e:
                 if ray.is_initialized():
@@ -167,15 +174,19 @@ def execute_ray(jobs, cfg, address: str | None = None):
             raise UsageError(f"--device {cfg.device}: the Ray cluster has no GPUs (tasks would wait forever)")
         # max_calls=0: keep workers (and their bpy) warm; Ray's default for GPU tasks is one call per process
         task = ray.remote(max_calls=0)(_produce_task).options(
-            **res, max_retries=retries, retry_exceptions=False,
-            runtime_env={"env_vars": {"LP_NUM_THREADS": str(threads)}})
+            **res,
+            max_retries=retries,
+            retry_exceptions=False,
+            runtime_env={"env_vars": {"LP_NUM_THREADS": str(threads)}},
+        )
         pending = {task.remote(job, cfg, threads): job for job in jobs}
         while pending:
             # everything finished within 0.2 s of the first one: one call per batch, not one per video
             done, _ = ray.wait(list(pending), num_returns=1)
             if len(pending) > 1:
-                more, _ = ray.wait([r for r in pending if r not in done], num_returns=len(pending) - len(done),
-                                   timeout=0.2)
+                more, _ = ray.wait(
+                    [r for r in pending if r not in done], num_returns=len(pending) - len(done), timeout=0.2
+                )
                 done = list(done) + list(more)
             for ref in done:
                 job = pending.pop(ref)

@@ -16,8 +16,9 @@ def record(scene: Scene, principles, kind: str, obj: str, first: int, last: int,
     return scene.violation
 
 
-def teleport(scene: Scene, obj: str, frame: int, new_position, principles, hidden: bool = False,
-             until: int | None = None) -> Violation:
+def teleport(
+    scene: Scene, obj: str, frame: int, new_position, principles, hidden: bool = False, until: int | None = None
+) -> Violation:
     """From `frame` on (to `until`, exclusive), the object is displaced so that it is at `new_position` at
     `frame` and keeps moving as before relative to it (continuity/permanence violations)."""
     o = scene[obj]
@@ -47,8 +48,16 @@ def freeze(scene: Scene, obj: str, frame: int, principles, until: int | None = N
     return record(scene, principles, "freeze", obj, frame, end, hidden)
 
 
-def replace_track(scene: Scene, obj: str, first: int, position, quaternion=None, principles=(), kind="trajectory",
-                  hidden: bool = False) -> Violation:
+def replace_track(
+    scene: Scene,
+    obj: str,
+    first: int,
+    position,
+    quaternion=None,
+    principles=(),
+    kind="trajectory",
+    hidden: bool = False,
+) -> Violation:
     """Replace the object's track from `first` on with an explicit one (for violations that are a whole
     different motion, e.g. rolling up an incline)."""
     o = scene[obj]

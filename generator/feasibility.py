@@ -85,8 +85,10 @@ def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None =
             try:
                 _, rejection = check_draw(suite, trial, draw(suite, space, trial, 0), cfg, space, 0, workdir)
             except Exception as e:
-                raise GeneratorBug(f"{suite.name}/{test}: building trial {index} failed with "
-                                   f"{type(e).__name__}: {e}", traceback.format_exc()) from None
+                raise GeneratorBug(
+                    f"{suite.name}/{test}: building trial {index} failed with {type(e).__name__}: {e}",
+                    traceback.format_exc(),
+                ) from None
             if rejection is None:
                 probe.accepted += 1
             else:
@@ -112,8 +114,10 @@ def refusal(suite: Suite, test: str, cfg: RunConfig, probe: Probe) -> str:
     kind, n = Counter(r.kind for r in probe.rejections).most_common(1)[0]
     example: Rejection = next(r for r in probe.rejections if r.kind == kind)
     keys = sorted({k for r in probe.rejections for k in r.keys})
-    msg = (f"{suite.name}/{test}: only {probe.accepted} of {probe.draws} draws can be honoured with these settings "
-           f"(most often {kind}, {n}x: {example.reason}")
+    msg = (
+        f"{suite.name}/{test}: only {probe.accepted} of {probe.draws} draws can be honoured with these settings "
+        f"(most often {kind}, {n}x: {example.reason}"
+    )
     msg += f"; involves {', '.join(keys)})" if keys else ")"
     fixes = remedies(suite, test, cfg)
     msg += "; it works with " + " or ".join(fixes) if fixes else "; no single change of yours undone makes it work"
@@ -137,8 +141,11 @@ def remedies(suite: Suite, test: str, cfg: RunConfig) -> list[str]:
     if (cfg.seconds, cfg.fps) != (default.seconds, default.fps):
         probe = probe_test(suite, test, cfg, timing=default)
         if probe.feasible:
-            flags = [f"--{name} {value:g}" for name, value, mine in
-                     (("seconds", default.seconds, cfg.seconds), ("fps", default.fps, cfg.fps)) if value != mine]
+            flags = [
+                f"--{name} {value:g}"
+                for name, value, mine in (("seconds", default.seconds, cfg.seconds), ("fps", default.fps, cfg.fps))
+                if value != mine
+            ]
             out.append(f"{' '.join(flags)} ({probe.accepted} of {probe.draws} draws valid)")
     return out
 

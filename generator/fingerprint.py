@@ -84,7 +84,7 @@ def scene_files(suite, test: str) -> list[str]:
     return sorted({own, *map(os.path.abspath, shared), *map(os.path.abspath, common)})
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _scene_fingerprint(suite_name: str, test: str) -> str:
     from voebench.generator.suite import load_suite
 

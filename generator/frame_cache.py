@@ -43,8 +43,15 @@ def scene_fingerprint(scene, settings, passes) -> bytes:
             h.update(b"\0")
 
     for o in scene.objects.values():
-        add(o.name, o.id, o.shape, np.asarray(o.dimensions, np.float64), o.texture, o.shape_params,
-            np.asarray(o.color[0], np.float64))
+        add(
+            o.name,
+            o.id,
+            o.shape,
+            np.asarray(o.dimensions, np.float64),
+            o.texture,
+            o.shape_params,
+            np.asarray(o.color[0], np.float64),
+        )
         if o.mesh is not None:
             add(np.asarray(o.mesh[0], np.float64), [list(map(int, f)) for f in o.mesh[1]])
     add(float(scene.camera.fov_deg), list(map(float, scene.camera.up)))

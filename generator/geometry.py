@@ -23,10 +23,14 @@ def quat_to_matrix(q) -> np.ndarray:
     quaternion was read back from a file."""
     q = np.asarray(q, float)
     w, x, y, z = np.moveaxis(q, -1, 0)
-    return np.stack([
-        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        -2,
+    )
 
 
 # ------------------------------------------------------------------------------------------- surface samples
@@ -57,8 +61,9 @@ def box_surface(half, n: int = 11) -> np.ndarray:
     return np.unique(np.concatenate(pts) * np.asarray(half, float), axis=0)
 
 
-def revolution_surface(radius_at, z0: float, z1: float, n_angle: int = 64, n_z: int = 9,
-                       n_rings: int = 5) -> np.ndarray:
+def revolution_surface(
+    radius_at, z0: float, z1: float, n_angle: int = 64, n_z: int = 9, n_rings: int = 5
+) -> np.ndarray:
     """Points on a solid of revolution about z with radius `radius_at(z)` between z0 and z1: `n_z` rings of
     `n_angle` points, plus `n_rings - 1` concentric rings (from the axis outward) on each flat cap."""
     ang = np.linspace(0, 2 * np.pi, n_angle, endpoint=False)

@@ -21,10 +21,15 @@ def quat_from_axis_angle(axis, angle) -> np.ndarray:
 def quat_multiply(a, b) -> np.ndarray:
     aw, ax, ay, az = np.moveaxis(np.asarray(a, float), -1, 0)
     bw, bx, by, bz = np.moveaxis(np.asarray(b, float), -1, 0)
-    return np.stack([aw * bw - ax * bx - ay * by - az * bz,
-                     aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw], axis=-1)
+    return np.stack(
+        [
+            aw * bw - ax * bx - ay * by - az * bz,
+            aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+        ],
+        axis=-1,
+    )
 
 
 def quat_from_euler_z(yaw) -> np.ndarray:
@@ -42,8 +47,17 @@ def decelerating_distance(t, speed: float, deceleration: float) -> np.ndarray:
     return speed * tc - 0.5 * deceleration * tc**2
 
 
-def roll(ball: SceneObject, start, direction, speed: float, deceleration: float, start_frame: int,
-         fps: float, radius: float | None = None, max_distance: float | None = None) -> np.ndarray:
+def roll(
+    ball: SceneObject,
+    start,
+    direction,
+    speed: float,
+    deceleration: float,
+    start_frame: int,
+    fps: float,
+    radius: float | None = None,
+    max_distance: float | None = None,
+) -> np.ndarray:
     """Roll `ball` without slipping along the ground from `start` in `direction` (horizontal), beginning at
     `start_frame` with `speed` m/s and slowing at `deceleration` m/s^2 (rolling resistance), stopping early
     if `max_distance` is reached. Writes position and quaternion from `start_frame` on (earlier frames rest

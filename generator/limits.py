@@ -123,6 +123,8 @@ def check_memory(width: int, height: int, n_frames: int, reuse: bool, passes: tu
     need = worker_memory(width, height, n_frames, reuse, "rgb" in passes)
     if need > WORKER_MEMORY_CAP:
         hint = " or --no-reuse" if reuse and "rgb" in passes else ""
-        raise UsageError(f"--resolution {width}x{height}: a worker would need about {need / 2**30:.1f} GiB for "
-                         f"{n_frames} frames' images (cap {WORKER_MEMORY_CAP / 2**30:.0f} GiB); use a smaller "
-                         f"--resolution, fewer --seconds{hint}")
+        raise UsageError(
+            f"--resolution {width}x{height}: a worker would need about {need / 2**30:.1f} GiB for "
+            f"{n_frames} frames' images (cap {WORKER_MEMORY_CAP / 2**30:.0f} GiB); use a smaller "
+            f"--resolution, fewer --seconds{hint}"
+        )

@@ -63,8 +63,10 @@ def read_existing(out: str) -> tuple[dict | None, dict[str, list[dict]]]:
     path = os.path.join(out, ds.NAME)
     if not os.path.exists(path):
         if os.listdir(out):
-            raise UsageError(f"--out {out}: holds files but no {ds.NAME}, so voebench did not write it; "
-                             "render into an empty or new folder")
+            raise UsageError(
+                f"--out {out}: holds files but no {ds.NAME}, so voebench did not write it; "
+                "render into an empty or new folder"
+            )
         return None, {}
     info = ds.read_dataset(path)
     manifests = {p: mf.read_manifest(p, truncated="ignore") for p in mf.manifest_paths(out)}
@@ -84,13 +86,17 @@ def prepare_output(cfg: RunConfig, suite: Suite, upgrade: bool = False) -> None:
     if old is not None:
         settings = sorted(k for k in ident if k != "code" and ident[k] != old["identity"].get(k))
         if settings:
-            raise UsageError(f"{cfg.out} holds a {cfg.suite} set made with other settings ({', '.join(settings)}); "
-                             "use another --out or the same settings")
+            raise UsageError(
+                f"{cfg.out} holds a {cfg.suite} set made with other settings ({', '.join(settings)}); "
+                "use another --out or the same settings"
+            )
         core, stale = changed_tests(old["identity"].get("code"), ident["code"], old.get("tests", []))
         if stale and not upgrade:
             what = "the generator core" if core else "the scene code of " + ", ".join(stale)
-            raise UsageError(f"{cfg.out} holds {cfg.suite} videos made by other code ({what} changed since; tests "
-                             f"{', '.join(stale)}): render with --upgrade to remake only those, or use another --out")
+            raise UsageError(
+                f"{cfg.out} holds {cfg.suite} videos made by other code ({what} changed since; tests "
+                f"{', '.join(stale)}): render with --upgrade to remake only those, or use another --out"
+            )
     try:
         os.makedirs(cfg.out, exist_ok=True)
     except OSError as e:
@@ -101,8 +107,12 @@ def prepare_output(cfg: RunConfig, suite: Suite, upgrade: bool = False) -> None:
         remove_tests(cfg.out, cfg.suite, stale, manifests)
     info = info or ds.new_dataset(__version__)
     rendered = sorted(set((old or {}).get("tests", [])) | set(cfg.tests))
-    info["suites"][cfg.suite] = {**(old or {}), "identity": ident, "tests": rendered,
-                                 "trials_per_test": max(cfg.trials, (old or {}).get("trials_per_test", 0))}
+    info["suites"][cfg.suite] = {
+        **(old or {}),
+        "identity": ident,
+        "tests": rendered,
+        "trials_per_test": max(cfg.trials, (old or {}).get("trials_per_test", 0)),
+    }
     info["generator_version"] = __version__
     ds.write_dataset(os.path.join(cfg.out, ds.NAME), info)
     for stale_tmp in glob.glob(os.path.join(cfg.out, cfg.suite, "*", "*.tmp-*")):

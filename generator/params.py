@@ -131,7 +131,7 @@ def _numbers(value) -> list:
     return [v for v in items if isinstance(v, (int, float)) and not isinstance(v, bool)]
 
 
-def _require_in(domain: "Domain | None", values, what) -> None:
+def _require_in(domain: Domain | None, values, what) -> None:
     """Declaration check (a bug in a scene script, not user input): every default lies in its domain."""
     if domain is not None:
         bad = [v for v in values if v not in domain]
@@ -152,7 +152,7 @@ class Dist:
         """The leaf as it would be written in a config file."""
         raise NotImplementedError
 
-    def parse(self, key: str, value: Any) -> "Dist":
+    def parse(self, key: str, value: Any) -> Dist:
         """A new leaf of the same kind from a user's value; raises UsageError naming `key`."""
         raise NotImplementedError
 
@@ -364,7 +364,7 @@ class Space:
         walk(self.tree, "")
         return out
 
-    def override(self, overrides: dict[str, Any], where: str = "") -> "Space":
+    def override(self, overrides: dict[str, Any], where: str = "") -> Space:
         """A copy with dotted-key overrides applied; every key and value is validated."""
         tree = copy.deepcopy(self.tree)
         leaves = self.leaves()
@@ -387,15 +387,19 @@ class Space:
         """Draw every leaf in a fixed (declaration) order."""
 
         def draw(node):
-            return {k: draw(v) if isinstance(v, dict) else (v.sample(rng, index) if isinstance(v, Dist) else v)
-                    for k, v in node.items()}
+            return {
+                k: draw(v) if isinstance(v, dict) else (v.sample(rng, index) if isinstance(v, Dist) else v)
+                for k, v in node.items()
+            }
 
         return Params.wrap(draw(self.tree))
 
     def describe(self) -> dict:
         def walk(node):
-            return {k: walk(v) if isinstance(v, dict) else (v.describe() if isinstance(v, Dist) else _plain(v))
-                    for k, v in node.items()}
+            return {
+                k: walk(v) if isinstance(v, dict) else (v.describe() if isinstance(v, Dist) else _plain(v))
+                for k, v in node.items()
+            }
 
         return walk(self.tree)
 
@@ -490,8 +494,10 @@ def load_config_file(path: str) -> dict[str, dict[str, Any]]:
 
 
 _INT = re.compile(r"^[-+]?(?:0|[1-9][0-9_]*)$")
-_FLOAT = re.compile(r"^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$|^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$"
-                    r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$")
+_FLOAT = re.compile(
+    r"^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9_]+)(?:[eE][-+]?[0-9]+)?$|^[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+$"
+    r"|^[-+]?\.(?:inf|Inf|INF)$|^\.(?:nan|NaN|NAN)$"
+)
 
 
 def config_loader():
@@ -506,7 +512,8 @@ def config_loader():
     int_tag, float_tag = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
     ConfigLoader.yaml_implicit_resolvers = {
         first: [(tag, rx) for tag, rx in resolvers if tag not in (int_tag, float_tag)]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
     ConfigLoader.add_implicit_resolver(int_tag, _INT, list("-+0123456789"))
     ConfigLoader.add_implicit_resolver(float_tag, _FLOAT, list("-+0123456789."))
     return ConfigLoader

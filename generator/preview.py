@@ -168,8 +168,9 @@ def make_sheet(out_dir: str, suite: str, test: str, groups: list[list[dict]], n_
                 inside = window is not None and window[0] <= t <= window[1]
                 tag = f"{t}"
                 bbox = draw.textbbox((x + 2, y + 1), tag, font=small)
-                draw.rectangle((bbox[0] - 1, bbox[1] - 1, bbox[2] + 1, bbox[3] + 1),
-                               fill=WINDOW_MARK if inside else (0, 0, 0))
+                draw.rectangle(
+                    (bbox[0] - 1, bbox[1] - 1, bbox[2] + 1, bbox[3] + 1), fill=WINDOW_MARK if inside else (0, 0, 0)
+                )
                 draw.text((x + 2, y + 1), tag, fill=TEXT, font=small)
                 if inside and entry.get("violation"):
                     draw.rectangle((x, y, x + cw - 1, y + ch - 1), outline=WINDOW_MARK, width=2)
@@ -188,7 +189,7 @@ def plan(entries: list[dict], per_test: int) -> dict[tuple[str, str], list[list[
     for k, trials in tests.items():
         groups = [sorted(g, key=lambda e: PLAUSIBLE_FIRST.get(e["condition"], 2)) for g in trials.values()]
         groups.sort(key=lambda g: (-len(g), g[0]["index"]))  # complete pairs first, then by index
-        chosen = groups[:max(1, per_test)]
+        chosen = groups[: max(1, per_test)]
         chosen.sort(key=lambda g: g[0]["index"])
         out[k] = chosen
     return out
@@ -213,4 +214,3 @@ def main(out_dir: str, out: str | None = None, per_test: int = 4, frames: int = 
     if verbose:
         print(f"{written} contact sheet(s) in {folder}", file=sys.stderr)
     return 0 if written else 1
-

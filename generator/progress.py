@@ -29,16 +29,16 @@ def last_line(error: str, limit: int = 300) -> str:
     """The line of a traceback that says what went wrong: the last `SomeError: message` line (a message of
     several lines would otherwise leave only its tail), else the last non-empty line; shortened."""
     lines = [ln.rstrip() for ln in str(error).strip().splitlines() if ln.strip()]
-    line = next((ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), lines[-1].strip() if lines else
-                "unknown error")
+    line = next(
+        (ln for ln in reversed(lines) if _EXCEPTION_LINE.match(ln)), lines[-1].strip() if lines else "unknown error"
+    )
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 class Progress:
     """Videos done out of `total`, with frames per second and failures, on `stream` (stderr)."""
 
-    def __init__(self, total: int, desc: str, skipped: int = 0, enabled: bool = True, stream=None,
-                 step: float = 0.05):
+    def __init__(self, total: int, desc: str, skipped: int = 0, enabled: bool = True, stream=None, step: float = 0.05):
         self.total, self.desc, self.skipped = total, desc, skipped
         self.stream = stream if stream is not None else sys.stderr
         self.enabled = enabled and total > 0
@@ -51,8 +51,9 @@ class Progress:
         if self.enabled and isatty is not None and isatty():
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, unit="video", desc=desc, dynamic_ncols=True, file=self.stream,
-                            postfix={"skipped": skipped})
+            self.bar = tqdm(
+                total=total, unit="video", desc=desc, dynamic_ncols=True, file=self.stream, postfix={"skipped": skipped}
+            )
 
     def rate(self) -> float:
         return self.frames / max(time.perf_counter() - self.t0, 1e-9)
@@ -75,10 +76,13 @@ class Progress:
     def _line(self) -> None:
         elapsed = time.perf_counter() - self.t0
         pct = 100.0 * self.done / self.total
-        print(f"{self.desc}: {self.done}/{self.total} videos ({pct:.0f}%), {self.failed} failed, "
-              f"{self.rate():.0f} frames/s, {elapsed:.0f} s" + (f", {self.skipped} already there"
-                                                                   if self.skipped else ""),
-              file=self.stream, flush=True)
+        print(
+            f"{self.desc}: {self.done}/{self.total} videos ({pct:.0f}%), {self.failed} failed, "
+            f"{self.rate():.0f} frames/s, {elapsed:.0f} s"
+            + (f", {self.skipped} already there" if self.skipped else ""),
+            file=self.stream,
+            flush=True,
+        )
 
     def write(self, line: str) -> None:
         """Print a line without breaking the bar."""

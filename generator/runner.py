@@ -11,6 +11,7 @@
 - `manifest.jsonl` gets one line per finished video as soon as it is done and is rewritten sorted at the end;
   a shard writes `manifest-shard-I-of-N.jsonl` instead, and `merge` combines shards.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,11 +24,18 @@ from dataclasses import dataclass, field
 
 
 from voebench import __version__
-from voebench.errors import UsageError
 from voebench.generator.params import Space
 from voebench.generator.output import (  # noqa: F401  (re-exported: the output folder's API lived here)
-    entry_from_h5, is_done, manifest_name, merge, mp4_complete, prepare_output, read_manifest, write_json_atomic,
-    write_manifest)
+    entry_from_h5,
+    is_done,
+    manifest_name,
+    merge,
+    mp4_complete,
+    prepare_output,
+    read_manifest,
+    write_json_atomic,
+    write_manifest,
+)
 from voebench.generator.suite import SUITE_REFS, Job, Suite, Timing, load_suite, register_suite
 from voebench.generator.feasibility import check_feasible, record_acceptance
 from voebench.generator.trial import Trial, TrialFailed, TrialResult, produce_trial
@@ -68,10 +76,17 @@ class RunConfig:
     def identity(self, suite: Suite) -> dict:
         """What makes two runs the same dataset (everything but counts, workers and shards)."""
         return {
-            "generator_version": __version__, "suite": self.suite, "base_seed": self.base_seed,
-            "seconds": self.seconds, "fps": self.fps, "width": self.width, "height": self.height,
-            "engine": self.engine, "samples": self.samples if self.engine != "workbench" else None,
-            "passes": list(self.passes), "options": self.options,
+            "generator_version": __version__,
+            "suite": self.suite,
+            "base_seed": self.base_seed,
+            "seconds": self.seconds,
+            "fps": self.fps,
+            "width": self.width,
+            "height": self.height,
+            "engine": self.engine,
+            "samples": self.samples if self.engine != "workbench" else None,
+            "passes": list(self.passes),
+            "options": self.options,
             "spaces": {t: effective_space(suite, t, self.overrides).describe() for t in suite.tests},
             "code": code_identity(suite),  # resuming with other code would mix two generators' videos
         }
@@ -190,8 +205,9 @@ class RunResult:
     rendered_frames: int
 
 
-def run(cfg: RunConfig, progress: bool = True, backend: str = "local", ray_address: str | None = None,
-        upgrade: bool = False) -> RunResult:
+def run(
+    cfg: RunConfig, progress: bool = True, backend: str = "local", ray_address: str | None = None, upgrade: bool = False
+) -> RunResult:
     """Refuse what cannot be honoured, then make every trial not yet done; returns counts of videos. With
     `upgrade`, the tests whose code changed since the folder was made are remade (`prepare_output`)."""
     suite = _suite(cfg.suite)
@@ -308,6 +324,3 @@ def _execute_pool(tasks, cfg, workers, threads):
                         yield trial, None, f"the worker process died {deaths[trial.id]} times while making it"
                     else:
                         pending.append(task)
-
-
-

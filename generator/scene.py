@@ -138,9 +138,14 @@ class Violation:
     hidden: bool = False
 
     def as_dict(self) -> dict:
-        return {"principles": list(self.principles), "kind": self.kind, "object": self.object,
-                "first_frame": int(self.first_frame), "last_frame": int(self.last_frame),
-                "hidden": bool(self.hidden)}
+        return {
+            "principles": list(self.principles),
+            "kind": self.kind,
+            "object": self.object,
+            "first_frame": int(self.first_frame),
+            "last_frame": int(self.last_frame),
+            "hidden": bool(self.hidden),
+        }
 
 
 class Scene:
@@ -161,30 +166,52 @@ class Scene:
 
     # ---------------------------------------------------------------------- building
 
-    def add(self, name: str, shape: str, dimensions, position, *, role: str, color=(0.5, 0.5, 0.5),
-            quaternion=(1.0, 0.0, 0.0, 0.0), texture: dict | None = None, body: RigidBody | None = None,
-            mesh=None, visible: bool = True, fixture: bool = False, **shape_params) -> SceneObject:
+    def add(
+        self,
+        name: str,
+        shape: str,
+        dimensions,
+        position,
+        *,
+        role: str,
+        color=(0.5, 0.5, 0.5),
+        quaternion=(1.0, 0.0, 0.0, 0.0),
+        texture: dict | None = None,
+        body: RigidBody | None = None,
+        mesh=None,
+        visible: bool = True,
+        fixture: bool = False,
+        **shape_params,
+    ) -> SceneObject:
         if name in self.objects:
             raise ValueError(f"duplicate object name {name!r}")
         if shape not in SHAPES:
             raise ValueError(f"unknown shape {shape!r}; one of {SHAPES}")
         T = self.n_frames
         obj = SceneObject(
-            name=name, id=len(self.objects) + 1, role=role, shape=shape,
+            name=name,
+            id=len(self.objects) + 1,
+            role=role,
+            shape=shape,
             dimensions=np.asarray(dimensions, float).reshape(3),
             position=np.tile(np.asarray(position, float), (T, 1)),
             quaternion=np.tile(np.asarray(quaternion, float), (T, 1)),
             color=np.tile(np.asarray(color, np.float32), (T, 1)),
             visible=np.full(T, bool(visible)),
-            texture=texture, body=body, mesh=mesh, shape_params=shape_params, fixture=bool(fixture),
+            texture=texture,
+            body=body,
+            mesh=mesh,
+            shape_params=shape_params,
+            fixture=bool(fixture),
         )
         self.objects[name] = obj
         return obj
 
     def look(self, eye, target, fov_deg: float = 70.0, up=(0.0, 0.0, 1.0)) -> Camera:
         T = self.n_frames
-        self.camera = Camera(np.tile(np.asarray(eye, float), (T, 1)), np.tile(np.asarray(target, float), (T, 1)),
-                             fov_deg, tuple(up))
+        self.camera = Camera(
+            np.tile(np.asarray(eye, float), (T, 1)), np.tile(np.asarray(target, float), (T, 1)), fov_deg, tuple(up)
+        )
         return self.camera
 
     def __getitem__(self, name: str) -> SceneObject:
@@ -202,6 +229,7 @@ class Scene:
         parts = [self.camera.position, self.camera.look_at]
         for o in self.objects.values():
             parts += [o.position, o.quaternion, o.color.astype(np.float64), o.visible[:, None].astype(np.float64)]
-        table = np.ascontiguousarray(np.concatenate([np.asarray(p, np.float64).reshape(self.n_frames, -1)
-                                                     for p in parts], axis=1))
+        table = np.ascontiguousarray(
+            np.concatenate([np.asarray(p, np.float64).reshape(self.n_frames, -1) for p in parts], axis=1)
+        )
         return [row.tobytes() for row in table]

@@ -73,8 +73,11 @@ class Suite:
     #: the condition whose build must record a violation (all other conditions must record none)
     violated_condition: str | None = None
     #: what every scene module must define: a name -> its parameter names (a function) or its type
-    module_contract: dict = {"SPACE": dict, "build": ("scene", "p", "condition"),
-                             "describe": ("scene", "p", "condition")}
+    module_contract: dict = {
+        "SPACE": dict,
+        "build": ("scene", "p", "condition"),
+        "describe": ("scene", "p", "condition"),
+    }
 
     def __init__(self):
         self._modules: dict[str, ModuleType] = {}

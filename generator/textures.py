@@ -38,8 +38,11 @@ def make_texture(pattern: str, seed: int, tint, size: int = 256) -> np.ndarray:
         block = 1 / 8
         bx, by = (xx // block).astype(int), (yy // (block * 2)).astype(int)
         horizontal = (bx + by) % 2 == 0
-        grain = np.where(horizontal, np.sin(yy * 140 + _smooth_noise(rng, h, w, 16) * 4),
-                         np.sin(xx * 140 + _smooth_noise(rng, h, w, 16) * 4))
+        grain = np.where(
+            horizontal,
+            np.sin(yy * 140 + _smooth_noise(rng, h, w, 16) * 4),
+            np.sin(xx * 140 + _smooth_noise(rng, h, w, 16) * 4),
+        )
         shade = rng.uniform(0.8, 1.0, (by.max() + 1, bx.max() + 1))[by, bx]
         seams = ((xx % block) < 0.004) | ((yy % (block * 2)) < 0.004)
         v = np.where(seams, 0.35, shade * (0.8 + 0.1 * grain))

@@ -114,14 +114,19 @@ def draw(suite: Suite, space: Space, trial: Trial, attempt: int) -> Params:
 # ------------------------------------------------------------------------------------------------ checking
 
 
-def check_draw(suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Space, attempt: int,
-               workdir: str) -> tuple[dict, Rejection | None]:
+def check_draw(
+    suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Space, attempt: int, workdir: str
+) -> tuple[dict, Rejection | None]:
     """Build every condition from `p` and run every check that needs no pixels. Returns the scenes (by
     condition) and None, or the rejection."""
     conditions = tuple(suite.conditions(trial.test, p, {**cfg.options, "seed": trial.seed}))
     if conditions != trial.conditions:
-        return {}, Rejection(attempt, "conditions", f"the draw is a {list(conditions) or 'different'} trial "
-                             f"(another label or sub-type), not {list(trial.conditions)}")
+        return {}, Rejection(
+            attempt,
+            "conditions",
+            f"the draw is a {list(conditions) or 'different'} trial "
+            f"(another label or sub-type), not {list(trial.conditions)}",
+        )
     scenes = {}
     try:
         for job in trial.jobs:
@@ -132,8 +137,17 @@ def check_draw(suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Spa
     for job in trial.jobs:
         entry = manifest_entry(cfg, suite, job, p, scenes[job.condition], space, attempt, [])
         path = os.path.join(workdir, f"{job.stem}.h5")
-        write_files(job, cfg, suite, scenes[job.condition], entry, suite.extra_groups(job, p, scenes[job.condition], entry),
-                    path, None, passes=())
+        write_files(
+            job,
+            cfg,
+            suite,
+            scenes[job.condition],
+            entry,
+            suite.extra_groups(job, p, scenes[job.condition], entry),
+            path,
+            None,
+            passes=(),
+        )
         files.append((entry, path))
         for problem in suite.statement_problems(job, p, scenes[job.condition], entry, cfg.width, cfg.height):
             return {}, Rejection(attempt, "statement", str(problem), getattr(problem, "keys", ()))
@@ -160,8 +174,9 @@ def needs_pixel_audit(scenes: dict) -> bool:
 # ------------------------------------------------------------------------------------------------ producing
 
 
-def produce_trial(trial: Trial, cfg: RunConfig, suite: Suite, space: Space,
-                  known_rejection: Rejection | None = None) -> TrialResult:
+def produce_trial(
+    trial: Trial, cfg: RunConfig, suite: Suite, space: Space, known_rejection: Rejection | None = None
+) -> TrialResult:
     """Make one trial's files, valid by construction (module docstring). `known_rejection`: the feasibility
     probe's rejection of the trial's first draw, if it made one (the files are the same either way)."""
     t0 = time.perf_counter()
@@ -185,8 +200,9 @@ def produce_trial(trial: Trial, cfg: RunConfig, suite: Suite, space: Space,
         kinds[r.kind] = kinds.get(r.kind, 0) + 1
     common = max(kinds, key=kinds.get) if kinds else "-"
     example = next((r.reason for r in reversed(rejections) if r.kind == common), "")
-    raise TrialFailed(f"no valid draw in {MAX_ATTEMPTS} attempts (most often {common}, {kinds.get(common, 0)}x: "
-                      f"{example})")
+    raise TrialFailed(
+        f"no valid draw in {MAX_ATTEMPTS} attempts (most often {common}, {kinds.get(common, 0)}x: {example})"
+    )
 
 
 def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
@@ -206,8 +222,18 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
             os.makedirs(os.path.dirname(base), exist_ok=True)
             tmp_h5, tmp_mp4 = f"{base}.h5.tmp-{os.getpid()}", f"{base}.mp4.tmp-{os.getpid()}"
             tmp[job.id] = (tmp_h5, tmp_mp4, base)
-            rendered = write_files(job, cfg, suite, scene, entry, suite.extra_groups(job, p, scene, entry), tmp_h5,
-                                   tmp_mp4 if "rgb" in cfg.passes else None, tuple(cfg.passes), cache)
+            rendered = write_files(
+                job,
+                cfg,
+                suite,
+                scene,
+                entry,
+                suite.extra_groups(job, p, scene, entry),
+                tmp_h5,
+                tmp_mp4 if "rgb" in cfg.passes else None,
+                tuple(cfg.passes),
+                cache,
+            )
             result.frames += scene.n_frames
             result.rendered_frames += rendered
             result.entries.append(entry)
@@ -247,17 +273,39 @@ def _remove(tmp: dict) -> None:
                 os.remove(path)
 
 
-def write_files(job: Job, cfg: RunConfig, suite: Suite, scene: Scene, entry: dict, extra_groups: dict,
-                h5_path: str, mp4_path: str | None, passes: tuple, cache: FrameCache | None = None) -> int:
+def write_files(
+    job: Job,
+    cfg: RunConfig,
+    suite: Suite,
+    scene: Scene,
+    entry: dict,
+    extra_groups: dict,
+    h5_path: str,
+    mp4_path: str | None,
+    passes: tuple,
+    cache: FrameCache | None = None,
+) -> int:
     """Write one video's HDF5 (and mp4) at the given paths; with no passes, ground truth only. `cache`: frames
     already rendered for another video of the trial. Returns the number of frames Blender rendered."""
     from voebench.generator.io.hdf5 import StatesWriter
 
     attrs = {
-        "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
-        "pair_id": job.pair_id or "", "seed": job.seed, "attempt": entry["attempt"], "fps": cfg.fps,
-        "n_frames": scene.n_frames, "width": cfg.width, "height": cfg.height, "engine": cfg.engine,
-        "generator_version": __version__, "params": json.dumps(entry["params"]), **h5_attrs(suite, job.test),
+        "id": job.id,
+        "suite": job.suite,
+        "test": job.test,
+        "index": job.index,
+        "condition": job.condition,
+        "pair_id": job.pair_id or "",
+        "seed": job.seed,
+        "attempt": entry["attempt"],
+        "fps": cfg.fps,
+        "n_frames": scene.n_frames,
+        "width": cfg.width,
+        "height": cfg.height,
+        "engine": cfg.engine,
+        "generator_version": __version__,
+        "params": json.dumps(entry["params"]),
+        **h5_attrs(suite, job.test),
     }
     writer = StatesWriter(h5_path, scene, cfg.width, cfg.height, attrs, passes)
     video = None
@@ -267,8 +315,9 @@ def write_files(job: Job, cfg: RunConfig, suite: Suite, scene: Scene, entry: dic
             from voebench.generator.blender.render import Renderer, RenderSettings
             from voebench.generator.io.video import VideoWriter
 
-            renderer = Renderer(scene, RenderSettings(cfg.width, cfg.height, cfg.engine, cfg.samples, cfg.device),
-                                cache=cache)
+            renderer = Renderer(
+                scene, RenderSettings(cfg.width, cfg.height, cfg.engine, cfg.samples, cfg.device), cache=cache
+            )
             try:
                 if "rgb" in passes:
                     video = VideoWriter(mp4_path, cfg.width, cfg.height, cfg.fps)
@@ -299,23 +348,44 @@ def write_files(job: Job, cfg: RunConfig, suite: Suite, scene: Scene, entry: dic
     return int(n_rendered)
 
 
-def manifest_entry(cfg: RunConfig, suite: Suite, job: Job, p: Params, scene: Scene, space: Space, attempt: int,
-                   rejected: list) -> dict:
+def manifest_entry(
+    cfg: RunConfig, suite: Suite, job: Job, p: Params, scene: Scene, space: Space, attempt: int, rejected: list
+) -> dict:
     entry = {
-        "id": job.id, "suite": job.suite, "test": job.test, "index": job.index, "condition": job.condition,
-        "pair_id": job.pair_id, "seed": job.seed, "attempt": attempt, "rejected": rejected,
+        "id": job.id,
+        "suite": job.suite,
+        "test": job.test,
+        "index": job.index,
+        "condition": job.condition,
+        "pair_id": job.pair_id,
+        "seed": job.seed,
+        "attempt": attempt,
+        "rejected": rejected,
         "video": job.relpath + ".mp4" if "rgb" in cfg.passes else None,
-        "states": job.relpath + ".h5", "n_frames": scene.n_frames, "fps": cfg.fps, "width": cfg.width,
+        "states": job.relpath + ".h5",
+        "n_frames": scene.n_frames,
+        "fps": cfg.fps,
+        "width": cfg.width,
         "height": cfg.height,
     }
     entry.update(suite.entry(job, p, scene))
     entry["violation"] = scene.violation.as_dict() if scene.violation is not None else None
     if job.pair_id is not None:  # which videos make this trial whole (AVoE train trials: `expected` only)
         entry["pair_conditions"] = list(suite.conditions(job.test, p, {**cfg.options, "seed": job.seed}))
-    entry["params"] = {"sampled": p, "config": {
-        "space": space.describe(), "base_seed": cfg.base_seed,
-        "seconds": cfg.seconds, "fps": cfg.fps, "width": cfg.width, "height": cfg.height,
-        "engine": cfg.engine, "passes": list(cfg.passes), "options": cfg.options}}
+    entry["params"] = {
+        "sampled": p,
+        "config": {
+            "space": space.describe(),
+            "base_seed": cfg.base_seed,
+            "seconds": cfg.seconds,
+            "fps": cfg.fps,
+            "width": cfg.width,
+            "height": cfg.height,
+            "engine": cfg.engine,
+            "passes": list(cfg.passes),
+            "options": cfg.options,
+        },
+    }
     return json.loads(json.dumps(entry, default=_plain))
 
 

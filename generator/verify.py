@@ -51,9 +51,14 @@ def check_h5(path: str, entry: dict, code: dict | None = None) -> list[str]:
                 errs.append("not marked complete")
             if f.attrs.get("id") != entry["id"]:
                 errs.append(f"id {f.attrs.get('id')!r} does not match the manifest")
-            if code is not None and "code_fingerprint" in f.attrs and (
+            if (
+                code is not None
+                and "code_fingerprint" in f.attrs
+                and (
                     f.attrs["code_fingerprint"] != code.get("core")
-                    or f.attrs.get("scene_fingerprint") != code.get("tests", {}).get(entry["test"])):
+                    or f.attrs.get("scene_fingerprint") != code.get("tests", {}).get(entry["test"])
+                )
+            ):
                 errs.append("made by other code than dataset.json records")
             json.loads(f.attrs.get("params", "{}"))
             seg = None
@@ -145,8 +150,9 @@ def verify(out: str, repair: bool = False) -> tuple[list[str], int]:
         gone = [e for e in entries if (e.get("pair_id") or e["id"]) in doomed]
         files = {os.path.join(out, rel) for e in gone for rel in (e["states"], e.get("video")) if rel}
         for pid in doomed & {e.get("pair_id") for e in entries}:  # a twin missing from the manifest may be on disk
-            files.update(p for p in glob.glob(os.path.join(out, glob.escape(pid) + "-*"))
-                         if p.endswith((".h5", ".mp4")))
+            files.update(
+                p for p in glob.glob(os.path.join(out, glob.escape(pid) + "-*")) if p.endswith((".h5", ".mp4"))
+            )
         for path in sorted(files):
             if os.path.exists(path):
                 os.remove(path)

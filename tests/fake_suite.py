@@ -29,9 +29,16 @@ class FakeSuite(Suite):
         return ["plausible", "implausible"]
 
     def entry(self, job, p, scene):
-        return {"prompts": [{"kind": "plausibility", "text": "Is the ball's colour plausible?",
-                             "answer": "yes" if job.condition == "plausible" else "no"}],
-                "description": describe(scene, p, job.condition)}
+        return {
+            "prompts": [
+                {
+                    "kind": "plausibility",
+                    "text": "Is the ball's colour plausible?",
+                    "answer": "yes" if job.condition == "plausible" else "no",
+                }
+            ],
+            "description": describe(scene, p, job.condition),
+        }
 
 
 SPACE = {"size": Range(0.2, 0.7), "lift": Range(0.0, 1.0)}
@@ -49,5 +56,6 @@ def build(scene, p, condition):
 
 
 def describe(scene, p, condition):
-    return f"A ball {p.size:.2f} m across rests on a floor" + (" and changes colour." if condition == "implausible"
-                                                               else ".")
+    return f"A ball {p.size:.2f} m across rests on a floor" + (
+        " and changes colour." if condition == "implausible" else "."
+    )

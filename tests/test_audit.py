@@ -35,8 +35,7 @@ def scene() -> Scene:
     s.add("wall", "box", (0.2, 8, 1), (3.1, 0, 0.5), role="wall", fixture=True)
     s.add("occluder", "box", (1.0, 0.1, 1.0), (0.2, -0.6, 0.5), role="occluder", fixture=True)
     s.add("table", "box", (1.0, 1.0, 0.5), (-2.5, -2.5, 0.25), role="table", fixture=True)
-    ball = s.add("ball", "sphere", (0.4,) * 3, (-2, 0, 0.2), role="ball", color=(1, 0, 0),
-                 body=RigidBody("active"))
+    ball = s.add("ball", "sphere", (0.4,) * 3, (-2, 0, 0.2), role="ball", color=(1, 0, 0), body=RigidBody("active"))
     roll(ball, (-2, 0, 0.2), (1, 0, 0), speed=2.0, deceleration=1.0, start_frame=5, fps=FPS)  # stops at x=0
     s.add("cube", "box", (0.5,) * 3, (-1, 1.5, 0.25), role="cube", color=(0, 0, 1), body=RigidBody("active"))
     drop = s.add("drop", "sphere", (0.3,) * 3, (1, 1.5, 1.5), role="ball", body=RigidBody("active"))
@@ -51,8 +50,9 @@ def scene() -> Scene:
     return s
 
 
-def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = True, hide=None,
-          states_only: bool = False) -> None:
+def write(
+    out, s: Scene, test: str, index: int, condition: str, paired: bool = True, hide=None, states_only: bool = False
+) -> None:
     """One video's HDF5 and manifest line, as the runner writes them. Every existing object covers two pixels
     of the segmentation, except at the frames listed for it in `hide` (name -> frames); `states_only`: no
     depth or segmentation pass (visible pixel counts -1, as `render --states-only` writes)."""
@@ -61,11 +61,26 @@ def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = T
     pair_id = f"{suite}/{test}/{index:05d}" if paired else None
     rel = f"{suite}/{test}/{index:05d}" + (f"-{condition}" if paired else "")
     os.makedirs(os.path.join(out, suite, test), exist_ok=True)
-    attrs = {"id": rel, "suite": suite, "test": test, "index": index, "condition": condition,
-             "pair_id": pair_id or "", "seed": 0, "fps": FPS, "n_frames": T, "width": W, "height": H,
-             "engine": "none", "generator_version": "test", "params": "{}"}
+    attrs = {
+        "id": rel,
+        "suite": suite,
+        "test": test,
+        "index": index,
+        "condition": condition,
+        "pair_id": pair_id or "",
+        "seed": 0,
+        "fps": FPS,
+        "n_frames": T,
+        "width": W,
+        "height": H,
+        "engine": "none",
+        "generator_version": "test",
+        "params": "{}",
+    }
     attrs.update({k: v for k, v in root_attrs({**attrs, "pair_id": pair_id}).items() if k not in attrs})
-    w = StatesWriter(os.path.join(out, rel + ".h5"), s, W, H, attrs, passes=() if states_only else ("depth", "segmentation"))
+    w = StatesWriter(
+        os.path.join(out, rel + ".h5"), s, W, H, attrs, passes=() if states_only else ("depth", "segmentation")
+    )
     for t in range(T):
         if states_only:
             w.add_frame(t, t, None, None)
@@ -73,13 +88,25 @@ def write(out, s: Scene, test: str, index: int, condition: str, paired: bool = T
         seg = np.zeros((H, W), np.uint16)
         for o in s.objects.values():
             if o.visible[t] and t not in hide.get(o.name, ()):
-                seg.flat[2 * o.id: 2 * o.id + 2] = o.id
+                seg.flat[2 * o.id : 2 * o.id + 2] = o.id
         w.add_frame(t, t, np.ones((H, W), np.float32), seg)
     w.f.attrs["complete"] = True
     w.close()
-    entry = {"id": rel, "suite": suite, "test": test, "index": index, "condition": condition, "pair_id": pair_id,
-             "states": rel + ".h5", "video": None, "n_frames": T, "fps": FPS, "width": W, "height": H,
-             "violation": s.violation.as_dict() if s.violation else None}
+    entry = {
+        "id": rel,
+        "suite": suite,
+        "test": test,
+        "index": index,
+        "condition": condition,
+        "pair_id": pair_id,
+        "states": rel + ".h5",
+        "video": None,
+        "n_frames": T,
+        "fps": FPS,
+        "width": W,
+        "height": H,
+        "violation": s.violation.as_dict() if s.violation else None,
+    }
     write_dataset(str(out))  # the data contract: a set voebench wrote has one
     with open(os.path.join(out, "manifest.jsonl"), "a") as f:
         f.write(json.dumps(complete_entry(entry)) + "\n")
@@ -291,14 +318,28 @@ def test_real_bullet_drops_pass(tmp_path):
         s.add("floor", "box", (10, 10, 1), (0, 0, -0.5), role="floor", body=RigidBody("passive"), fixture=True)
         s.add("wall", "box", (0.2, 4, 1), (2.5, 0, 0.5), role="wall", body=RigidBody("passive"), fixture=True)
         s.add("ball", "sphere", (0.4,) * 3, (0, 0, 2), role="ball", body=RigidBody("active", restitution=0.5))
-        s.add("cube", "box", (0.5,) * 3, (-1, 0, 1.5), role="cube", quaternion=quat_from_axis_angle((1, 1, 0), 0.4),
-              body=RigidBody("active"))
+        s.add(
+            "cube",
+            "box",
+            (0.5,) * 3,
+            (-1, 0, 1.5),
+            role="cube",
+            quaternion=quat_from_axis_angle((1, 1, 0), 0.4),
+            body=RigidBody("active"),
+        )
         s.add("cyl", "cylinder", (0.6, 0.6, 0.3), (-1, 1.5, 1.0), role="object", body=RigidBody("active"))
         s.add("cone", "cone", (0.6, 0.6, 0.8), (1, -1.5, 1.0), role="object", body=RigidBody("active"))
         s.add("ring", "torus", (0.8, 0.8, 0.2), (-2, -1.5, 1.0), role="object", body=RigidBody("active"))
         s.add("roller", "sphere", (0.4,) * 3, (0, 1.5, 0.2), role="ball", body=RigidBody("active", velocity=(3, 0, 0)))
-        s.add("side", "cylinder", (0.4, 0.4, 0.6), (-3, 2.5, 0.2), quaternion=quat_from_axis_angle((1, 0, 0), np.pi / 2),
-              role="object", body=RigidBody("active", velocity=(0, -2, 0)))
+        s.add(
+            "side",
+            "cylinder",
+            (0.4, 0.4, 0.6),
+            (-3, 2.5, 0.2),
+            quaternion=quat_from_axis_angle((1, 0, 0), np.pi / 2),
+            role="object",
+            body=RigidBody("active", velocity=(0, -2, 0)),
+        )
         s.look((0, -6, 3), (0, 0, 0))
         simulate(s)
         global T, FPS
@@ -318,6 +359,7 @@ def test_real_bullet_drops_pass(tmp_path):
 def test_hover_revealed_after_a_hidden_window_passes(tmp_path):
     """t10 style: the ball stops in mid-air while hidden; the record's window ends before the reveal, and the
     ball stays where the violation left it (its lasting result, not a second violation)."""
+
     def hover(s):
         s["drop"].hold(6)
         edits.record(s, ["gravity"], "freeze", "drop", 6, 12, hidden=True)
@@ -335,6 +377,7 @@ def test_hover_revealed_after_a_hidden_window_passes(tmp_path):
 
 def test_shape_swap_behind_cover_passes_and_is_checked(tmp_path):
     """t01 style: a hidden replacement object takes the place of the violation object."""
+
     def build_with_alt(condition):
         s = scene()
         alt = s.add("cube_changed", "sphere", (0.5,) * 3, (-1, 1.5, 0.25), role="cube", visible=False)
@@ -345,8 +388,14 @@ def test_shape_swap_behind_cover_passes_and_is_checked(tmp_path):
         return s
 
     write(tmp_path, build_with_alt("plausible"), "swap", 0, "plausible")
-    write(tmp_path, build_with_alt("implausible"), "swap", 0, "implausible", hide={"cube": (24, 25),
-                                                                                 "cube_changed": (24, 25)})
+    write(
+        tmp_path,
+        build_with_alt("implausible"),
+        "swap",
+        0,
+        "implausible",
+        hide={"cube": (24, 25), "cube_changed": (24, 25)},
+    )
     res = results(tmp_path)
     assert all(r.ok for r in res.values()), [f.detail for r in res.values() for f in r.findings]
     write(tmp_path, build_with_alt("implausible"), "swap", 1, "implausible", hide={"cube": (24, 25)})
@@ -394,6 +443,7 @@ def test_starting_again_without_a_push_fails(tmp_path):
 def test_hidden_means_the_manipulation_events_not_the_state_between(tmp_path):
     """AVoE B2 style: lifted while hidden, seen floating (the designed effect), put back while hidden. The
     floating between is allowed to show; a put-back in view is not."""
+
     def lift(s):
         s["cube"].position[20:31, 2] += 0.6
         edits.record(s, ["permanence"], "teleport", "cube", 20, 30, hidden=True)
@@ -406,7 +456,9 @@ def test_hidden_means_the_manipulation_events_not_the_state_between(tmp_path):
 
     trial(0, (19, 20, 30, 31))  # the jumps (frames 19/20 and 30/31) out of view
     res = results(tmp_path)
-    assert res["grasp-l2/lift/00000-implausible"].ok, [f.detail for f in res["grasp-l2/lift/00000-implausible"].findings]
+    assert res["grasp-l2/lift/00000-implausible"].ok, [
+        f.detail for f in res["grasp-l2/lift/00000-implausible"].findings
+    ]
     trial(1, (19, 20))  # put back in view
     r = results(tmp_path)["grasp-l2/lift/00001-implausible"]
     assert {(f.check, tuple(f.frames)) for f in r.findings} == {("hidden_when_manipulated", (30,))}  # the drop
@@ -419,7 +471,9 @@ def test_fixture_moving_into_another_fails_but_mounted_fixtures_pass(tmp_path):
     s["occluder"].position[:, 2] += 0.1  # (starts 10 cm above it)
     write(tmp_path, s, "l1", 0, "ball", paired=False)
     r = results(tmp_path)["grasp-l1/l1/00000"]
-    assert {(f.check, frozenset((f.object, f.other))) for f in r.findings} == {("no_interpenetration", frozenset(("occluder", "floor")))}
+    assert {(f.check, frozenset((f.object, f.other))) for f in r.findings} == {
+        ("no_interpenetration", frozenset(("occluder", "floor")))
+    }
     s = scene()
     s["occluder"].position[:, 2] = 0.5 - np.clip(np.arange(T) - 20, 0, 10) * 0.03  # starts on the floor: in a slot
     write(tmp_path, s, "l1", 1, "ball", paired=False)
@@ -460,7 +514,9 @@ def test_combined_contacts_explain_a_wedge_but_not_self_propulsion():
     push = np.array([5.0, 0.0, 0.0])
     assert not audit.physics._combined_push(push, push / 5.0, np.array([2.0, 0.0, 0.0]), walls, cos)
     back = np.array([0.0, 0.0, 1.0]) + np.array([-3.0, 0.0, 0.0])  # backward and up: not in the walls' cone
-    assert not audit.physics._combined_push(back, back / np.linalg.norm(back), np.array([2.0, 0.0, 0.0]), walls[:2], cos)
+    assert not audit.physics._combined_push(
+        back, back / np.linalg.norm(back), np.array([2.0, 0.0, 0.0]), walls[:2], cos
+    )
 
 
 def test_mesh_segments_match_the_renderer():
@@ -473,6 +529,7 @@ def test_mesh_segments_match_the_renderer():
     import bpy  # noqa: F401  (bmesh, which build imports, exists once bpy is loaded)
 
     from voebench.generator.blender import build
+
     assert build.SEGMENTS == MESH_SEGMENTS
 
 
@@ -516,7 +573,9 @@ def test_audit_trial_failure_reason_names_check_and_detail(tmp_path):
     assert reason == f"{bad.id}: hidden_when_manipulated: {bad.findings[0].detail}" and "\n" not in reason
     # the same verdict as auditing the folder
     pair(tmp_path / "set2", "teleport", 0, hidden_teleport)
-    assert {r.id: r.failed_checks() for r in res} == {r.id: r.failed_checks() for r in audit.audit_set(str(tmp_path / "set2"))}
+    assert {r.id: r.failed_checks() for r in res} == {
+        r.id: r.failed_checks() for r in audit.audit_set(str(tmp_path / "set2"))
+    }
 
 
 def test_audit_trial_states_only_skips_the_hidden_check(tmp_path):
@@ -527,20 +586,23 @@ def test_audit_trial_states_only_skips_the_hidden_check(tmp_path):
     write(tmp_path, s, "teleport", 0, "implausible", states_only=True)
     res = {r.condition: r for r in audit.audit_trial([(e, str(tmp_path / e["states"])) for e in _entries(tmp_path)])}
     assert res["plausible"].ok and res["implausible"].ok
-    assert dict(res["implausible"].skipped) == {"hidden_when_manipulated":
-                                                "visible pixels not measured (no segmentation pass)"}
+    assert dict(res["implausible"].skipped) == {
+        "hidden_when_manipulated": "visible pixels not measured (no segmentation pass)"
+    }
     s = scene()
     s["cube"].position[:, 2] -= 0.03  # sunk into the floor: physics fails with or without pixels
     write(tmp_path / "b", s, "l1", 0, "cube", paired=False, states_only=True)
-    r, = audit.audit_trial([(e, str(tmp_path / "b" / e["states"])) for e in _entries(tmp_path / "b")])
+    (r,) = audit.audit_trial([(e, str(tmp_path / "b" / e["states"])) for e in _entries(tmp_path / "b")])
     assert r.failed_checks() == ["no_interpenetration"]
 
 
 def test_audit_trial_unreadable_file_is_a_failed_video(tmp_path):
     bad = tmp_path / "x.part"
     bad.write_bytes(b"not hdf5")
-    r, = audit.audit_trial([({"id": "s/t/00000", "suite": "s", "test": "t", "states": "t/00000.h5"}, str(bad))])
-    assert r.failed_checks() == ["readable"] and audit.failure_reason([r]).startswith("s/t/00000: readable: t/00000.h5:")
+    (r,) = audit.audit_trial([({"id": "s/t/00000", "suite": "s", "test": "t", "states": "t/00000.h5"}, str(bad))])
+    assert r.failed_checks() == ["readable"] and audit.failure_reason([r]).startswith(
+        "s/t/00000: readable: t/00000.h5:"
+    )
 
 
 # ------------------------------------------------------------------------------------------- the fixture flag

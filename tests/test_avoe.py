@@ -125,23 +125,28 @@ def test_subtype_builds_both_conditions_with_labels_from_tracks(test):
             # the measured outcome: posterior rules and posterior features (D's velocities: a D2 surprising
             # trial where both objects are thrown up by a cone's slope shows the same directions and speed-ups as
             # its expected twin, while one object stops dead instead of bouncing back)
-            posts[condition] = (labels["posterior_rules"],
-                                {k: x for k, x in labels["features"].items() if "posterior" in k})
+            posts[condition] = (
+                labels["posterior_rules"],
+                {k: x for k, x in labels["features"].items() if "posterior" in k},
+            )
             entry = SUITE.entry(Job("avoe", test, i, condition, seed, "x"), p, scene)
             assert entry["prompts"][0]["answer"] == ("yes" if condition == "expected" else "no")
             assert entry["labels"] == labels and entry["subtype"] == test and entry["description"]
         v, exp = scenes["surprising"].violation, scenes["expected"]
         for name, o in scenes["surprising"].objects.items():  # identical before the violation
-            assert np.allclose(o.position[:v.first_frame], exp[name].position[:v.first_frame]), name
-            assert np.array_equal(o.visible[:v.first_frame], exp[name].visible[:v.first_frame]), name
+            assert np.allclose(o.position[: v.first_frame], exp[name].position[: v.first_frame]), name
+            assert np.array_equal(o.visible[: v.first_frame], exp[name].visible[: v.first_frame]), name
         assert posts["expected"] != posts["surprising"], f"{test} trial {i}: the surprising outcome looks expected"
 
 
 @pytest.mark.parametrize("cat", "ABC")
 def test_expected_outcome_is_the_subtype(cat):
     """A, B, C sub-types are outcomes: the expected video shows the one its parameters were classed as."""
-    rule = {"A": lambda q: q["support_holds_object"], "B": lambda q: q["object_seen_in_middle"],
-            "C": lambda q: q["object_fit"] and not q["object_protruded"]}[cat]
+    rule = {
+        "A": lambda q: q["support_holds_object"],
+        "B": lambda q: q["object_seen_in_middle"],
+        "C": lambda q: q["object_fit"] and not q["object_protruded"],
+    }[cat]
     for test in SUBTYPES[cat]:
         for i, seed, p in trials(test, 3, start=50):
             post = SUITE.module(test).labels(build(test, i, seed, p, "expected"), p)["posterior_rules"]
@@ -153,7 +158,11 @@ def test_splits_deterministic_and_proportioned():
     splits = [split_of(s) for s in seeds]
     assert splits == [split_of(s) for s in seeds]
     share = {k: splits.count(k) / len(splits) for k in ("train", "validation", "test")}
-    assert abs(share["train"] - 0.75) < 0.02 and abs(share["validation"] - 0.15) < 0.02 and abs(share["test"] - 0.10) < 0.02
+    assert (
+        abs(share["train"] - 0.75) < 0.02
+        and abs(share["validation"] - 0.15) < 0.02
+        and abs(share["test"] - 0.10) < 0.02
+    )
 
 
 def test_plan_train_expected_only_unless_both_conditions():
@@ -185,8 +194,22 @@ def test_cli_hooks():
 
 def test_tiny_render_one_trial_per_category(tmp_path):
     out = tmp_path / "avoe"
-    voebench("render", "avoe", "--out", out, "--trials", 1, "--both-conditions", "--resolution", "64x48",
-             "--fps", 8, "--workers", 1, "--quiet")
+    voebench(
+        "render",
+        "avoe",
+        "--out",
+        out,
+        "--trials",
+        1,
+        "--both-conditions",
+        "--resolution",
+        "64x48",
+        "--fps",
+        8,
+        "--workers",
+        1,
+        "--quiet",
+    )
     entries = [json.loads(line) for line in open(out / "manifest.jsonl")]
     assert sorted({e["category"] for e in entries}) == list("ABCDE")
     assert len(entries) == 10
@@ -197,4 +220,3 @@ def test_tiny_render_one_trial_per_category(tmp_path):
             assert f["depth"].shape == (17, 48, 64)
             assert ("violation" in f) == (e["condition"] == "surprising")
         assert (out / e["video"]).stat().st_size > 0
-

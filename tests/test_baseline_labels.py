@@ -19,13 +19,17 @@ def test_vocabulary_sizes_and_tables():
     # 20 features, the 4 velocities split into speed + direction
     assert sum(f.head == "regression" for f in L.MODEL_FEATURES) == 14
     assert L.MODEL_FEATURE_BY_NAME["left_prior_direction"].classes == ("left", "right")
-    assert L.MODEL_FEATURE_BY_NAME["object_shape"].n_classes == 8      # 7 shapes + irrelevant
+    assert L.MODEL_FEATURE_BY_NAME["object_shape"].n_classes == 8  # 7 shapes + irrelevant
     assert L.MODEL_FEATURE_BY_NAME["container_shape"].n_classes == 3
     # Table 5 ticks per category
     assert L.RELEVANT_TABLE_FEATURES["A"] == ("object_height", "object_width", "contact_point", "object_shape")
     assert len(L.RELEVANT_TABLE_FEATURES["D"]) == 8
-    assert L.RELEVANT_PRIOR_RULES["E"] == ("wall_has_opening", "blocker_soft", "object_thinner_than_opening",
-                                           "object_shorter_than_opening")
+    assert L.RELEVANT_PRIOR_RULES["E"] == (
+        "wall_has_opening",
+        "blocker_soft",
+        "object_thinner_than_opening",
+        "object_shorter_than_opening",
+    )
     assert [len(L.RELEVANT_POSTERIOR_RULES[c]) for c in L.CATEGORIES] == [1, 1, 2, 4, 1]
     # head order of the original code (loss indices A [0,1,18,20], D [2..11,21,22], E [0,1,14..17,20])
     idx = {c: [L.MODEL_FEATURE_BY_NAME[n].index for n in L.RELEVANT_FEATURES[c]] for c in L.CATEGORIES}
@@ -34,31 +38,50 @@ def test_vocabulary_sizes_and_tables():
 
 
 def test_irrelevant_encoding_and_velocity_split():
-    lab = L.make_labels("D", {"left_size": 1.0, "right_size": 1.5, "left_prior_velocity": 2.0,
-                              "right_prior_velocity": -1.0, "left_posterior_velocity": -0.5,
-                              "right_posterior_velocity": 0.0, "left_shape": "Cube", "right_shape": "cone"},
-                        {"right_object_larger": True, "objects_same_size": False, "right_object_faster": "no",
-                         "objects_same_speed": False},
-                        {"right_object_changed_direction": True, "left_object_changed_direction": True,
-                         "right_object_sped_up": False, "left_object_sped_up": False})
+    lab = L.make_labels(
+        "D",
+        {
+            "left_size": 1.0,
+            "right_size": 1.5,
+            "left_prior_velocity": 2.0,
+            "right_prior_velocity": -1.0,
+            "left_posterior_velocity": -0.5,
+            "right_posterior_velocity": 0.0,
+            "left_shape": "Cube",
+            "right_shape": "cone",
+        },
+        {
+            "right_object_larger": True,
+            "objects_same_size": False,
+            "right_object_faster": "no",
+            "objects_same_speed": False,
+        },
+        {
+            "right_object_changed_direction": True,
+            "left_object_changed_direction": True,
+            "right_object_sped_up": False,
+            "left_object_sped_up": False,
+        },
+    )
     f = lab["features"]
-    assert f["object_height"] == -1.0 and f["contact_point"] == -1.0           # irrelevant scalars
+    assert f["object_height"] == -1.0 and f["contact_point"] == -1.0  # irrelevant scalars
     assert f["object_shape"] == "irrelevant" and f["wall_soft"] == "irrelevant"  # irrelevant classes
     assert (f["left_prior_speed"], f["left_prior_direction"]) == (2.0, "right")
     assert (f["right_prior_speed"], f["right_prior_direction"]) == (1.0, "left")
-    assert f["right_posterior_direction"] == "right"       # zero counts as non-negative, as the original
+    assert f["right_posterior_direction"] == "right"  # zero counts as non-negative, as the original
     assert f["left_shape"] == "cube"
     assert lab["prior_rules"]["right_object_faster"] is False
     assert lab["prior_rules"]["object_majority_contact"] == "irrelevant"
-    json.dumps(lab)                                         # JSON-ready
+    json.dumps(lab)  # JSON-ready
     L.validate_labels("D", lab)
     vec = L.feature_vector(f)
     assert vec[0] == -1.0 and vec[5] == 1.0 and vec[7] == 0.0 and vec[20] == 7.0 and vec[21] == 0.0
-    assert vec[14] == 2.0                                   # wall_opening irrelevant -> class 2
+    assert vec[14] == 2.0  # wall_opening irrelevant -> class 2
     assert L.features_from_vector(vec) == f
     assert L.rule_vector(lab["prior_rules"], "prior")[:6] == [2, 2, 2, 2, 2, 1]
-    assert L.rules_from_vector(L.rule_vector(lab["posterior_rules"], "posterior"), "posterior") == \
-        lab["posterior_rules"]
+    assert (
+        L.rules_from_vector(L.rule_vector(lab["posterior_rules"], "posterior"), "posterior") == lab["posterior_rules"]
+    )
 
 
 def test_make_labels_rejects_bad_input():
@@ -79,8 +102,10 @@ def test_make_labels_rejects_bad_input():
 
 
 def test_labels_module_imports_without_torch():
-    code = ("import sys; import voebench.contract.avoe_labels as L; "
-            "assert 'torch' not in sys.modules and 'numpy' not in sys.modules; print(len(L.MODEL_FEATURES))")
+    code = (
+        "import sys; import voebench.contract.avoe_labels as L; "
+        "assert 'torch' not in sys.modules and 'numpy' not in sys.modules; print(len(L.MODEL_FEATURES))"
+    )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "24"
@@ -108,6 +133,7 @@ def test_metrics_hand_computed():
 @pytest.mark.skipif(not sklearn_available(), reason="scikit-learn not installed")
 def test_auc_matches_sklearn():
     from sklearn.metrics import roc_auc_score
+
     rng = np.random.default_rng(0)
     s, y = rng.integers(0, 5, 200), rng.integers(0, 2, 200)
     assert M.auc(s, y) == pytest.approx(roc_auc_score(y, s))
@@ -116,8 +142,8 @@ def test_auc_matches_sklearn():
 def _toy_rules(n, rng):
     """Category A-like data: prior = contact <= 0.5, posterior = prior (support holds)."""
     feats = np.full((n, 24), -1.0)
-    feats[:, [14, 15, 5, 7, 9, 11, 23]] = 2   # irrelevant classes
-    feats[:, 20] = rng.integers(0, 7, n)      # shape
+    feats[:, [14, 15, 5, 7, 9, 11, 23]] = 2  # irrelevant classes
+    feats[:, 20] = rng.integers(0, 7, n)  # shape
     feats[:, [21, 22]] = 7
     feats[:, 0], feats[:, 1] = rng.uniform(0.6, 1.4, n), rng.uniform(0.4, 1.8, n)
     feats[:, 18] = rng.uniform(0.2, 0.8, n)

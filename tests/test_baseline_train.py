@@ -11,8 +11,13 @@ pytest.importorskip("h5py")
 from voebench.contract import avoe_labels as L  # noqa: E402
 from voebench.evaluate.baseline.backbone import ResNet3D, build_backbone, load_pretrained  # noqa: E402
 from voebench.evaluate.baseline.data import AVoEDataset, resize_nearest  # noqa: E402
-from voebench.evaluate.baseline.models import (BaselineNet, MLPHead, compute_loss, compute_loss_per_head,  # noqa: E402
-                                               predicted_features)
+from voebench.evaluate.baseline.models import (
+    BaselineNet,
+    MLPHead,
+    compute_loss,
+    compute_loss_per_head,  # noqa: E402
+    predicted_features,
+)
 from voebench.evaluate.baseline.synthetic import write_synthetic_avoe  # noqa: E402
 from voebench.evaluate.baseline.splits import load_data  # noqa: E402
 from voebench.evaluate.baseline.tables import write_tables  # noqa: E402
@@ -28,8 +33,9 @@ def avoe_dir(tmp_path_factory):
     except ImportError:
         pytest.importorskip("cv2")
     root = tmp_path_factory.mktemp("avoe")
-    return write_synthetic_avoe(root, categories=("A", "D"), trials={"train": 4, "validation": 2, "test": 2},
-                                n_frames=6, size=32, seed=3)
+    return write_synthetic_avoe(
+        root, categories=("A", "D"), trials={"train": 4, "validation": 2, "test": 2}, n_frames=6, size=32, seed=3
+    )
 
 
 def test_dataset_shapes_labels_and_cache(avoe_dir, tmp_path):
@@ -45,7 +51,7 @@ def test_dataset_shapes_labels_and_cache(avoe_dir, tmp_path):
     assert item["prior_rules"][0] == 2 and item["posterior_rules"][0] == 2
     assert set(ds.surprising.tolist()) == {0, 1}
     assert len(set(ds.pair_ids)) == 4
-    assert len(list((tmp_path / "cache").glob("*.npy"))) == 1      # decoded once, cached
+    assert len(list((tmp_path / "cache").glob("*.npy"))) == 1  # decoded once, cached
     clips = ds.stacked()
     assert clips.shape == (8, 3, 6, 16, 16) and clips.dtype == torch.uint8
     assert len(list((tmp_path / "cache").glob("*.npy"))) == 8
@@ -71,11 +77,15 @@ def test_network_shapes_and_fused_loss(model, n_heads):
         assert out["feature:object_shape"].shape == (2, 8)
         assert out["posterior:object_fit"].shape == (2, 3)
         assert predicted_features(out).shape == (2, 24)
-    batch = {"features": torch.tensor([L.feature_vector(_labels_d()["features"])] * 2),
-             "posterior_rules": torch.tensor([[2, 2, 2, 2, 1, 0, 0, 0, 2]] * 2), "surprising": torch.tensor([0, 1])}
+    batch = {
+        "features": torch.tensor([L.feature_vector(_labels_d()["features"])] * 2),
+        "posterior_rules": torch.tensor([[2, 2, 2, 2, 1, 0, 0, 0, 2]] * 2),
+        "surprising": torch.tensor([0, 1]),
+    }
     for cat in (None, "A", "D"):
-        assert torch.allclose(compute_loss(net, out, batch, cat), compute_loss_per_head(net, out, batch, cat),
-                              rtol=1e-5, atol=1e-5)
+        assert torch.allclose(
+            compute_loss(net, out, batch, cat), compute_loss_per_head(net, out, batch, cat), rtol=1e-5, atol=1e-5
+        )
 
 
 def test_head_bank_equals_separate_mlps():
@@ -93,13 +103,31 @@ def test_head_bank_equals_separate_mlps():
 
 
 def _labels_d():
-    return L.make_labels("D", {"left_size": 1, "right_size": 1, "left_prior_velocity": 1, "right_prior_velocity": -2,
-                               "left_posterior_velocity": -1, "right_posterior_velocity": -1, "left_shape": "cube",
-                               "right_shape": "sphere"},
-                         {"right_object_larger": False, "objects_same_size": True, "right_object_faster": True,
-                          "objects_same_speed": False},
-                         {"right_object_changed_direction": False, "left_object_changed_direction": True,
-                          "right_object_sped_up": False, "left_object_sped_up": False})
+    return L.make_labels(
+        "D",
+        {
+            "left_size": 1,
+            "right_size": 1,
+            "left_prior_velocity": 1,
+            "right_prior_velocity": -2,
+            "left_posterior_velocity": -1,
+            "right_posterior_velocity": -1,
+            "left_shape": "cube",
+            "right_shape": "sphere",
+        },
+        {
+            "right_object_larger": False,
+            "objects_same_size": True,
+            "right_object_faster": True,
+            "objects_same_speed": False,
+        },
+        {
+            "right_object_changed_direction": False,
+            "left_object_changed_direction": True,
+            "right_object_sped_up": False,
+            "left_object_sped_up": False,
+        },
+    )
 
 
 @pytest.mark.parametrize("model", ["ofpr", "of", "direct", "random"])
@@ -123,8 +151,17 @@ def test_one_training_step_each_model(avoe_dir, tmp_path, model):
 def test_resume_and_frozen_backbone(avoe_dir, tmp_path):
     data = load_data(avoe_dir, "D", size=16, cache_dir=tmp_path / "cache", progress=False)
     out = tmp_path / "ofpr-D" / "seed2"
-    cfg = TrainConfig(model="ofpr", category="D", epochs=1, batch_size=4, lr=1e-3, optimizer="sgd", seed=2,
-                      checkpoint_every_s=0, **TINY)
+    cfg = TrainConfig(
+        model="ofpr",
+        category="D",
+        epochs=1,
+        batch_size=4,
+        lr=1e-3,
+        optimizer="sgd",
+        seed=2,
+        checkpoint_every_s=0,
+        **TINY,
+    )
     SeedTrainer(cfg, data, out).train()
     first = torch.load(out / "last.pt", weights_only=False)
     assert first["epoch"] == 0
@@ -132,8 +169,17 @@ def test_resume_and_frozen_backbone(avoe_dir, tmp_path):
     r = SeedTrainer(TrainConfig(**{**cfg.__dict__, "epochs": 2}), data, out).train()
     assert r["info"]["resumed_from_epoch"] == 1 and r["epochs_run"] == 2
     # frozen backbone: backbone unchanged, heads trained on cached embeddings
-    cfg2 = TrainConfig(model="of", category="D", epochs=2, batch_size=4, lr=1e-2, optimizer="adam", seed=2,
-                       freeze_backbone=True, **TINY)
+    cfg2 = TrainConfig(
+        model="of",
+        category="D",
+        epochs=2,
+        batch_size=4,
+        lr=1e-2,
+        optimizer="adam",
+        seed=2,
+        freeze_backbone=True,
+        **TINY,
+    )
     runner = SeedTrainer(cfg2, data, None)
     runner.build()
     before = {k: v.clone() for k, v in runner.net.backbone.state_dict().items()}
@@ -155,10 +201,36 @@ def test_pretrained_weights_load(tmp_path):
 
 def test_cli(avoe_dir, tmp_path, capsys):
     from voebench.cli import main
-    rc = main(["train-baseline", str(avoe_dir), "--model", "of", "--category", "A", "--epochs", "1",
-               "--backbone", "resnet10", "--width", "4", "--size", "16", "--seeds", "1-2", "--device", "cpu",
-               "--batch-size", "4", "--no-progress", "--out", str(tmp_path / "run"), "--cache-dir",
-               str(tmp_path / "cache")])
+
+    rc = main(
+        [
+            "train-baseline",
+            str(avoe_dir),
+            "--model",
+            "of",
+            "--category",
+            "A",
+            "--epochs",
+            "1",
+            "--backbone",
+            "resnet10",
+            "--width",
+            "4",
+            "--size",
+            "16",
+            "--seeds",
+            "1-2",
+            "--device",
+            "cpu",
+            "--batch-size",
+            "4",
+            "--no-progress",
+            "--out",
+            str(tmp_path / "run"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out
     assert "OF-Net Hit Rate" in out and "| 2 |" in out
@@ -167,8 +239,7 @@ def test_cli(avoe_dir, tmp_path, capsys):
     assert main(["train-baseline", str(avoe_dir), "--category", "Q", "--out", str(tmp_path / "x")]) == 2
     assert main(["train-baseline", str(tmp_path), "--category", "A", "--out", str(tmp_path / "x")]) == 2
     assert main(["train-baseline", str(avoe_dir), "--category", "B", "--out", str(tmp_path / "x")]) == 2
-    assert main(["train-baseline", str(avoe_dir), "--category", "A", "--seeds", "x", "--out",
-                 str(tmp_path / "x")]) == 2
+    assert main(["train-baseline", str(avoe_dir), "--category", "A", "--seeds", "x", "--out", str(tmp_path / "x")]) == 2
 
 
 def test_cli_refuses_what_it_cannot_train(avoe_dir, tmp_path):
@@ -177,16 +248,34 @@ def test_cli_refuses_what_it_cannot_train(avoe_dir, tmp_path):
     import shutil
 
     from voebench.cli import main
+
     lines = [json.loads(x) for x in (avoe_dir / "manifest.jsonl").read_text().splitlines()]
     copy = tmp_path / "set"
     shutil.copytree(avoe_dir, copy, ignore=shutil.ignore_patterns(".baseline-cache"))
     kept = [e for e in lines if not (e["split"] == "train" and e["condition"] == "surprising")]
     (copy / "manifest.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))
-    common = ["--category", "A", "--epochs", "1", "--backbone", "resnet10", "--width", "4", "--size", "16",
-              "--device", "cpu", "--no-progress", "--out", str(tmp_path / "run")]
+    common = [
+        "--category",
+        "A",
+        "--epochs",
+        "1",
+        "--backbone",
+        "resnet10",
+        "--width",
+        "4",
+        "--size",
+        "16",
+        "--device",
+        "cpu",
+        "--no-progress",
+        "--out",
+        str(tmp_path / "run"),
+    ]
     assert main(["train-baseline", str(copy), "--model", "direct"] + common) == 2
-    assert main(["train-baseline", str(copy), "--model", "direct", "--train-on", "expected", "--batch-size", "4"]
-                + common) == 0
+    assert (
+        main(["train-baseline", str(copy), "--model", "direct", "--train-on", "expected", "--batch-size", "4"] + common)
+        == 0
+    )
     for e in kept:
         e["video"] = None
     (copy / "manifest.jsonl").write_text("".join(json.dumps(e) + "\n" for e in kept))

@@ -82,8 +82,12 @@ def test_no_citation_points_outside_the_project():
 
 def test_the_scanner_finds_citations():
     # the patterns must see the forms the project uses, or the tests above pass on nothing
-    found = [p for _, p in citations("docs/x.md", "see `generator/audit.py`, docs/schema.md and [a](b.md); "
-                                                  "grasp/tests/test.py is not ours")]
+    found = [
+        p
+        for _, p in citations(
+            "docs/x.md", "see `generator/audit.py`, docs/schema.md and [a](b.md); grasp/tests/test.py is not ours"
+        )
+    ]
     assert found == ["generator/audit.py", "docs/schema.md", "docs/b.md"]
     assert exists("scenes/<suite>/") and exists("tests/test_*.py") and not exists("generator/no_such_file.py")
     assert BARE_NOTE.search("see bpy-notes") and not BARE_NOTE.search("see docs/bpy-notes.md")

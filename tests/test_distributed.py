@@ -20,8 +20,9 @@ from voebench.generator.runner import RunConfig, merge, run
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="ray is not installed")
 
 # 4 videos: two still scenes (1 distinct frame each) and two moving ones (15 and 8 distinct frames).
-BASE = dict(suite="grasp-l1", tests=["shape", "directionality"], trials=2, seconds=4.0, fps=5.0, width=64,
-            height=48, workers=1)
+BASE = dict(
+    suite="grasp-l1", tests=["shape", "directionality"], trials=2, seconds=4.0, fps=5.0, width=64, height=48, workers=1
+)
 
 
 def files(root: str) -> dict[str, str]:

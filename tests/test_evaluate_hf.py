@@ -23,6 +23,7 @@ def tiny_qwen(tmp_path_factory):
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     from voebench.evaluate.models.tiny import build_tiny_qwen25vl
+
     return build_tiny_qwen25vl(str(tmp_path_factory.mktemp("tiny-qwen25vl")))
 
 
@@ -67,9 +68,31 @@ def test_batched_equals_one_by_one(adapter, tiny_set):
 
 def test_evaluate_cli_with_hf(tiny_qwen, tiny_set, tmp_path):
     run = str(tmp_path / "run")
-    args = ["evaluate", tiny_set, "--model", f"hf:{tiny_qwen}", "--out", run, "--strategy", "cot", "--tests",
-            "shape,t09_gravity", "--repeats", "2", "--num-frames", "4", "--max-new-tokens", "3", "--batch-size", "4",
-            "--sampling", "greedy", "--device", "cpu", "--no-progress"]
+    args = [
+        "evaluate",
+        tiny_set,
+        "--model",
+        f"hf:{tiny_qwen}",
+        "--out",
+        run,
+        "--strategy",
+        "cot",
+        "--tests",
+        "shape,t09_gravity",
+        "--repeats",
+        "2",
+        "--num-frames",
+        "4",
+        "--max-new-tokens",
+        "3",
+        "--batch-size",
+        "4",
+        "--sampling",
+        "greedy",
+        "--device",
+        "cpu",
+        "--no-progress",
+    ]
     assert main(args) == 0
     with open(os.path.join(run, "samples.jsonl")) as fh:
         recs = [json.loads(line) for line in fh]
@@ -91,6 +114,7 @@ def tiny_smol(tmp_path_factory):
     pytest.importorskip("num2words")
     os.environ["HF_HUB_OFFLINE"] = "1"
     from voebench.evaluate.models.tiny import build_tiny_smolvlm2
+
     return build_tiny_smolvlm2(str(tmp_path_factory.mktemp("tiny-smolvlm2")))
 
 

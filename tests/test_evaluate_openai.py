@@ -88,8 +88,9 @@ class Server:
                 if server.delay:
                     time.sleep(server.delay)
                 answer = f"Yes. q={_digest(text)}"
-                self._send(200, json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}]})
-                           .encode())
+                self._send(
+                    200, json.dumps({"choices": [{"message": {"role": "assistant", "content": answer}}]}).encode()
+                )
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
@@ -117,9 +118,27 @@ def test_failures_are_retried_and_nothing_is_lost(tiny_set, tmp_path, monkeypatc
     monkeypatch.setenv("MY_KEY", "sekret")
     run = str(tmp_path / "run")
     with Server() as srv:
-        rc = main(["evaluate", tiny_set, "--model", f"openai:tiny-vlm@{srv.url}", "--out", run, "--strategy", "cot",
-                   "--tests", "shape,t09_gravity", "--repeats", "2", "--num-frames", "3", "--api-key-env", "MY_KEY",
-                   *ARGS])
+        rc = main(
+            [
+                "evaluate",
+                tiny_set,
+                "--model",
+                f"openai:tiny-vlm@{srv.url}",
+                "--out",
+                run,
+                "--strategy",
+                "cot",
+                "--tests",
+                "shape,t09_gravity",
+                "--repeats",
+                "2",
+                "--num-frames",
+                "3",
+                "--api-key-env",
+                "MY_KEY",
+                *ARGS,
+            ]
+        )
     assert rc == 0
     recs = _records(run)
     assert len(recs) == (4 + 4) * 2
@@ -139,6 +158,7 @@ def test_failures_are_retried_and_nothing_is_lost(tiny_set, tmp_path, monkeypatc
     assert url.startswith("data:video/mp4;base64,")
     # the server gets exactly the 3 sampled frames, re-encoded
     from voebench.evaluate import frames
+
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "sent.mp4")
         with open(path, "wb") as fh:
@@ -154,8 +174,28 @@ def test_failures_are_retried_and_nothing_is_lost(tiny_set, tmp_path, monkeypatc
 
     # everything is cached: a rerun makes no request at all
     with Server(fail_first=False) as srv2:
-        assert main(["evaluate", tiny_set, "--model", f"openai:tiny-vlm@{srv2.url}", "--out", run, "--strategy",
-                     "cot", "--tests", "shape,t09_gravity", "--repeats", "2", "--num-frames", "3", *ARGS]) == 0
+        assert (
+            main(
+                [
+                    "evaluate",
+                    tiny_set,
+                    "--model",
+                    f"openai:tiny-vlm@{srv2.url}",
+                    "--out",
+                    run,
+                    "--strategy",
+                    "cot",
+                    "--tests",
+                    "shape,t09_gravity",
+                    "--repeats",
+                    "2",
+                    "--num-frames",
+                    "3",
+                    *ARGS,
+                ]
+            )
+            == 0
+        )
     assert srv2.bodies == []
 
 
@@ -164,16 +204,45 @@ def test_give_up_then_resume_asks_only_the_failed(tiny_set, tmp_path):
     bad = "A ball is on the table. Is this true? Answer only with yes or no."
     with Server(fail_first=False) as srv:
         srv.always_fail.add(_digest(bad))
-        rc = main(["evaluate", tiny_set, "--model", f"openai:m@{srv.url}", "--out", run, "--tests", "shape",
-                   "--repeats", "1", *ARGS])
+        rc = main(
+            [
+                "evaluate",
+                tiny_set,
+                "--model",
+                f"openai:m@{srv.url}",
+                "--out",
+                run,
+                "--tests",
+                "shape",
+                "--repeats",
+                "1",
+                *ARGS,
+            ]
+        )
     assert rc == 1
     recs = _records(run)
     failed = [r for r in recs if r["correct"] is None]
     assert len(failed) == 2 and all("gave up after 5 attempts" in r["error"] for r in failed)
     assert sum(1 for b in srv.bodies if b["messages"][-1]["content"][-1]["text"] == bad) == 2 * 5
     with Server(fail_first=False) as srv2:
-        assert main(["evaluate", tiny_set, "--model", f"openai:m@{srv2.url}", "--out", run, "--tests", "shape",
-                     "--repeats", "1", *ARGS]) == 0
+        assert (
+            main(
+                [
+                    "evaluate",
+                    tiny_set,
+                    "--model",
+                    f"openai:m@{srv2.url}",
+                    "--out",
+                    run,
+                    "--tests",
+                    "shape",
+                    "--repeats",
+                    "1",
+                    *ARGS,
+                ]
+            )
+            == 0
+        )
     assert len(srv2.bodies) == 2
     assert all(r["correct"] is not None for r in _records(run))
 
@@ -188,6 +257,7 @@ def test_frames_mode_and_client_errors(tiny_set):
     runner.cfg = EvalConfig("zero-shot", num_frames=4, system_prompt="Be brief.")
     runner._frames = {}
     from voebench.evaluate.run import EvalJob
+
     msgs = runner.messages(EvalJob(s, 0, 1), 0)
     with Server(fail_first=False) as srv:
         a = OpenAIAdapter("m", srv.url, video_mode="frames", backoff=0.01, max_retries=1)
@@ -220,13 +290,33 @@ def test_sigkill_mid_run_then_resume(tiny_set, tmp_path):
     import sys
 
     run = str(tmp_path / "run")
-    args = ["evaluate", tiny_set, "--tests", "shape,t09_gravity", "--repeats", "2", "--num-frames", "2", "--out", run,
-            "--concurrency", "1", "--batch-size", "1", "--backoff", "0.01", "--no-progress"]
+    args = [
+        "evaluate",
+        tiny_set,
+        "--tests",
+        "shape,t09_gravity",
+        "--repeats",
+        "2",
+        "--num-frames",
+        "2",
+        "--out",
+        run,
+        "--concurrency",
+        "1",
+        "--batch-size",
+        "1",
+        "--backoff",
+        "0.01",
+        "--no-progress",
+    ]
     total = 8 * 2
     with Server(fail_first=False) as srv:
         srv.delay = 0.1
-        proc = subprocess.Popen([sys.executable, "-m", "voebench", *args, "--model", f"openai:m@{srv.url}"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "voebench", *args, "--model", f"openai:m@{srv.url}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         deadline = time.time() + 60
         while len(srv.bodies) < 6 and time.time() < deadline and proc.poll() is None:
             time.sleep(0.02)

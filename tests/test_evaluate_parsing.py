@@ -9,13 +9,27 @@ from voebench.evaluate.parsing import OPEN_CHOICES, first_token, parse_binary, p
 from voebench.evaluate.tasks import build_samples, load_manifest, select
 
 
-@pytest.mark.parametrize("response,parsed", [
-    ("Yes.", "yes"), ("yes", "yes"), ("YES!", "yes"), ("No, because the ball falls.", "no"),
-    ("no", "no"), ("'No'", "no"), ("Yes,it is", "invalid"),  # first token is "Yes,it" -> "yesit"
-    ("I think yes", "invalid"), ("", "invalid"), ("   ", "invalid"), (None, "invalid"),
-    ("Yeah", "invalid"), ("Nope.", "invalid"), ("\nYes\n", "yes"), ("y.e.s", "yes"),
-    ("Yes—it is", "invalid"),  # an em dash is not ASCII punctuation: stays in the token
-])
+@pytest.mark.parametrize(
+    "response,parsed",
+    [
+        ("Yes.", "yes"),
+        ("yes", "yes"),
+        ("YES!", "yes"),
+        ("No, because the ball falls.", "no"),
+        ("no", "no"),
+        ("'No'", "no"),
+        ("Yes,it is", "invalid"),  # first token is "Yes,it" -> "yesit"
+        ("I think yes", "invalid"),
+        ("", "invalid"),
+        ("   ", "invalid"),
+        (None, "invalid"),
+        ("Yeah", "invalid"),
+        ("Nope.", "invalid"),
+        ("\nYes\n", "yes"),
+        ("y.e.s", "yes"),
+        ("Yes—it is", "invalid"),  # an em dash is not ASCII punctuation: stays in the token
+    ],
+)
 def test_binary_first_token_rule(response, parsed):
     p = parse_binary(response, "yes")
     assert p.answer == parsed
@@ -112,10 +126,10 @@ def test_tasks_strategies(tiny_set):
     for s in os1:
         assert s.example["video_id"] != s.video_id
         assert s.example["video_id"].split("/")[:2] == s.video_id.split("/")[:2]
-        assert s.turns[0].text == prompts.ONE_SHOT.format(question=s.example["question"],
-                                                          answer=s.example["answer"])
-        assert s.turns[0].text.startswith("This is an example of a question about this video and the correct "
-                                          "answer.\nQuestion: ")
+        assert s.turns[0].text == prompts.ONE_SHOT.format(question=s.example["question"], answer=s.example["answer"])
+        assert s.turns[0].text.startswith(
+            "This is an example of a question about this video and the correct answer.\nQuestion: "
+        )
         assert s.turns[0].video.rel != s.turns[1].video.rel
     assert {s.example["polarity"] for s in os1} == {"positive", "negative"}
 
@@ -125,7 +139,8 @@ def test_tasks_strategies(tiny_set):
     assert l2.turns[0].text == (
         "Is the following scenario physically plausible? Do not assume that mechanisms or forces are at play other "
         "than the ones described in the text. Answer only with yes or no.\n"
-        "A scene of test t09_gravity, condition implausible.")
+        "A scene of test t09_gravity, condition implausible."
+    )
 
 
 def test_select_filters_and_errors(tiny_set):

@@ -40,14 +40,46 @@ def test_always_yes_and_oracle(tiny_set, tmp_path):
     assert os.path.getsize(os.path.join(yes, "accuracy.png")) > 1000
     assert "| grasp-l2 | t09_gravity | plausibility |" in pathlib.Path(yes, "report.md").read_text()
 
-    assert main(["evaluate", tiny_set, "--model", "fake:oracle", "--out", oracle, "--no-progress",
-                 "--strategy", "cot", "--repeats", "1"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                tiny_set,
+                "--model",
+                "fake:oracle",
+                "--out",
+                oracle,
+                "--no-progress",
+                "--strategy",
+                "cot",
+                "--repeats",
+                "1",
+            ]
+        )
+        == 0
+    )
     for row in _results(oracle)["tests"]:
         assert row["acc"] == 1.0 and row["acc_pos"] == 1.0 and row["acc_neg"] == 1.0
     for strategy in ("one-shot", "text", "open"):
         out = str(tmp_path / f"oracle-{strategy}")
-        assert main(["evaluate", tiny_set, "--model", "fake:oracle", "--out", out, "--no-progress",
-                     "--strategy", strategy, "--repeats", "1"]) == 0
+        assert (
+            main(
+                [
+                    "evaluate",
+                    tiny_set,
+                    "--model",
+                    "fake:oracle",
+                    "--out",
+                    out,
+                    "--no-progress",
+                    "--strategy",
+                    strategy,
+                    "--repeats",
+                    "1",
+                ]
+            )
+            == 0
+        )
         rows = _results(out)["tests"]
         assert rows and all(r["acc"] == 1.0 for r in rows), strategy
     open_rows = _results(str(tmp_path / "oracle-open"))["tests"]
@@ -56,13 +88,50 @@ def test_always_yes_and_oracle(tiny_set, tmp_path):
 
 def test_per_sample_log_fields(tiny_set, tmp_path):
     run = str(tmp_path / "run")
-    assert main(["evaluate", tiny_set, "--model", "fake:random", "--out", run, "--repeats", "3", "--num-frames",
-                 "4", "--strategy", "cot", "--tests", "shape", "--no-progress", "--seed", "7"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                tiny_set,
+                "--model",
+                "fake:random",
+                "--out",
+                run,
+                "--repeats",
+                "3",
+                "--num-frames",
+                "4",
+                "--strategy",
+                "cot",
+                "--tests",
+                "shape",
+                "--no-progress",
+                "--seed",
+                "7",
+            ]
+        )
+        == 0
+    )
     recs = _records(run)
     assert len(recs) == 4 * 3
     r = recs[0]
-    for k in ("sample_id", "video_id", "turns", "responses", "response", "parsed", "valid", "correct", "model",
-              "settings", "seed", "repeat", "strategy", "truth", "polarity"):
+    for k in (
+        "sample_id",
+        "video_id",
+        "turns",
+        "responses",
+        "response",
+        "parsed",
+        "valid",
+        "correct",
+        "model",
+        "settings",
+        "seed",
+        "repeat",
+        "strategy",
+        "truth",
+        "polarity",
+    ):
         assert k in r
     assert r["turns"][0]["frames"] == [0, 2, 5, 7] and r["turns"][1]["frames"] is None
     assert len(r["responses"]) == 2 and r["response"] == r["responses"][-1]
@@ -85,8 +154,24 @@ def test_replay_tricky_answers_scored_by_rule(tiny_set, tmp_path):
     f = tmp_path / "answers.jsonl"
     f.write_text("\n".join(lines) + "\n")
     run = str(tmp_path / "replay")
-    assert main(["evaluate", tiny_set, "--model", f"replay:{f}", "--tests", "shape", "--out", run, "--repeats", "1",
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                tiny_set,
+                "--model",
+                f"replay:{f}",
+                "--tests",
+                "shape",
+                "--out",
+                run,
+                "--repeats",
+                "1",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     recs = {r["sample_id"]: r for r in _records(run)}
     assert len(recs) == 4
     for sid, (parsed, correct) in want.items():
@@ -97,11 +182,43 @@ def test_replay_tricky_answers_scored_by_rule(tiny_set, tmp_path):
 
     # an earlier run's samples.jsonl replays to the same scores (per repeat, all turns)
     src = str(tmp_path / "src")
-    assert main(["evaluate", tiny_set, "--model", "fake:random", "--strategy", "cot", "--out", src,
-                 "--repeats", "2", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                tiny_set,
+                "--model",
+                "fake:random",
+                "--strategy",
+                "cot",
+                "--out",
+                src,
+                "--repeats",
+                "2",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     again = str(tmp_path / "again")
-    assert main(["evaluate", tiny_set, "--model", f"replay:{src}/samples.jsonl", "--strategy", "cot", "--out",
-                 again, "--repeats", "2", "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                tiny_set,
+                "--model",
+                f"replay:{src}/samples.jsonl",
+                "--strategy",
+                "cot",
+                "--out",
+                again,
+                "--repeats",
+                "2",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     a = {(r["sample_id"], r["repeat"]): r["responses"] for r in _records(src)}
     b = {(r["sample_id"], r["repeat"]): r["responses"] for r in _records(again)}
     assert a == b
@@ -111,8 +228,21 @@ def test_replay_missing_answers_are_reported_not_scored(tiny_set, tmp_path):
     f = tmp_path / "few.jsonl"
     f.write_text(json.dumps({"sample_id": "grasp-l1/shape/00000#binary-positive", "response": "Yes"}) + "\n")
     run = str(tmp_path / "r")
-    rc = main(["evaluate", tiny_set, "--model", f"replay:{f}", "--tests", "shape", "--out", run, "--repeats", "1",
-               "--no-progress"])
+    rc = main(
+        [
+            "evaluate",
+            tiny_set,
+            "--model",
+            f"replay:{f}",
+            "--tests",
+            "shape",
+            "--out",
+            run,
+            "--repeats",
+            "1",
+            "--no-progress",
+        ]
+    )
     assert rc == 1
     recs = _records(run)
     assert sum(r["correct"] is not None for r in recs) == 1
@@ -193,8 +323,9 @@ def test_cot_second_turn_sees_first_reply(tiny_set, tmp_path):
 
     m = load_manifest(tiny_set)
     samples = build_samples(m, select(m, tests=["movement"]), "cot")
-    EvalRunner(Echo(), samples, str(tmp_path / "e"), EvalConfig("cot", repeats=1, system_prompt="SYS"),
-           progress=False).run()
+    EvalRunner(
+        Echo(), samples, str(tmp_path / "e"), EvalConfig("cot", repeats=1, system_prompt="SYS"), progress=False
+    ).run()
     second = [r for r in seen if r.turn == 1]
     assert len(second) == len(samples)
     roles = [msg["role"] for msg in second[0].messages]
@@ -205,8 +336,24 @@ def test_cot_second_turn_sees_first_reply(tiny_set, tmp_path):
 
 def test_grasp_csv_export(tiny_set, tmp_path):
     run = str(tmp_path / "run")
-    assert main(["evaluate", tiny_set, "--model", "fake:yes", "--out", run, "--repeats", "2", "--strategy", "cot",
-                 "--no-progress"]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                tiny_set,
+                "--model",
+                "fake:yes",
+                "--out",
+                run,
+                "--repeats",
+                "2",
+                "--strategy",
+                "cot",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     out = tmp_path / "results.csv"
     assert main(["export", "grasp-csv", run, "--out", str(out)]) == 0
     with open(out, newline="") as fh:
@@ -281,13 +428,16 @@ def test_usage_errors_exit_2(tiny_set, tmp_path, capsys):
     assert main(["evaluate", tiny_set, "--model", "replay:/no/such/file", "--out", out]) == 2
     assert main(["evaluate", str(tmp_path), "--model", "fake:yes", "--out", out]) == 2
     assert main(["evaluate", tiny_set, "--model", "fake:yes", "--tests", "nope", "--out", out]) == 2
-    assert main(["evaluate", tiny_set, "--model", "fake:yes", "--suite", "grasp-l2", "--strategy", "open",
-                 "--out", out]) == 2
+    assert (
+        main(["evaluate", tiny_set, "--model", "fake:yes", "--suite", "grasp-l2", "--strategy", "open", "--out", out])
+        == 2
+    )
     assert main(["report", str(tmp_path / "missing")]) == 2
     err = capsys.readouterr().err
     assert err.count("error:") == 7
     with pytest.raises(UsageError):
         from voebench.evaluate.models import parse_spec
+
         parse_spec("hf:")
 
 
@@ -295,8 +445,10 @@ def test_report_compare(tiny_set, tmp_path, capsys):
     runs = []
     for kind in ("yes", "oracle"):
         run = str(tmp_path / kind)
-        assert main(["evaluate", tiny_set, "--model", f"fake:{kind}", "--out", run, "--repeats", "1",
-                     "--no-progress"]) == 0
+        assert (
+            main(["evaluate", tiny_set, "--model", f"fake:{kind}", "--out", run, "--repeats", "1", "--no-progress"])
+            == 0
+        )
         runs.append(run)
     png = str(tmp_path / "fig3.png")
     assert main(["report", *runs, "--compare", png, "--bootstrap", "200"]) == 0
@@ -315,14 +467,16 @@ def test_evaluate_never_imports_the_blender_side():
         text = f.read_text()
         for bad in ("import bpy", "voebench.generator", "voebench.scenes", "from generator", "from scenes"):
             assert bad not in text, f"{f}: {bad}"
-    code = ("import sys\n"
-            "import voebench.evaluate.cli, voebench.evaluate.run, voebench.evaluate.report, voebench.evaluate.tasks\n"
-            "import voebench.evaluate.models.openai, voebench.evaluate.models.replay, voebench.evaluate.models.fake\n"
-            "import voebench.evaluate.export.grasp_csv, voebench.evaluate.export.lmms_eval\n"
-            "bad = [m for m in sys.modules if m.split('.')[0] == 'bpy' or m.startswith(('voebench.generator',"
-            " 'voebench.scenes'))]\n"
-            "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]\n"
-            "assert not bad and not heavy, (bad, heavy)\n")
+    code = (
+        "import sys\n"
+        "import voebench.evaluate.cli, voebench.evaluate.run, voebench.evaluate.report, voebench.evaluate.tasks\n"
+        "import voebench.evaluate.models.openai, voebench.evaluate.models.replay, voebench.evaluate.models.fake\n"
+        "import voebench.evaluate.export.grasp_csv, voebench.evaluate.export.lmms_eval\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] == 'bpy' or m.startswith(('voebench.generator',"
+        " 'voebench.scenes'))]\n"
+        "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]\n"
+        "assert not bad and not heavy, (bad, heavy)\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

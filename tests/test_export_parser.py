@@ -23,9 +23,36 @@ def exported():
 
 # Binary answers: only the first whitespace token counts, lower-cased, with ASCII punctuation removed anywhere in it.
 BINARY = [
-    "Yes", "yes.", "YES!", "  no", "No, it is not.", "Yes-", '"Yes"', "(no)", "y", "Nope", "noo", "yes/no",
-    "Yes\nNo", "no\tyes", "Maybe yes", "", None, "   ", "Yes’", "Ｙｅｓ", "¿yes?", "N.O.", "ye-s", "Yes.No",
-    "I think yes", "NO!!!", "Non", "*yes*", "`no`", "yes\u00a0indeed",
+    "Yes",
+    "yes.",
+    "YES!",
+    "  no",
+    "No, it is not.",
+    "Yes-",
+    '"Yes"',
+    "(no)",
+    "y",
+    "Nope",
+    "noo",
+    "yes/no",
+    "Yes\nNo",
+    "no\tyes",
+    "Maybe yes",
+    "",
+    None,
+    "   ",
+    "Yes’",
+    "Ｙｅｓ",
+    "¿yes?",
+    "N.O.",
+    "ye-s",
+    "Yes.No",
+    "I think yes",
+    "NO!!!",
+    "Non",
+    "*yes*",
+    "`no`",
+    "yes\u00a0indeed",
 ]
 
 # Open answers: (test, truth, response). Whole words only; a true and a wrong keyword together is invalid; the
@@ -79,8 +106,9 @@ def test_binary_answers_agree(exported, response, truth):
 
 @pytest.mark.parametrize("test,truth,response", OPEN)
 def test_open_answers_agree(exported, test, truth, response):
-    family = {"shape": "shape", "color": "color", "directionality": "direction",
-              "relational_position": "relational"}[test]
+    family = {"shape": "shape", "color": "color", "directionality": "direction", "relational_position": "relational"}[
+        test
+    ]
     choices = OPEN_CHOICES[family]
     ours = score("open", response, truth, choices, test=test)
     # the export writes the keyword classes as a JSON string; lmms-eval may also hand them back decoded

@@ -19,8 +19,18 @@ register_suite("fake", "fake_suite:FakeSuite")
 
 
 def config(out, **kw) -> RunConfig:
-    base = dict(out=str(out), suite="fake", tests=["ball"], trials=12, seconds=1, fps=10, width=32, height=24,
-                passes=(), workers=1)
+    base = dict(
+        out=str(out),
+        suite="fake",
+        tests=["ball"],
+        trials=12,
+        seconds=1,
+        fps=10,
+        width=32,
+        height=24,
+        passes=(),
+        workers=1,
+    )
     return RunConfig(**{**base, **kw})
 
 
@@ -99,5 +109,6 @@ def test_a_partial_pair_is_made_again_whole_and_identical(tmp_path):
     result = run(config(out, trials=3), progress=False)
     assert result.done == 2 and result.skipped == 4  # the whole trial was made again, nothing else
     after = tree_bytes(out)
-    assert {k: v for k, v in after.items() if k != "dataset.json"} == \
-        {k: v for k, v in before.items() if k != "dataset.json"}
+    assert {k: v for k, v in after.items() if k != "dataset.json"} == {
+        k: v for k, v in before.items() if k != "dataset.json"
+    }

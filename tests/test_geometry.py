@@ -21,10 +21,14 @@ def test_quat_to_matrix_single_and_batched_agree_and_rotate():
 def test_segments_hit_box():
     eye = np.array([0.0, -10.0, 0.0])
     centre, rot, half = np.zeros(3), np.eye(3), np.array([1.0, 0.1, 1.0])  # a screen in the plane y = 0
-    pts = np.array([[0.0, 5.0, 0.0],  # behind the screen
-                    [3.0, 5.0, 0.0],  # beside it
-                    [0.0, -5.0, 0.0],  # in front of it
-                    [0.0, -0.1, 0.0]])  # on its front face
+    pts = np.array(
+        [
+            [0.0, 5.0, 0.0],  # behind the screen
+            [3.0, 5.0, 0.0],  # beside it
+            [0.0, -5.0, 0.0],  # in front of it
+            [0.0, -0.1, 0.0],
+        ]
+    )  # on its front face
     assert geo.segments_hit_box(eye, pts, centre, rot, half).tolist() == [True, False, False, True]
     assert geo.segments_hit_box(eye, pts, centre, rot, half, end=1 - 1e-6).tolist() == [True, False, False, False]
     turned = geo.quat_to_matrix(quat_from_axis_angle((0, 0, 1), np.pi / 2))  # now edge-on: a thin wall along y
@@ -52,4 +56,4 @@ def test_gravity_is_the_scenes_and_the_audits():
 
     s = Scene(2, 10.0)
     assert np.array_equal(s.gravity, geo.GRAVITY) and s.gravity is not geo.GRAVITY  # a scene may change its own
-    assert kinematics.G == -geo.GRAVITY[2] and np.array_equal(audit.G, geo.GRAVITY)
+    assert -geo.GRAVITY[2] == kinematics.G and np.array_equal(audit.G, geo.GRAVITY)

@@ -132,6 +132,7 @@ def test_a_moving_ball_labelled_not_moving_is_caught():
 @pytest.mark.parametrize("test", ["shape", "color", "directionality", "relational"])
 def test_swapped_labels_are_caught(test):
     """The negative statement made positive and vice versa: both are reported."""
+
     def swap(p, scene, entry):
         pos, neg = positive(entry), negative(entry)
         pos["observation"], neg["observation"] = neg["observation"], pos["observation"]

@@ -14,8 +14,20 @@ import pytest
 from conftest import voebench
 
 # GRASP Level 2 needs 10 s for its events; states-only keeps it cheap (no pixels, no Blender)
-L2 = ["--tests", "t09_gravity_incline,t02_unchangeableness_color", "--states-only", "--seconds", "10", "--fps", "10",
-      "--resolution", "64x48", "--workers", "1", "--quiet"]
+L2 = [
+    "--tests",
+    "t09_gravity_incline,t02_unchangeableness_color",
+    "--states-only",
+    "--seconds",
+    "10",
+    "--fps",
+    "10",
+    "--resolution",
+    "64x48",
+    "--workers",
+    "1",
+    "--quiet",
+]
 
 
 def render(out, *extra, trials=1, check=True):
@@ -72,6 +84,7 @@ def refused(root, args, message):
 
 # ------------------------------------------------------------------------------------------ malformed folders
 
+
 def foreign(root):
     (root / "dataset.json").write_text('{"x": 1}')
 
@@ -118,6 +131,7 @@ def h5_without(attr):
     def edit(root):
         with h5py.File(first_h5(root), "r+") as f:
             del f.attrs[attr]
+
     return edit
 
 
@@ -152,8 +166,12 @@ RENDER = ["render", "grasp-l2", "--trials", "1", *L2, "--out"]
 
 CASES = [  # (name, command before the folder, edit, message)
     ("render: foreign dataset.json", RENDER, foreign, "not written by voebench"),
-    ("render: foreign dataset.json and corrupt manifest", RENDER, lambda r: (foreign(r), corrupt_manifest(r)),
-     "not written by voebench"),
+    (
+        "render: foreign dataset.json and corrupt manifest",
+        RENDER,
+        lambda r: (foreign(r), corrupt_manifest(r)),
+        "not written by voebench",
+    ),
     ("render: unreadable dataset.json", RENDER, unreadable_dataset, "unreadable"),
     ("render: previous release", RENDER, previous_release, "earlier voebench release"),
     ("render: newer schema", RENDER, newer_schema, "schema_version 99"),
@@ -181,8 +199,15 @@ def test_malformed_sets_are_refused_and_left_untouched(l2_copy, name, command, e
     refused(l2_copy, args, message)
 
 
-@pytest.mark.parametrize("edit,message", [(foreign, "not written by voebench"), (corrupt_manifest, ".jsonl:2"),
-                                          (cut_last_line, "cut short"), (previous_release, "earlier")])
+@pytest.mark.parametrize(
+    "edit,message",
+    [
+        (foreign, "not written by voebench"),
+        (corrupt_manifest, ".jsonl:2"),
+        (cut_last_line, "cut short"),
+        (previous_release, "earlier"),
+    ],
+)
 def test_evaluate_refuses_malformed_sets(eval_copy, tmp_path, edit, message):
     from pathlib import Path
 
@@ -200,6 +225,7 @@ def test_a_folder_voebench_did_not_write_is_never_written_into(tmp_path):
 
 
 # ------------------------------------------------------------------------------------------ code fingerprints
+
 
 def test_every_file_records_the_code_that_made_it(l2_set):
     from voebench.contract import hdf5 as layout
@@ -254,6 +280,7 @@ def test_other_code_is_refused_and_upgrade_remakes_only_the_changed_tests(l2_cop
 
 # ------------------------------------------------------------------------------------------ whole pairs
 
+
 def test_verify_reports_orphans_and_repair_remakes_whole_trials(l2_copy):
     ls = lines(l2_copy / "manifest.jsonl")
     orphan = json.loads(ls[0])  # its twin's line goes
@@ -292,10 +319,23 @@ def drop_one_video(root) -> str:
 def test_evaluate_refuses_an_incomplete_paired_set_unless_complete_pairs_only(eval_copy, tmp_path):
     drop_one_video(eval_copy)
     run = tmp_path / "run"
-    refused(eval_copy, ["evaluate", eval_copy, "--model", "fake:yes", "--out", run, "--repeats", "1"],
-            "1 of 4 pairs are incomplete")
-    proc = voebench("evaluate", eval_copy, "--model", "fake:yes", "--out", run, "--repeats", "1",
-                    "--complete-pairs-only", "--no-progress")
+    refused(
+        eval_copy,
+        ["evaluate", eval_copy, "--model", "fake:yes", "--out", run, "--repeats", "1"],
+        "1 of 4 pairs are incomplete",
+    )
+    proc = voebench(
+        "evaluate",
+        eval_copy,
+        "--model",
+        "fake:yes",
+        "--out",
+        run,
+        "--repeats",
+        "1",
+        "--complete-pairs-only",
+        "--no-progress",
+    )
     assert "1 incomplete pair(s) dropped" in proc.stderr
     res = json.load(open(run / "results.json"))
     assert res["incomplete_pairs_dropped"] == 1
@@ -318,13 +358,25 @@ def test_report_refuses_a_run_with_incomplete_pairs(eval_copy, tmp_path):
 
 # ------------------------------------------------------------------------------------------ the readers
 
+
 def test_manifest_reader_tolerates_only_a_cut_short_last_line(tmp_path):
     from voebench.contract import ContractError
     from voebench.contract import manifest as mf
     from contract_fixtures import complete_entry
 
-    e = complete_entry({"id": "a", "suite": "s", "test": "t", "condition": "c", "states": "x.h5", "n_frames": 1,
-                        "fps": 1, "width": 2, "height": 2})
+    e = complete_entry(
+        {
+            "id": "a",
+            "suite": "s",
+            "test": "t",
+            "condition": "c",
+            "states": "x.h5",
+            "n_frames": 1,
+            "fps": 1,
+            "width": 2,
+            "height": 2,
+        }
+    )
     path = str(tmp_path / "manifest.jsonl")
     with open(path, "w") as f:
         f.write(json.dumps(e) + "\n" + json.dumps({**e, "id": "b"})[:30])

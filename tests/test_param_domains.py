@@ -14,7 +14,18 @@ import pytest
 
 from voebench.errors import UsageError
 from voebench.generator.params import (
-    FOV, FRACTION, NON_NEGATIVE, POSITIVE, Choice, Domain, Fixed, Range, Space, canonical_json, config_loader)
+    FOV,
+    FRACTION,
+    NON_NEGATIVE,
+    POSITIVE,
+    Choice,
+    Domain,
+    Fixed,
+    Range,
+    Space,
+    canonical_json,
+    config_loader,
+)
 
 RECORD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "spaces_record.json")
 
@@ -113,22 +124,25 @@ SPACE = {
 }
 
 
-@pytest.mark.parametrize("key,value,message", [
-    ("camera.fov", "-10", "field of view"),
-    ("camera.fov", "0", "field of view"),
-    ("camera.fov", "180", "field of view"),
-    ("camera.fov", "nan", "finite"),
-    ("camera.fov", "inf", "finite"),
-    ("camera.fov", True, "expected a number"),
-    ("camera.eye", [1.0, float("nan"), 3.0], "finite"),
-    ("size", "-1:2", "positive"),
-    ("size", "0", "positive"),
-    ("size", "1:inf", "finite"),
-    ("delay", "-0.5:1", "non-negative"),
-    ("hue", "0.5:1.5", "fraction"),
-    ("count", "0", "whole number >= 1"),
-    ("count", "nan", "finite"),
-])
+@pytest.mark.parametrize(
+    "key,value,message",
+    [
+        ("camera.fov", "-10", "field of view"),
+        ("camera.fov", "0", "field of view"),
+        ("camera.fov", "180", "field of view"),
+        ("camera.fov", "nan", "finite"),
+        ("camera.fov", "inf", "finite"),
+        ("camera.fov", True, "expected a number"),
+        ("camera.eye", [1.0, float("nan"), 3.0], "finite"),
+        ("size", "-1:2", "positive"),
+        ("size", "0", "positive"),
+        ("size", "1:inf", "finite"),
+        ("delay", "-0.5:1", "non-negative"),
+        ("hue", "0.5:1.5", "fraction"),
+        ("count", "0", "whole number >= 1"),
+        ("count", "nan", "finite"),
+    ],
+)
 def test_overrides_outside_the_domain_are_refused(key, value, message):
     with pytest.raises(UsageError) as e:
         Space(SPACE).override({key: value}, where="s/t: ")
@@ -137,8 +151,7 @@ def test_overrides_outside_the_domain_are_refused(key, value, message):
 
 
 def test_overrides_inside_the_domain_are_kept():
-    space = Space(SPACE).override({"camera.fov": "179.5", "size": "0.01:5", "hue": "0:1", "count": "7",
-                                   "delay": 0})
+    space = Space(SPACE).override({"camera.fov": "179.5", "size": "0.01:5", "hue": "0:1", "count": "7", "delay": 0})
     p = space.sample(np.random.default_rng(0), 0)
     assert p.camera.fov == 179.5 and 0.01 <= p.size <= 5 and p.count == 7 and p.delay == 0
 

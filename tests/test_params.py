@@ -42,18 +42,21 @@ def test_override_narrowing_one_leaf_keeps_the_others():
     assert narrowed.size == base.size and narrowed.count == base.count
 
 
-@pytest.mark.parametrize("key,value,message", [
-    ("nope", 1, "unknown parameter nope"),
-    ("camera.fvo", 1, "unknown parameter camera.fvo"),
-    ("size", "3:1", "empty range"),
-    ("size", "big", "expected a number or a range"),
-    ("count", "1.5:2", "whole numbers"),
-    ("color", ["blue"], "not one of"),
-    ("camera.fov", "wide", "expected a number"),
-    ("camera.eye", [1, 2], "list of 3"),
-    ("camera.on", "maybe", "true or false"),
-    ("pool", [], "empty choice list"),
-])
+@pytest.mark.parametrize(
+    "key,value,message",
+    [
+        ("nope", 1, "unknown parameter nope"),
+        ("camera.fvo", 1, "unknown parameter camera.fvo"),
+        ("size", "3:1", "empty range"),
+        ("size", "big", "expected a number or a range"),
+        ("count", "1.5:2", "whole numbers"),
+        ("color", ["blue"], "not one of"),
+        ("camera.fov", "wide", "expected a number"),
+        ("camera.eye", [1, 2], "list of 3"),
+        ("camera.on", "maybe", "true or false"),
+        ("pool", [], "empty choice list"),
+    ],
+)
 def test_bad_overrides_name_the_key(key, value, message):
     with pytest.raises(UsageError) as e:
         Space(SPACE).override({key: value}, where="suite/test: ")
@@ -70,7 +73,9 @@ def test_overrides_parse_ranges_constants_and_lists():
 
 def test_parse_set():
     assert parse_set(["camera.elevation=20:40", "colors=[red, blue]"]) == [
-        ("camera.elevation", "20:40"), ("colors", ["red", "blue"])]
+        ("camera.elevation", "20:40"),
+        ("colors", ["red", "blue"]),
+    ]
     with pytest.raises(UsageError, match="KEY=VALUE"):
         parse_set(["camera.elevation"])
 

@@ -27,18 +27,21 @@ def test_level1_sheets(level1_set, tmp_path):
     out = tmp_path / "sheets"
     p = voebench("preview", level1_set, "--out", out, "--frames", 5)
     names = sorted(os.listdir(out))
-    assert names == [f"grasp-l1__{t}.png" for t in
-                     ("color", "directionality", "movement", "ordering", "relational", "shape")], p.stdout
+    assert names == [
+        f"grasp-l1__{t}.png" for t in ("color", "directionality", "movement", "ordering", "relational", "shape")
+    ], p.stdout
     # 64x48 videos are upscaled x3 to 192x144 cells; 5 columns; 2 videos (one row each)
     w, h, cw, ch = preview.sheet_layout(64, 48, n_rows=2, n_groups=2, n_cols=5)
     assert (cw, ch) == (192, 144)
-    assert (w, h) == (preview.LABEL_WIDTH + 5 * (192 + preview.ROW_GAP),
-                      preview.TITLE_HEIGHT + 2 * 144 + preview.GROUP_GAP + preview.ROW_GAP)
+    assert (w, h) == (
+        preview.LABEL_WIDTH + 5 * (192 + preview.ROW_GAP),
+        preview.TITLE_HEIGHT + 2 * 144 + preview.GROUP_GAP + preview.ROW_GAP,
+    )
     img = np.asarray(Image.open(out / "grasp-l1__shape.png").convert("RGB"))
     assert img.shape == (h, w, 3)
     # the first cell is the video's first frame, upscaled (away from the frame-number tag in its corner)
     first = read_video(os.path.join(level1_set, "grasp-l1/shape/00000.mp4"))[0]
-    cell = img[preview.TITLE_HEIGHT: preview.TITLE_HEIGHT + ch, preview.LABEL_WIDTH: preview.LABEL_WIDTH + cw]
+    cell = img[preview.TITLE_HEIGHT : preview.TITLE_HEIGHT + ch, preview.LABEL_WIDTH : preview.LABEL_WIDTH + cw]
     up = np.kron(first, np.ones((3, 3, 1), np.uint8))
     assert np.array_equal(cell[30:], up[30:])
 
@@ -74,5 +77,5 @@ def test_unpaired_edit_without_video_uses_segmentation(tmp_path):
     assert preview.main(str(tmp_path), verbose=False) == 0
     img = np.asarray(Image.open(tmp_path / "preview" / "grasp-l2__solo.png").convert("RGB"))
     # the made-up segmentation puts each object's two pixels in the first two rows (x10: 20 px)
-    cell = img[preview.TITLE_HEIGHT: preview.TITLE_HEIGHT + 20, preview.LABEL_WIDTH + 40: preview.LABEL_WIDTH + 160]
+    cell = img[preview.TITLE_HEIGHT : preview.TITLE_HEIGHT + 20, preview.LABEL_WIDTH + 40 : preview.LABEL_WIDTH + 160]
     assert len(np.unique(cell.reshape(-1, 3), axis=0)) > 5  # object colours drawn from the segmentation

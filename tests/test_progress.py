@@ -41,7 +41,10 @@ def test_failures_are_one_line_each_and_the_tracebacks_go_to_the_log(tmp_path):
     tb = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: bad fov\n'
     log.add("grasp-l1/shape/00000", tb)
     log.add("grasp-l1/shape/00001", tb)
-    assert said == ["FAILED grasp-l1/shape/00000: ValueError: bad fov", "FAILED grasp-l1/shape/00001: ValueError: bad fov"]
+    assert said == [
+        "FAILED grasp-l1/shape/00000: ValueError: bad fov",
+        "FAILED grasp-l1/shape/00001: ValueError: bad fov",
+    ]
     text = (tmp_path / ERRORS_LOG).read_text()
     assert text.count("Traceback") == 2 and "---- grasp-l1/shape/00001" in text
     assert log.summary() == f"2 failed (2x ValueError: bad fov); full tracebacks in {tmp_path / ERRORS_LOG}"
@@ -57,8 +60,22 @@ def test_a_run_whose_videos_fail_prints_one_line_each_and_exits_1(tmp_path, monk
 
     monkeypatch.setattr(runner, "produce", broken)
     out = tmp_path / "set"
-    rc = main(["render", "grasp-l1", "--out", str(out), "--videos-per-test", "2", "--tests", "shape,color", *TINY,
-               "--workers", "1", "--states-only"])
+    rc = main(
+        [
+            "render",
+            "grasp-l1",
+            "--out",
+            str(out),
+            "--videos-per-test",
+            "2",
+            "--tests",
+            "shape,color",
+            *TINY,
+            "--workers",
+            "1",
+            "--states-only",
+        ]
+    )
     err = capsys.readouterr().err.splitlines()
     assert rc == 1
     failed = [ln for ln in err if ln.startswith("FAILED ")]

@@ -20,7 +20,7 @@ def staircase(h=48, w=64, slope=0.23, supersample=1):
     """A dark half-plane under a shallow line on a light background, point-sampled `supersample`^2 times per
     pixel and averaged in linear light (supersample=1: the aliased image)."""
     s = supersample
-    yy, xx = np.mgrid[0:h * s, 0:w * s] + 0.5
+    yy, xx = np.mgrid[0 : h * s, 0 : w * s] + 0.5
     dark = (yy / s) > 10.3 + slope * (xx / s)
     lin = np.where(dark, 0.02, 0.6)[..., None] * np.array([1.0, 0.8, 0.5])
     lin = lin.reshape(h, s, w, s, 3).mean((1, 3))
@@ -102,16 +102,19 @@ def test_a_pair_is_byte_identical_with_and_without_a_shared_frame_cache(tmp_path
     def run(out, share: bool):
         # the runner makes one FrameCache per trial; without sharing, each video renders all its states
         monkeypatch.setattr(trial, "FrameCache", lambda: caches.append(FrameCache()) or caches[-1] if share else None)
-        cfg = runner.RunConfig(out=str(out), suite="grasp-l2", tests=[test], trials=1, seconds=3.0, fps=10.0,
-                               width=64, height=48)
+        cfg = runner.RunConfig(
+            out=str(out), suite="grasp-l2", tests=[test], trials=1, seconds=3.0, fps=10.0, width=64, height=48
+        )
         runner.prepare_output(cfg, suite)
         trials = runner.plan_trials(cfg, suite)
         assert len(trials) == 1 and len(trials[0].jobs) == 2, "one trial: both conditions"
         result = runner.produce(trials[0], cfg)
         monkeypatch.undo()
-        return result, {p: hashlib.sha256(open(os.path.join(out, p), "rb").read()).hexdigest()
-                        for p in sorted(os.listdir(os.path.join(out, "grasp-l2", test)))
-                        for p in [os.path.join("grasp-l2", test, p)]}
+        return result, {
+            p: hashlib.sha256(open(os.path.join(out, p), "rb").read()).hexdigest()
+            for p in sorted(os.listdir(os.path.join(out, "grasp-l2", test)))
+            for p in [os.path.join("grasp-l2", test, p)]
+        }
 
     (r_plain, plain), (r_shared, shared) = run(tmp_path / "plain", False), run(tmp_path / "shared", True)
     assert len(plain) == 4 and plain == shared  # 2 videos x (mp4, h5)
@@ -130,8 +133,7 @@ def test_the_cache_never_shares_frames_between_different_scenes():
     name = next(iter(b.objects))
     b.objects[name].dimensions = np.asarray(b.objects[name].dimensions) * 1.01
     assert scene_fingerprint(a, s, passes) != scene_fingerprint(b, s, passes)
-    assert scene_fingerprint(a, s, passes) != scene_fingerprint(a, RenderSettings(64, 48, antialias="blender"),
-                                                                passes)
+    assert scene_fingerprint(a, s, passes) != scene_fingerprint(a, RenderSettings(64, 48, antialias="blender"), passes)
     assert scene_fingerprint(a, s, passes) != scene_fingerprint(a, s, ("rgb",))
 
 

@@ -18,8 +18,23 @@ def entries(out):
 
 def test_killed_run_resumes_to_a_complete_verified_set(tmp_path):
     out = tmp_path / "set"
-    cmd = [sys.executable, "-m", "voebench", "render", "grasp-l1", "--out", str(out), "--videos-per-test", "3",
-           *TINY, "--workers", "1", "--quiet", "--tests", "shape,directionality,ordering"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "voebench",
+        "render",
+        "grasp-l1",
+        "--out",
+        str(out),
+        "--videos-per-test",
+        "3",
+        *TINY,
+        "--workers",
+        "1",
+        "--quiet",
+        "--tests",
+        "shape,directionality,ordering",
+    ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     manifest = out / "manifest.jsonl"
     deadline = time.time() + 120
@@ -34,8 +49,20 @@ def test_killed_run_resumes_to_a_complete_verified_set(tmp_path):
     # nothing half-written under a final name: every final file belongs to a finished video
     finals = sorted(p.name for p in (out / "grasp-l1").rglob("*.h5"))
     assert len(finals) >= done_before
-    result = voebench("render", "grasp-l1", "--out", out, "--videos-per-test", 3, *TINY, "--workers", 1, "--quiet",
-                      "--tests", "shape,directionality,ordering")
+    result = voebench(
+        "render",
+        "grasp-l1",
+        "--out",
+        out,
+        "--videos-per-test",
+        3,
+        *TINY,
+        "--workers",
+        1,
+        "--quiet",
+        "--tests",
+        "shape,directionality,ordering",
+    )
     assert f"{len(finals)} already there" in result.stderr
     assert len(entries(out)) == 9
     assert not list(out.rglob("*.tmp-*"))
@@ -71,18 +98,21 @@ def test_verify_finds_broken_files_and_render_redoes_exactly_those(level1_set, t
         assert os.path.getmtime(out / e["states"]) == mtimes[e["id"]], "finished videos are not redone"
 
 
-@pytest.mark.parametrize("args,message", [
-    (["render", "grasp-l9"], "unknown suite 'grasp-l9'"),
-    (["render", "grasp-l1", "--tests", "shape,colour"], "unknown test 'colour'"),
-    (["render", "grasp-l1", "--resolution", "64by48"], "--resolution"),
-    (["render", "grasp-l1", "--resolution", "65x48"], "even"),
-    (["render", "grasp-l1", "--set", "shape.size=2:1"], "grasp-l1/shape: size: empty range"),
-    (["render", "grasp-l1", "--set", "camera.zoom=2"], "unknown parameter 'camera.zoom'"),
-    (["render", "grasp-l1", "--set", "shape.size=big"], "shape: size: expected a number"),
-    (["render", "grasp-l1", "--shard", "2/2"], "--shard"),
-    (["render", "grasp-l1", "--passes", "rgb,normals"], "unknown pass 'normals'"),
-    (["render", "grasp-l1", "--videos-per-test", "0"], "at least 1"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["render", "grasp-l9"], "unknown suite 'grasp-l9'"),
+        (["render", "grasp-l1", "--tests", "shape,colour"], "unknown test 'colour'"),
+        (["render", "grasp-l1", "--resolution", "64by48"], "--resolution"),
+        (["render", "grasp-l1", "--resolution", "65x48"], "even"),
+        (["render", "grasp-l1", "--set", "shape.size=2:1"], "grasp-l1/shape: size: empty range"),
+        (["render", "grasp-l1", "--set", "camera.zoom=2"], "unknown parameter 'camera.zoom'"),
+        (["render", "grasp-l1", "--set", "shape.size=big"], "shape: size: expected a number"),
+        (["render", "grasp-l1", "--shard", "2/2"], "--shard"),
+        (["render", "grasp-l1", "--passes", "rgb,normals"], "unknown pass 'normals'"),
+        (["render", "grasp-l1", "--videos-per-test", "0"], "at least 1"),
+    ],
+)
 def test_bad_input_is_one_line_exit_2_and_writes_nothing(tmp_path, args, message):
     out = tmp_path / "out"
     proc = voebench(*args, "--out", out, check=False)
@@ -101,8 +131,21 @@ def test_unwritable_output_is_refused(tmp_path):
 
 def test_a_set_made_with_other_settings_is_refused(level1_set):
     before = (level1_set / "dataset.json").read_text()
-    proc = voebench("render", "grasp-l1", "--out", level1_set, "--videos-per-test", 2, "--resolution", "80x60",
-                    "--seconds", "1", "--fps", "10", check=False)
+    proc = voebench(
+        "render",
+        "grasp-l1",
+        "--out",
+        level1_set,
+        "--videos-per-test",
+        2,
+        "--resolution",
+        "80x60",
+        "--seconds",
+        "1",
+        "--fps",
+        "10",
+        check=False,
+    )
     assert proc.returncode == 2 and "other settings" in proc.stderr and "width" in proc.stderr
     assert (level1_set / "dataset.json").read_text() == before
 
@@ -120,8 +163,22 @@ def test_config_file_overrides_are_recorded(tmp_path):
     cfg = tmp_path / "ranges.yaml"
     cfg.write_text("grasp-l1/color:\n  size: 1.2\n'*':\n  camera.fov: 60\n")
     out = tmp_path / "set"
-    voebench("render", "grasp-l1", "--out", out, "--videos-per-test", 1, *TINY, "--workers", 1, "--quiet",
-             "--tests", "color,shape", "--config", cfg)
+    voebench(
+        "render",
+        "grasp-l1",
+        "--out",
+        out,
+        "--videos-per-test",
+        1,
+        *TINY,
+        "--workers",
+        1,
+        "--quiet",
+        "--tests",
+        "color,shape",
+        "--config",
+        cfg,
+    )
     es = entries(out)
     color = es["grasp-l1/color/00000"]["params"]
     assert color["sampled"]["size"] == 1.2 and color["config"]["space"]["size"] == "1.2"
@@ -152,8 +209,17 @@ def test_a_worker_that_dies_does_not_hang_the_run(tmp_path):
     from voebench.generator.runner import RunConfig, run
 
     out = tmp_path / "set"
-    cfg = RunConfig(out=str(out), suite="grasp-l1", tests=["shape", "color", "relational"], trials=2, seconds=1,
-                    fps=10, width=64, height=48, workers=2)
+    cfg = RunConfig(
+        out=str(out),
+        suite="grasp-l1",
+        tests=["shape", "color", "relational"],
+        trials=2,
+        seconds=1,
+        fps=10,
+        width=64,
+        height=48,
+        workers=2,
+    )
     results = []
     thread = threading.Thread(target=lambda: results.append(run(cfg, progress=False)))
     thread.start()
@@ -192,7 +258,7 @@ def test_a_build_whose_violation_disagrees_with_its_condition_is_refused(monkeyp
         suite.make_scene(Job("grasp-l2", test, 0, "implausible", seed, "x"), p, Timing(10, 50))
     monkeypatch.setattr(module, "build", build)
     scene = suite.make_scene(Job("grasp-l2", test, 0, "implausible", seed, "x"), p, Timing(10, 50))
-    monkeypatch.setattr(module, "build", lambda sc, p, c: (build(sc, p, "implausible")))
+    monkeypatch.setattr(module, "build", lambda sc, p, c: build(sc, p, "implausible"))
     with pytest.raises(RuntimeError, match="plausible build recorded a violation"):
         suite.make_scene(Job("grasp-l2", test, 0, "plausible", seed, "x"), p, Timing(10, 50))
     assert scene.violation is not None

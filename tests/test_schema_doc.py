@@ -20,7 +20,7 @@ def doc_tables() -> dict[str, list[str]]:
         if not m:
             continue
         names = []
-        for row in lines[i + 3:]:  # skip the header and the |---| rule
+        for row in lines[i + 3 :]:  # skip the header and the |---| rule
             if not row.startswith("|"):
                 break
             names += re.findall(r"`([^`]+)`", row.split("|")[1])
@@ -36,7 +36,8 @@ def test_every_contract_list_has_its_table_and_no_table_is_stale():
         assert len(documented) == len(set(documented)), f"{name}: a name is listed twice"
         assert set(documented) == set(keys), (
             f"{name}: in the contract, not in the doc: {sorted(set(keys) - set(documented))}; "
-            f"in the doc, not in the contract: {sorted(set(documented) - set(keys))}")
+            f"in the doc, not in the contract: {sorted(set(documented) - set(keys))}"
+        )
 
 
 def test_the_identity_the_runner_records_is_the_documented_one():
@@ -54,8 +55,10 @@ def test_the_contract_is_the_lowest_layer():
     import subprocess
     import sys
 
-    code = ("import sys, voebench.contract.tables, voebench.contract.pairs; "
-            "print(sorted(m for m in sys.modules if m.startswith('voebench')))")
+    code = (
+        "import sys, voebench.contract.tables, voebench.contract.pairs; "
+        "print(sorted(m for m in sys.modules if m.startswith('voebench')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     loaded = set(eval(out))
     assert {m for m in loaded if not m.startswith("voebench.contract")} <= {"voebench", "voebench.errors"}, loaded

@@ -14,8 +14,8 @@ from voebench.errors import GeneratorBug, UsageError
 # (module, what it provides). A module that cannot be imported (an optional extra not installed) is skipped
 # in --help and explained if its command is asked for.
 COMMAND_MODULES = [
-    "voebench.generator.cli",        # render, params, verify, audit, preview, merge
-    "voebench.evaluate.cli",         # evaluate, report, export
+    "voebench.generator.cli",  # render, params, verify, audit, preview, merge
+    "voebench.evaluate.cli",  # evaluate, report, export
     "voebench.evaluate.baseline.cli",  # train-baseline
 ]
 

@@ -68,8 +68,9 @@ class ResNet3D(nn.Module):
     def _stage(self, planes: int, blocks: int, stride: int) -> nn.Sequential:
         downsample = None
         if stride != 1 or self.in_planes != planes:
-            downsample = nn.Sequential(nn.Conv3d(self.in_planes, planes, 1, stride=stride, bias=False),
-                                       nn.BatchNorm3d(planes))
+            downsample = nn.Sequential(
+                nn.Conv3d(self.in_planes, planes, 1, stride=stride, bias=False), nn.BatchNorm3d(planes)
+            )
         layers = [BasicBlock3D(self.in_planes, planes, stride, downsample)]
         self.in_planes = planes
         layers += [BasicBlock3D(planes, planes) for _ in range(1, blocks)]
@@ -87,6 +88,7 @@ def build_backbone(name: str = "resnet34", width: int = 64, out_dim: int = 700) 
         return ResNet3D(depth=int(name[6:]), width=width, out_dim=out_dim)
     if name == "r3d_18_tv":
         from torchvision.models.video import r3d_18  # noqa: PLC0415  (torchvision only for this backbone)
+
         net = r3d_18(weights=None)
         net.fc = nn.Linear(net.fc.in_features, out_dim)
         net.out_dim = out_dim

@@ -21,13 +21,15 @@ def register(subparsers) -> None:
         "train-baseline",
         help="train/test OFPR-Net, OF-Net, a direct 3D-ResNet or a random baseline on a rendered AVoE set",
         description="Train and test an AVoE baseline per event category over several seeds; writes checkpoints, "
-                    "metrics and a table in the layout of the AVoE supplementary Table 4 to RUN_DIR.",
+        "metrics and a table in the layout of the AVoE supplementary Table 4 to RUN_DIR.",
     )
     p.add_argument("data", metavar="DIR", help="rendered set (manifest.jsonl + mp4 + h5) with AVoE videos")
     p.add_argument("--model", choices=MODEL_CHOICES, default="ofpr", help="default: ofpr")
-    p.add_argument("--category", required=True,
-                   help="A..E, a comma list (A,C) or 'all'; A support, B occlusion, C containment, D collision, "
-                        "E barrier")
+    p.add_argument(
+        "--category",
+        required=True,
+        help="A..E, a comma list (A,C) or 'all'; A support, B occlusion, C containment, D collision, E barrier",
+    )
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (re-running resumes)")
     p.add_argument("--lr", type=float, help="learning rate (default: supplementary Table 3 per category)")
     p.add_argument("--batch-size", type=int, help="(default: Table 3)")
@@ -35,32 +37,56 @@ def register(subparsers) -> None:
     p.add_argument("--epochs", type=int, default=30, help="default 30 as the paper")
     p.add_argument("--seed", type=int, help="one seed")
     p.add_argument("--seeds", help="several seeds: '1-10' or '1,2,3' (default 1)")
-    p.add_argument("--grid-search", action="store_true",
-                   help="tune lr/batch/optimizer first as the paper (random samples of its grid, chosen on "
-                        "validation hit rate), then train the seeds with the best")
+    p.add_argument(
+        "--grid-search",
+        action="store_true",
+        help="tune lr/batch/optimizer first as the paper (random samples of its grid, chosen on "
+        "validation hit rate), then train the seeds with the best",
+    )
     p.add_argument("--grid-samples", type=int, default=20)
     p.add_argument("--grid-epochs", type=int, default=30)
-    p.add_argument("--backbone", default="resnet34",
-                   help="resnet34 (original, Hara et al. layout), resnet18, resnet10 or r3d_18_tv (torchvision)")
+    p.add_argument(
+        "--backbone",
+        default="resnet34",
+        help="resnet34 (original, Hara et al. layout), resnet18, resnet10 or r3d_18_tv (torchvision)",
+    )
     p.add_argument("--width", type=int, default=64, help="backbone base channels (64 as the original)")
     p.add_argument("--pretrained", metavar="FILE", help="local backbone weights (e.g. Hara's r3d34_K_200ep.pth)")
-    p.add_argument("--freeze-backbone", action="store_true",
-                   help="train only the heads (the original froze its Kinetics-700 backbone); backbone outputs "
-                        "are computed once and cached")
+    p.add_argument(
+        "--freeze-backbone",
+        action="store_true",
+        help="train only the heads (the original froze its Kinetics-700 backbone); backbone outputs "
+        "are computed once and cached",
+    )
     p.add_argument("--size", type=int, default=112, help="frame size fed to the model (112 as the paper)")
     p.add_argument("--frames", type=int, help="frames per clip (default: the videos' own count, 50 in AVoE)")
-    p.add_argument("--warmup-epochs", type=int, default=10,
-                   help="epochs training every head before only the category's relevant heads count")
-    p.add_argument("--train-on", choices=("expected", "all"),
-                   help="training videos (default: expected only for ofpr/of as the original, all for direct)")
+    p.add_argument(
+        "--warmup-epochs",
+        type=int,
+        default=10,
+        help="epochs training every head before only the category's relevant heads count",
+    )
+    p.add_argument(
+        "--train-on",
+        choices=("expected", "all"),
+        help="training videos (default: expected only for ofpr/of as the original, all for direct)",
+    )
     p.add_argument("--limit", type=int, help="use only the first N trials of each split (smoke runs)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
     p.add_argument("--no-amp", action="store_true", help="no bf16 autocast on CUDA")
-    p.add_argument("--data-on-gpu", choices=("auto", "yes", "no"), default="auto",
-                   help="keep the decoded uint8 clips in GPU memory (auto: when they take < 40%% of free memory)")
+    p.add_argument(
+        "--data-on-gpu",
+        choices=("auto", "yes", "no"),
+        default="auto",
+        help="keep the decoded uint8 clips in GPU memory (auto: when they take < 40%% of free memory)",
+    )
     p.add_argument("--cache-dir", help="decoded-clip cache (default DIR/.baseline-cache, else RUN_DIR/cache)")
-    p.add_argument("--trees", choices=("auto", "sklearn", "numpy"), default="auto",
-                   help="decision-tree implementation (auto: scikit-learn if installed, else the numpy CART)")
+    p.add_argument(
+        "--trees",
+        choices=("auto", "sklearn", "numpy"),
+        default="auto",
+        help="decision-tree implementation (auto: scikit-learn if installed, else the numpy CART)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(func=handle)
 
@@ -145,6 +171,7 @@ def handle(args: argparse.Namespace) -> int:
     run_dir = Path(args.out)
     run_dir.mkdir(parents=True, exist_ok=True)
     from .data import default_cache_dir  # noqa: PLC0415  (torch: see above)
+
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir(data, run_dir / "cache")
     for cat in categories:
         recs = avoe_records(data, cat)
@@ -158,30 +185,63 @@ def handle(args: argparse.Namespace) -> int:
         if args.model != "random":
             missing = sum(1 for r in recs if r.video is None or not r.video.is_file())
             if missing:
-                raise UsageError(f"{data}: {missing} of {len(recs)} category-{cat} videos have no mp4 "
-                                 "(a states-only render?)")
+                raise UsageError(
+                    f"{data}: {missing} of {len(recs)} category-{cat} videos have no mp4 (a states-only render?)"
+                )
         train_on = args.train_on or ("all" if args.model == "direct" else "expected")
         if train_on == "all" and not any(r.split == "train" and r.surprising for r in recs):
-            raise UsageError(f"{data}: category {cat} has no surprising train videos, which --model {args.model} "
-                             "--train-on all needs; render with --both-conditions, or pass --train-on expected "
-                             "(the original's setup, where the direct model only sees expected videos)")
+            raise UsageError(
+                f"{data}: category {cat} has no surprising train videos, which --model {args.model} "
+                "--train-on all needs; render with --both-conditions, or pass --train-on expected "
+                "(the original's setup, where the direct model only sees expected videos)"
+            )
 
     for cat in categories:
         print(f"[{cat}] loading and caching clips ...", file=sys.stderr)
-        split_data = load_data(data, cat, size=args.size, n_frames=args.frames, cache_dir=cache_dir,
-                               progress=not args.no_progress, limit=args.limit,
-                               decode=args.model != "random")
-        cfg = TrainConfig(model=args.model, category=cat, lr=args.lr, batch_size=args.batch_size,
-                          optimizer=args.optimizer, epochs=args.epochs, backbone=args.backbone, width=args.width,
-                          pretrained=args.pretrained, freeze_backbone=args.freeze_backbone,
-                          warmup_epochs=args.warmup_epochs, train_on=args.train_on, device=args.device,
-                          amp=not args.no_amp, data_on_gpu=args.data_on_gpu, tree_backend=args.trees,
-                          progress=not args.no_progress)
+        split_data = load_data(
+            data,
+            cat,
+            size=args.size,
+            n_frames=args.frames,
+            cache_dir=cache_dir,
+            progress=not args.no_progress,
+            limit=args.limit,
+            decode=args.model != "random",
+        )
+        cfg = TrainConfig(
+            model=args.model,
+            category=cat,
+            lr=args.lr,
+            batch_size=args.batch_size,
+            optimizer=args.optimizer,
+            epochs=args.epochs,
+            backbone=args.backbone,
+            width=args.width,
+            pretrained=args.pretrained,
+            freeze_backbone=args.freeze_backbone,
+            warmup_epochs=args.warmup_epochs,
+            train_on=args.train_on,
+            device=args.device,
+            amp=not args.no_amp,
+            data_on_gpu=args.data_on_gpu,
+            tree_backend=args.trees,
+            progress=not args.no_progress,
+        )
         if args.grid_search and args.model != "random":
-            best = grid_search(cfg, split_data, run_dir, samples=args.grid_samples, epochs=args.grid_epochs,
-                               seed=seeds[0], log=lambda s: print(s, file=sys.stderr))
-            print(f"[{cat}] grid search best: lr {best['lr']} batch {best['batch_size']} {best['optimizer']} "
-                  f"(validation hit rate {best['validation_hit_rate']:.3f})", file=sys.stderr)
+            best = grid_search(
+                cfg,
+                split_data,
+                run_dir,
+                samples=args.grid_samples,
+                epochs=args.grid_epochs,
+                seed=seeds[0],
+                log=lambda s: print(s, file=sys.stderr),
+            )
+            print(
+                f"[{cat}] grid search best: lr {best['lr']} batch {best['batch_size']} {best['optimizer']} "
+                f"(validation hit rate {best['validation_hit_rate']:.3f})",
+                file=sys.stderr,
+            )
             cfg.lr, cfg.batch_size, cfg.optimizer = best["lr"], best["batch_size"], best["optimizer"]
         run_seeds(cfg, split_data, run_dir, seeds, log=lambda s: print(s, file=sys.stderr))
         del split_data

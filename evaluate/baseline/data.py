@@ -31,7 +31,7 @@ class VideoRecord:
     split: str
     condition: str
     pair_id: str | None
-    video: Path | None      # None for a states-only render
+    video: Path | None  # None for a states-only render
     states: Path
     n_frames: int
     labels: dict[str, Any]
@@ -67,8 +67,12 @@ def _labels_from_h5(path: Path) -> dict | None:
         return {k: json.loads(a[k]) for k in LABELS_ATTRS if k in a}
 
 
-def avoe_records(root: str | os.PathLike, category: str | None = None, split: str | None = None,
-                 conditions=("expected", "surprising")) -> list[VideoRecord]:
+def avoe_records(
+    root: str | os.PathLike,
+    category: str | None = None,
+    split: str | None = None,
+    conditions=("expected", "surprising"),
+) -> list[VideoRecord]:
     """The AVoE videos of a rendered set, filtered by category / split / condition, in manifest order."""
     root = Path(root)
     out = []
@@ -88,10 +92,19 @@ def avoe_records(root: str | os.PathLike, category: str | None = None, split: st
         labels = e.get("labels") or _labels_from_h5(root / e["states"])
         if not labels:
             raise ValueError(f"{e['id']}: no labels in the manifest or the HDF5")
-        out.append(VideoRecord(id=e["id"], category=cat, split=e.get("split", ""), condition=e["condition"],
-                               pair_id=e.get("pair_id"), video=root / e["video"] if e.get("video") else None,
-                               states=root / e["states"],
-                               n_frames=int(e.get("n_frames", 0)), labels=labels))
+        out.append(
+            VideoRecord(
+                id=e["id"],
+                category=cat,
+                split=e.get("split", ""),
+                condition=e["condition"],
+                pair_id=e.get("pair_id"),
+                video=root / e["video"] if e.get("video") else None,
+                states=root / e["states"],
+                n_frames=int(e.get("n_frames", 0)),
+                labels=labels,
+            )
+        )
     return out
 
 
@@ -113,6 +126,7 @@ def _decode_without_av(path) -> np.ndarray:
         import cv2  # noqa: PLC0415  (optional decoder)
     except ImportError:
         import imageio.v2 as iio  # noqa: PLC0415  (the fallback decoder)
+
         with iio.get_reader(str(path), "ffmpeg") as r:
             return np.stack([np.asarray(f) for f in r])
     cap = cv2.VideoCapture(str(path))
@@ -191,9 +205,18 @@ class AVoEDataset(Dataset):
     ``pair_id`` and ``id`` strings. ``n_frames`` defaults to the first video's frame count.
     """
 
-    def __init__(self, root, category: str, split: str, size: int = 112, n_frames: int | None = None,
-                 cache_dir: str | os.PathLike | None = "auto", conditions=("expected", "surprising"),
-                 as_uint8: bool = False, records: list[VideoRecord] | None = None):
+    def __init__(
+        self,
+        root,
+        category: str,
+        split: str,
+        size: int = 112,
+        n_frames: int | None = None,
+        cache_dir: str | os.PathLike | None = "auto",
+        conditions=("expected", "surprising"),
+        as_uint8: bool = False,
+        records: list[VideoRecord] | None = None,
+    ):
         self.root = Path(root)
         self.category = L.category_of(category)
         self.split = split
@@ -204,16 +227,19 @@ class AVoEDataset(Dataset):
             if n_frames is None and self.records:
                 n_frames = len(decode_video(self.records[0].video_path()))
         self.n_frames = int(n_frames or 0)
-        self.cache_dir = default_cache_dir(self.root, None) if cache_dir == "auto" else (
-            Path(cache_dir) if cache_dir else None)
+        self.cache_dir = (
+            default_cache_dir(self.root, None) if cache_dir == "auto" else (Path(cache_dir) if cache_dir else None)
+        )
         self.as_uint8 = as_uint8
-        self.features = torch.tensor([L.feature_vector(r.labels["features"]) for r in self.records],
-                                     dtype=torch.float32).reshape(-1, len(L.MODEL_FEATURES))
-        self.prior_rules = torch.tensor([L.rule_vector(r.labels["prior_rules"], "prior") for r in self.records],
-                                        dtype=torch.long).reshape(-1, len(L.PRIOR_RULES))
+        self.features = torch.tensor(
+            [L.feature_vector(r.labels["features"]) for r in self.records], dtype=torch.float32
+        ).reshape(-1, len(L.MODEL_FEATURES))
+        self.prior_rules = torch.tensor(
+            [L.rule_vector(r.labels["prior_rules"], "prior") for r in self.records], dtype=torch.long
+        ).reshape(-1, len(L.PRIOR_RULES))
         self.posterior_rules = torch.tensor(
-            [L.rule_vector(r.labels["posterior_rules"], "posterior") for r in self.records],
-            dtype=torch.long).reshape(-1, len(L.POSTERIOR_RULES))
+            [L.rule_vector(r.labels["posterior_rules"], "posterior") for r in self.records], dtype=torch.long
+        ).reshape(-1, len(L.POSTERIOR_RULES))
         self.surprising = torch.tensor([r.surprising for r in self.records], dtype=torch.long)
         self._clips: torch.Tensor | None = None
 
@@ -237,9 +263,12 @@ class AVoEDataset(Dataset):
         clip = self.clip_uint8(i)
         return {
             "clip": clip if self.as_uint8 else clip.float().div_(255.0),
-            "features": self.features[i], "prior_rules": self.prior_rules[i],
-            "posterior_rules": self.posterior_rules[i], "surprising": self.surprising[i],
-            "pair_id": self.records[i].pair_id or "", "id": self.records[i].id,
+            "features": self.features[i],
+            "prior_rules": self.prior_rules[i],
+            "posterior_rules": self.posterior_rules[i],
+            "surprising": self.surprising[i],
+            "pair_id": self.records[i].pair_id or "",
+            "id": self.records[i].id,
         }
 
     def stacked(self, progress: bool = False, workers: int = 0) -> torch.Tensor:

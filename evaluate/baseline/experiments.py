@@ -28,16 +28,19 @@ def run_seeds(cfg: TrainConfig, data: Splits, run_dir: Path, seeds: list[int], l
         t = r["test"]
         tp = r.get("throughput") or {}
         gpu = r.get("gpu_utilisation") or {}
-        log(f"{MODEL_TITLES[cfg.model]} {cfg.category} seed {seed}: test hit rate {t['hit_rate']:.3f}, "
+        log(
+            f"{MODEL_TITLES[cfg.model]} {cfg.category} seed {seed}: test hit rate {t['hit_rate']:.3f}, "
             f"relative acc {t['relative_accuracy']:.3f}, AUC {t['auc']:.3f}"
             + (f", {tp.get('steady_clips_per_s') or tp['clips_per_s']:.1f} clips/s" if tp.get("clips_per_s") else "")
-            + (f", GPU util {gpu['mean_percent']:.0f}%" if gpu.get("mean_percent") is not None else ""))
+            + (f", GPU util {gpu['mean_percent']:.0f}%" if gpu.get("mean_percent") is not None else "")
+        )
         results.append(r)
     return results
 
 
-def grid_search(cfg: TrainConfig, data: Splits, run_dir: Path, samples: int = 20, epochs: int = 30,
-                seed: int = 0, log=print) -> dict:
+def grid_search(
+    cfg: TrainConfig, data: Splits, run_dir: Path, samples: int = 20, epochs: int = 30, seed: int = 0, log=print
+) -> dict:
     """The supplementary's tuning: ``samples`` random (lr, batch size, optimizer) from GRID, each trained for
     ``epochs`` and scored on validation (hit rate, ties AUC). Returns the best; results in grid.json."""
     combos = [(lr, bs, o) for lr in GRID["lr"] for bs in GRID["batch_size"] for o in GRID["optimizer"]]
@@ -53,8 +56,15 @@ def grid_search(cfg: TrainConfig, data: Splits, run_dir: Path, samples: int = 20
         c = replace(cfg, lr=lr, batch_size=bs, optimizer=o, epochs=epochs, seed=seed)
         r = SeedTrainer(c, data, None).train()
         val = r["validation"] or r["test"]
-        done.append({"lr": lr, "batch_size": bs, "optimizer": o, "validation_hit_rate": val["hit_rate"],
-                     "validation_auc": val["auc"]})
+        done.append(
+            {
+                "lr": lr,
+                "batch_size": bs,
+                "optimizer": o,
+                "validation_hit_rate": val["hit_rate"],
+                "validation_auc": val["auc"],
+            }
+        )
         log(f"grid {cfg.model} {cfg.category}: lr {lr} batch {bs} {o}: val hit rate {val['hit_rate']:.3f}")
         path.write_text(json.dumps({"trials": done}, indent=1))
     key = lambda t: (_nan0(t["validation_hit_rate"]), _nan0(t["validation_auc"]))  # noqa: E731

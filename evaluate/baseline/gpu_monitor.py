@@ -36,8 +36,12 @@ class GpuMonitor:
             visible = os.environ.get("CUDA_VISIBLE_DEVICES")
             if visible:
                 idx = visible.split(",")[idx].strip()
-            r = subprocess.run(["nvidia-smi", f"--id={idx}", "--query-gpu=utilization.gpu",
-                                "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=5)
+            r = subprocess.run(
+                ["nvidia-smi", f"--id={idx}", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits"],
+                capture_output=True,
+                text=True,
+                timeout=5,
+            )
             return float(r.stdout.strip().splitlines()[0]) if r.returncode == 0 and r.stdout.strip() else None
         return float(torch.cuda.utilization(self.device))
 
@@ -65,5 +69,9 @@ class GpuMonitor:
         if not self.source:
             return None
         s = self.samples
-        return {"source": self.source, "mean_percent": float(np.mean(s)) if s else None,
-                "max_percent": float(np.max(s)) if s else None, "samples": len(s)}
+        return {
+            "source": self.source,
+            "mean_percent": float(np.mean(s)) if s else None,
+            "max_percent": float(np.max(s)) if s else None,
+            "samples": len(s),
+        }

@@ -78,7 +78,7 @@ def auc(scores, labels) -> float:
         j = i
         while j + 1 < len(s) and sorted_s[j + 1] == sorted_s[i]:
             j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
+        ranks[order[i : j + 1]] = (i + j) / 2.0 + 1.0
         i = j + 1
     u = ranks[y == 1].sum() - len(pos) * (len(pos) + 1) / 2.0
     return float(u / (len(pos) * len(neg)))
@@ -90,7 +90,7 @@ def batched(metric: Callable[..., float], batch_size: int, *arrays) -> float:
     n = len(arrays[0])
     vals = []
     for start in range(0, n, batch_size):
-        v = metric(*(np.asarray(a)[start:start + batch_size] for a in arrays))
+        v = metric(*(np.asarray(a)[start : start + batch_size] for a in arrays))
         if not np.isnan(v):
             vals.append(v)
     return float(np.mean(vals)) if vals else float("nan")

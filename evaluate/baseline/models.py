@@ -37,9 +37,15 @@ class MLPHead(nn.Module):
     def __init__(self, in_dim: int, out_dim: int):
         super().__init__()
         d1, d2, d3 = in_dim // 2, in_dim // 4, in_dim // 8
-        self.net = nn.Sequential(nn.Linear(in_dim, d1), nn.ReLU(inplace=True), nn.Linear(d1, d2),
-                                 nn.ReLU(inplace=True), nn.Linear(d2, d3), nn.ReLU(inplace=True),
-                                 nn.Linear(d3, out_dim))
+        self.net = nn.Sequential(
+            nn.Linear(in_dim, d1),
+            nn.ReLU(inplace=True),
+            nn.Linear(d1, d2),
+            nn.ReLU(inplace=True),
+            nn.Linear(d2, d3),
+            nn.ReLU(inplace=True),
+            nn.Linear(d3, out_dim),
+        )
 
     def forward(self, x):
         return self.net(x)
@@ -48,20 +54,30 @@ class MLPHead(nn.Module):
 @dataclass(frozen=True)
 class HeadSpec:
     name: str
-    loss: str          # "mse", "ce" or "bce"
+    loss: str  # "mse", "ce" or "bce"
     n_out: int
-    target: str        # "features", "posterior_rules" or "surprising"
-    column: int        # column in the target tensor (0 for "surprising")
+    target: str  # "features", "posterior_rules" or "surprising"
+    column: int  # column in the target tensor (0 for "surprising")
     categories: tuple[str, ...]
 
 
 def head_specs(model: str) -> list[HeadSpec]:
-    posterior = [HeadSpec(f"posterior:{r.name}", "ce", r.n_classes, "posterior_rules", i, r.categories)
-                 for i, r in enumerate(L.POSTERIOR_RULES)]
+    posterior = [
+        HeadSpec(f"posterior:{r.name}", "ce", r.n_classes, "posterior_rules", i, r.categories)
+        for i, r in enumerate(L.POSTERIOR_RULES)
+    ]
     if model == "ofpr":
-        feats = [HeadSpec(f"feature:{f.name}", "mse" if f.head == "regression" else "ce",
-                          1 if f.head == "regression" else f.n_classes, "features", f.index, f.categories)
-                 for f in L.MODEL_FEATURES]
+        feats = [
+            HeadSpec(
+                f"feature:{f.name}",
+                "mse" if f.head == "regression" else "ce",
+                1 if f.head == "regression" else f.n_classes,
+                "features",
+                f.index,
+                f.categories,
+            )
+            for f in L.MODEL_FEATURES
+        ]
         return feats + posterior
     if model == "of":
         return posterior
@@ -84,7 +100,7 @@ class HeadBank(nn.Module):
         self.weights = nn.ParameterList()
         self.biases = nn.ParameterList()
         for a, b in zip(dims[:-1], dims[1:]):
-            bound = 1.0 / math.sqrt(a)       # nn.Linear's default initialisation
+            bound = 1.0 / math.sqrt(a)  # nn.Linear's default initialisation
             self.weights.append(nn.Parameter(torch.empty(h, a, b).uniform_(-bound, bound)))
             self.biases.append(nn.Parameter(torch.empty(h, 1, b).uniform_(-bound, bound)))
 
@@ -136,7 +152,8 @@ class BaselineNet(nn.Module):
         key = (category, str(device))
         if key not in self._relevance_cache:
             self._relevance_cache[key] = torch.tensor(
-                [1.0 if category is None or category in s.categories else 0.0 for s in self.specs], device=device)
+                [1.0 if category is None or category in s.categories else 0.0 for s in self.specs], device=device
+            )
         return self._relevance_cache[key]
 
     def forward_embedding(self, z: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -149,8 +166,9 @@ class BaselineNet(nn.Module):
         return self.forward_embedding(self.backbone(clips))
 
 
-def compute_loss(net: BaselineNet, out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
-                 category: str | None = None) -> torch.Tensor:
+def compute_loss(
+    net: BaselineNet, out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor], category: str | None = None
+) -> torch.Tensor:
     """Sum over heads of MSE (regression), cross-entropy (classes) and BCE (direct), each averaged over the
     batch; with ``category`` only the heads relevant to it count."""
     packed = out["_all"]
@@ -162,8 +180,13 @@ def compute_loss(net: BaselineNet, out: dict[str, torch.Tensor], batch: dict[str
         total = total + (((pred - tgt) ** 2).mean(0) * rel[net._mse_heads]).sum()
     if len(net._ce_heads):
         logits = packed[:, net._ce_heads, :].masked_fill(~net._ce_valid, -1e4)
-        tgt = torch.cat([batch["features"][:, net._ce_features_cols].long(),
-                         batch["posterior_rules"][:, net._ce_posterior_rules_cols].long()], 1)
+        tgt = torch.cat(
+            [
+                batch["features"][:, net._ce_features_cols].long(),
+                batch["posterior_rules"][:, net._ce_posterior_rules_cols].long(),
+            ],
+            1,
+        )
         b, h, k = logits.shape
         ce = F.cross_entropy(logits.reshape(b * h, k), tgt.reshape(b * h), reduction="none").view(b, h).mean(0)
         total = total + (ce * rel[net._ce_heads]).sum()
@@ -175,8 +198,9 @@ def compute_loss(net: BaselineNet, out: dict[str, torch.Tensor], batch: dict[str
     return total
 
 
-def compute_loss_per_head(net: BaselineNet, out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor],
-                          category: str | None = None) -> torch.Tensor:
+def compute_loss_per_head(
+    net: BaselineNet, out: dict[str, torch.Tensor], batch: dict[str, torch.Tensor], category: str | None = None
+) -> torch.Tensor:
     """The same loss written head by head (the readable reference; tests check the two agree)."""
     total = 0.0
     for s in net.specs:

@@ -13,6 +13,7 @@ from .data import AVoEDataset
 @dataclass
 class Split:
     """One split as tensors: uint8 clips (on CPU or the GPU) and labels, plus ids for the metrics."""
+
     clips: torch.Tensor
     features: torch.Tensor
     prior_rules: torch.Tensor
@@ -26,9 +27,15 @@ class Split:
 
     def subset(self, mask: torch.Tensor) -> Split:
         idx = torch.nonzero(mask, as_tuple=False)[:, 0]
-        return Split(self.clips[idx.to(self.clips.device)], self.features[idx], self.prior_rules[idx],
-                     self.posterior_rules[idx], self.surprising[idx], [self.pair_ids[i] for i in idx.tolist()],
-                     [self.ids[i] for i in idx.tolist()])
+        return Split(
+            self.clips[idx.to(self.clips.device)],
+            self.features[idx],
+            self.prior_rules[idx],
+            self.posterior_rules[idx],
+            self.surprising[idx],
+            [self.pair_ids[i] for i in idx.tolist()],
+            [self.ids[i] for i in idx.tolist()],
+        )
 
 
 # The splits of one category by name ("train", "validation", "test"); None where a split has no videos.
@@ -36,13 +43,24 @@ Splits = dict[str, "Split | None"]
 
 
 def load_split(ds: AVoEDataset, progress: bool = True, decode: bool = True) -> Split:
-    clips = (ds.stacked(progress=progress, workers=min(8, os.cpu_count() or 1)) if decode
-             else torch.empty((len(ds), 0), dtype=torch.uint8))
+    clips = (
+        ds.stacked(progress=progress, workers=min(8, os.cpu_count() or 1))
+        if decode
+        else torch.empty((len(ds), 0), dtype=torch.uint8)
+    )
     return Split(clips, ds.features, ds.prior_rules, ds.posterior_rules, ds.surprising, ds.pair_ids, ds.ids)
 
 
-def load_data(root, category: str, size: int = 112, n_frames: int | None = None, cache_dir="auto",
-              progress: bool = True, limit: int | None = None, decode: bool = True) -> Splits:
+def load_data(
+    root,
+    category: str,
+    size: int = 112,
+    n_frames: int | None = None,
+    cache_dir="auto",
+    progress: bool = True,
+    limit: int | None = None,
+    decode: bool = True,
+) -> Splits:
     """train / validation / test splits of one category. ``limit`` keeps the first N trials (pairs) per split;
     ``decode=False`` reads labels only (the random baseline)."""
     out: Splits = {}

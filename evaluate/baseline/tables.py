@@ -42,16 +42,21 @@ def write_tables(run_dir: Path) -> tuple[str, dict]:
     for model in order:
         per = res[model]
         seeds = sorted({s for c in per.values() for s in c})
-        lines += [f"**{MODEL_TITLES[model]} Hit Rate**", "",
-                  "| Seed | " + " | ".join(t for _, t in COLUMNS) + " |",
-                  "|---" * (len(COLUMNS) + 1) + "|"]
+        lines += [
+            f"**{MODEL_TITLES[model]} Hit Rate**",
+            "",
+            "| Seed | " + " | ".join(t for _, t in COLUMNS) + " |",
+            "|---" * (len(COLUMNS) + 1) + "|",
+        ]
         for s in seeds:
-            lines.append(f"| {s} | " + " | ".join(
-                _fmt(per.get(c, {}).get(s, {}).get("test", {}).get("hit_rate")) for c, _ in COLUMNS) + " |")
+            lines.append(
+                f"| {s} | "
+                + " | ".join(_fmt(per.get(c, {}).get(s, {}).get("test", {}).get("hit_rate")) for c, _ in COLUMNS)
+                + " |"
+            )
         means = {}
         for c, _ in COLUMNS:
-            vals = [v["test"]["hit_rate"] for v in per.get(c, {}).values()
-                    if not math.isnan(v["test"]["hit_rate"])]
+            vals = [v["test"]["hit_rate"] for v in per.get(c, {}).values() if not math.isnan(v["test"]["hit_rate"])]
             means[c] = float(np.mean(vals)) if vals else None
         lines.append("| **Mean** | " + " | ".join(_fmt(means[c]) for c, _ in COLUMNS) + " |")
         if model in PUBLISHED_HIT_RATE:
@@ -65,13 +70,21 @@ def write_tables(run_dir: Path) -> tuple[str, dict]:
             entry: dict[str, Any] = {}
             for metric in ("hit_rate", "relative_accuracy", "absolute_accuracy", "auc"):
                 vals = [v["test"][metric] for v in per[c].values()]
-                entry[metric] = {"per_seed": {str(s): per[c][s]["test"][metric] for s in sorted(per[c])},
-                                 "mean": float(np.nanmean(vals)) if not all(map(math.isnan, vals)) else None,
-                                 "sd": float(np.nanstd(vals)) if not all(map(math.isnan, vals)) else None}
-            tps = [v["throughput"].get("steady_clips_per_s") or v["throughput"]["clips_per_s"]
-                   for v in per[c].values() if v.get("throughput") and v["throughput"].get("clips_per_s")]
-            gpus = [v["gpu_utilisation"]["mean_percent"] for v in per[c].values()
-                    if v.get("gpu_utilisation") and v["gpu_utilisation"].get("mean_percent") is not None]
+                entry[metric] = {
+                    "per_seed": {str(s): per[c][s]["test"][metric] for s in sorted(per[c])},
+                    "mean": float(np.nanmean(vals)) if not all(map(math.isnan, vals)) else None,
+                    "sd": float(np.nanstd(vals)) if not all(map(math.isnan, vals)) else None,
+                }
+            tps = [
+                v["throughput"].get("steady_clips_per_s") or v["throughput"]["clips_per_s"]
+                for v in per[c].values()
+                if v.get("throughput") and v["throughput"].get("clips_per_s")
+            ]
+            gpus = [
+                v["gpu_utilisation"]["mean_percent"]
+                for v in per[c].values()
+                if v.get("gpu_utilisation") and v["gpu_utilisation"].get("mean_percent") is not None
+            ]
             entry["clips_per_s"] = float(np.mean(tps)) if tps else None
             entry["gpu_utilisation_percent"] = float(np.mean(gpus)) if gpus else None
             entry["n_test_pairs"] = [v["test"]["n_pairs"] for v in per[c].values()][0]
@@ -79,20 +92,26 @@ def write_tables(run_dir: Path) -> tuple[str, dict]:
             entry["device"] = any_run.get("gpu_name") or any_run.get("device")
             js["models"][model]["per_category"][c] = entry
     if order:
-        lines += ["**All metrics on the test split (mean ± sd over seeds)**", "",
-                  "| Model | Category | Seeds | Hit rate | Relative acc. | Absolute acc. | AUC | Test pairs | "
-                  "Clips/s | GPU util. |", "|---" * 10 + "|"]
+        lines += [
+            "**All metrics on the test split (mean ± sd over seeds)**",
+            "",
+            "| Model | Category | Seeds | Hit rate | Relative acc. | Absolute acc. | AUC | Test pairs | "
+            "Clips/s | GPU util. |",
+            "|---" * 10 + "|",
+        ]
         for model in order:
             for c, title in COLUMNS:
                 e = js["models"][model]["per_category"].get(c)
                 if not e:
                     continue
-                ms = lambda k: (f"{e[k]['mean']:.3f} ± {e[k]['sd']:.3f}" if e[k]["mean"] is not None else "-")  # noqa
-                lines.append(f"| {MODEL_TITLES[model]} | {title} | {len(e['hit_rate']['per_seed'])} | "
-                             f"{ms('hit_rate')} | {ms('relative_accuracy')} | {ms('absolute_accuracy')} | "
-                             f"{ms('auc')} | {e['n_test_pairs']} | "
-                             f"{_fmt1(e['clips_per_s'])} | "
-                             f"{_fmt1(e['gpu_utilisation_percent'], '%')} |")
+                ms = lambda k: f"{e[k]['mean']:.3f} ± {e[k]['sd']:.3f}" if e[k]["mean"] is not None else "-"  # noqa
+                lines.append(
+                    f"| {MODEL_TITLES[model]} | {title} | {len(e['hit_rate']['per_seed'])} | "
+                    f"{ms('hit_rate')} | {ms('relative_accuracy')} | {ms('absolute_accuracy')} | "
+                    f"{ms('auc')} | {e['n_test_pairs']} | "
+                    f"{_fmt1(e['clips_per_s'])} | "
+                    f"{_fmt1(e['gpu_utilisation_percent'], '%')} |"
+                )
         lines.append("")
     text = "\n".join(lines) if lines else "(no finished runs)\n"
     Path(run_dir).mkdir(parents=True, exist_ok=True)

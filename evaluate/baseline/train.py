@@ -41,43 +41,46 @@ from .trees import PhysicalReasoning
 class TrainConfig:
     model: str = "ofpr"
     category: str = "A"
-    lr: float | None = None           # None: Table 3 for the category
+    lr: float | None = None  # None: Table 3 for the category
     batch_size: int | None = None
-    optimizer: str | None = None      # "adam" or "sgd" (momentum 0.9)
+    optimizer: str | None = None  # "adam" or "sgd" (momentum 0.9)
     epochs: int = 30
     seed: int = 1
     backbone: str = "resnet34"
     width: int = 64
     pretrained: str | None = None
     freeze_backbone: bool = False
-    warmup_epochs: int = 10           # then only the category's relevant heads enter the loss
-    train_on: str | None = None       # "expected" / "all"; None: expected for ofpr/of, all for direct
+    warmup_epochs: int = 10  # then only the category's relevant heads enter the loss
+    train_on: str | None = None  # "expected" / "all"; None: expected for ofpr/of, all for direct
     device: str = "auto"
-    amp: bool = True                  # bf16 autocast on CUDA
-    data_on_gpu: str = "auto"         # keep the uint8 clips on the GPU: auto / yes / no
-    tree_backend: str = "auto"        # "auto" / "sklearn" / "numpy"
+    amp: bool = True  # bf16 autocast on CUDA
+    data_on_gpu: str = "auto"  # keep the uint8 clips on the GPU: auto / yes / no
+    tree_backend: str = "auto"  # "auto" / "sklearn" / "numpy"
     progress: bool = True
     checkpoint_every_s: float = 120.0
     extra: dict = field(default_factory=dict)
 
     def resolved(self) -> TrainConfig:
         tuned = TUNED[self.category]
-        return replace(self, lr=self.lr if self.lr is not None else tuned["lr"],
-                       batch_size=self.batch_size if self.batch_size is not None else tuned["batch_size"],
-                       optimizer=(self.optimizer or tuned["optimizer"]).lower(),
-                       train_on=self.train_on or ("all" if self.model == "direct" else "expected"))
+        return replace(
+            self,
+            lr=self.lr if self.lr is not None else tuned["lr"],
+            batch_size=self.batch_size if self.batch_size is not None else tuned["batch_size"],
+            optimizer=(self.optimizer or tuned["optimizer"]).lower(),
+            train_on=self.train_on or ("all" if self.model == "direct" else "expected"),
+        )
 
 
 def pick_device(name: str = "auto") -> torch.device:
     dev = torch.device(("cuda" if torch.cuda.is_available() else "cpu") if name == "auto" else name)
-    if dev.type == "cuda" and dev.index is None:    # "cuda" -> "cuda:N", so device comparisons hold
+    if dev.type == "cuda" and dev.index is None:  # "cuda" -> "cuda:N", so device comparisons hold
         dev = torch.device("cuda", torch.cuda.current_device())
     return dev
 
 
 def set_seed(seed: int) -> None:
     random.seed(seed)
-    np.random.seed(seed % (2 ** 32))
+    np.random.seed(seed % (2**32))
     torch.manual_seed(seed)
 
 
@@ -89,7 +92,7 @@ LABEL_KEYS = ("features", "prior_rules", "posterior_rules", "surprising")
 
 def _to_input(clips_uint8: torch.Tensor) -> torch.Tensor:
     x = clips_uint8.float().div_(255.0)
-    if x.is_cuda:   # cuDNN's fastest 3D convolutions in bf16 are channels-last
+    if x.is_cuda:  # cuDNN's fastest 3D convolutions in bf16 are channels-last
         x = x.contiguous(memory_format=torch.channels_last_3d)
     return x
 
@@ -156,7 +159,8 @@ class SeedTrainer:
             tr = self.split("train")
             exp = tr.surprising == 0
             self.trees = PhysicalReasoning(prefer=cfg.tree_backend, random_state=cfg.seed).fit(
-                tr.features[exp].numpy(), tr.prior_rules[exp].numpy(), tr.posterior_rules[exp].numpy())
+                tr.features[exp].numpy(), tr.prior_rules[exp].numpy(), tr.posterior_rules[exp].numpy()
+            )
             self.info["tree_backend"] = self.trees.backend
 
     def _place_data(self):
@@ -193,7 +197,7 @@ class SeedTrainer:
                 continue
             outs = []
             for start in range(0, len(split), bs):
-                x = _to_input(split.clips[start:start + bs].to(self.device, non_blocking=True))
+                x = _to_input(split.clips[start : start + bs].to(self.device, non_blocking=True))
                 with self._autocast():
                     outs.append(self.network.backbone(x).float())
             self.embeddings[name] = torch.cat(outs)
@@ -202,8 +206,11 @@ class SeedTrainer:
     def _labels_to_device(self):
         """Labels live on the device, so a training step never copies from pageable host memory (which would
         synchronise the stream and stall the CPU's run-ahead every step)."""
-        self.dev_labels = {name: {k: getattr(s, k).to(self.device) for k in LABEL_KEYS}
-                           for name, s in self.data.items() if s is not None}
+        self.dev_labels = {
+            name: {k: getattr(s, k).to(self.device) for k in LABEL_KEYS}
+            for name, s in self.data.items()
+            if s is not None
+        }
 
     def _batch(self, split_name: str, idx: torch.Tensor, idx_dev: torch.Tensor) -> dict[str, torch.Tensor]:
         """Labels (and clips unless the backbone is frozen) of the videos ``idx`` (CPU) / ``idx_dev`` (device)."""
@@ -268,8 +275,10 @@ class SeedTrainer:
         if out:
             out.mkdir(parents=True, exist_ok=True)
         if cfg.model == "random":
-            m = {"test": self.evaluate("test"), "validation": self.evaluate("validation")
-                 if self.data.get("validation") is not None else None}
+            m = {
+                "test": self.evaluate("test"),
+                "validation": self.evaluate("validation") if self.data.get("validation") is not None else None,
+            }
             return self._finish(m, history=[], throughput=None, gpu=None)
 
         self._place_data()
@@ -292,8 +301,13 @@ class SeedTrainer:
                 fed += n_fed
                 train_time += dt
                 val = self.evaluate("validation") if has_val else None
-                rec = {"epoch": epoch, "loss": mean_loss, "epoch_s": dt, "validation": val,
-                       "clips_per_s": (len(train_idx_all) / dt) if dt > 0 else None}
+                rec = {
+                    "epoch": epoch,
+                    "loss": mean_loss,
+                    "epoch_s": dt,
+                    "validation": val,
+                    "clips_per_s": (len(train_idx_all) / dt) if dt > 0 else None,
+                }
                 history.append(rec)
                 if bar is not None:
                     bar.set_postfix(loss=f"{mean_loss:.3f}", val_hit=(f"{val['hit_rate']:.3f}" if val else "-"))
@@ -313,9 +327,12 @@ class SeedTrainer:
             bar.close()
         if best_state is not None:
             self.network.load_state_dict(best_state)
-        m = {"test": self.evaluate("test"), "validation": self.evaluate("validation") if has_val else None,
-             "best_epoch": best["epoch"] if best else None}
-        throughput = self._throughput(history[start_epoch + 1:], fed, train_time)
+        m = {
+            "test": self.evaluate("test"),
+            "validation": self.evaluate("validation") if has_val else None,
+            "best_epoch": best["epoch"] if best else None,
+        }
+        throughput = self._throughput(history[start_epoch + 1 :], fed, train_time)
         return self._finish(m, history=history, throughput=throughput, gpu=monitor.summary())
 
     def _training_indices(self) -> torch.Tensor:
@@ -363,8 +380,13 @@ class SeedTrainer:
         if not (cfg.progress and start_epoch < cfg.epochs):
             return None
         from tqdm import tqdm  # noqa: PLC0415  (only when a bar is shown)
-        return tqdm(total=(cfg.epochs - start_epoch) * math.ceil(n_train / self.batch_size),
-                    desc=f"{cfg.model} {cfg.category} seed {cfg.seed}", unit="step", leave=False)
+
+        return tqdm(
+            total=(cfg.epochs - start_epoch) * math.ceil(n_train / self.batch_size),
+            desc=f"{cfg.model} {cfg.category} seed {cfg.seed}",
+            unit="step",
+            leave=False,
+        )
 
     def _train_epoch(self, epoch: int, train_idx_all: torch.Tensor, opt, bar) -> tuple[float, float, int]:
         """One pass over the training videos in a fresh order: (mean loss, seconds, clips fed)."""
@@ -381,10 +403,10 @@ class SeedTrainer:
             torch.cuda.synchronize(self.device)
         t0 = time.perf_counter()
         for start in range(0, len(perm), self.batch_size):
-            idx = perm[start:start + self.batch_size]
+            idx = perm[start : start + self.batch_size]
             if len(idx) < 2 and len(perm) > 1 and not cfg.freeze_backbone:
-                continue     # BatchNorm cannot train on one clip
-            idx_dev = perm_dev[start:start + self.batch_size]
+                continue  # BatchNorm cannot train on one clip
+            idx_dev = perm_dev[start : start + self.batch_size]
             batch = self._batch("train", idx, idx_dev)
             out_ = self._forward("train", idx_dev, batch)
             loss = compute_loss(self.network, out_, batch, only)
@@ -404,28 +426,51 @@ class SeedTrainer:
     def _checkpoint(self, out: Path, opt, epoch: int, best, best_state, history) -> None:
         if best_state is not None:
             _atomic_save(best_state, out / "best.pt")
-        _atomic_save({"net": self.network.state_dict(), "optimizer": opt.state_dict(), "epoch": epoch,
-                      "best": best, "history": history, "rng": torch.get_rng_state(),
-                      "config": asdict(self.cfg)}, out / "last.pt")
+        _atomic_save(
+            {
+                "net": self.network.state_dict(),
+                "optimizer": opt.state_dict(),
+                "epoch": epoch,
+                "best": best,
+                "history": history,
+                "rng": torch.get_rng_state(),
+                "config": asdict(self.cfg),
+            },
+            out / "last.pt",
+        )
 
     def _throughput(self, later_epochs: list[dict], fed: int, train_time: float) -> dict:
         rates = [h["clips_per_s"] for h in later_epochs if h.get("clips_per_s")]
-        return {"clips_fed": fed, "train_seconds": train_time,
-                "clips_per_s": fed / train_time if train_time > 0 else None,
-                # the first epoch of a process includes cuDNN autotuning; the median of the others is the
-                # sustained rate
-                "steady_clips_per_s": float(np.median(rates)) if rates else None,
-                "what": "train clips through the heads (embeddings cached)" if self.cfg.freeze_backbone
-                else "train clips through backbone + heads"}
+        return {
+            "clips_fed": fed,
+            "train_seconds": train_time,
+            "clips_per_s": fed / train_time if train_time > 0 else None,
+            # the first epoch of a process includes cuDNN autotuning; the median of the others is the
+            # sustained rate
+            "steady_clips_per_s": float(np.median(rates)) if rates else None,
+            "what": "train clips through the heads (embeddings cached)"
+            if self.cfg.freeze_backbone
+            else "train clips through backbone + heads",
+        }
 
     def _finish(self, m: dict, history, throughput, gpu) -> dict:
         cfg = self.cfg
-        result = {"model": cfg.model, "category": cfg.category, "seed": cfg.seed, "config": asdict(cfg),
-                  "device": str(self.device), "amp_bf16": self.amp, **m, "throughput": throughput,
-                  "gpu_utilisation": gpu, "info": self.info, "epochs_run": len(history)}
+        result = {
+            "model": cfg.model,
+            "category": cfg.category,
+            "seed": cfg.seed,
+            "config": asdict(cfg),
+            "device": str(self.device),
+            "amp_bf16": self.amp,
+            **m,
+            "throughput": throughput,
+            "gpu_utilisation": gpu,
+            "info": self.info,
+            "epochs_run": len(history),
+        }
         if self.device.type == "cuda":
             result["gpu_name"] = torch.cuda.get_device_name(self.device)
-            result["gpu_peak_memory_gb"] = torch.cuda.max_memory_allocated(self.device) / 2 ** 30
+            result["gpu_peak_memory_gb"] = torch.cuda.max_memory_allocated(self.device) / 2**30
         if self.out_dir:
             (self.out_dir / "metrics.json").write_text(json.dumps(result, indent=1, default=json_default))
         return result

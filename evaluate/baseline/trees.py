@@ -38,7 +38,7 @@ class SimpleTreeClassifier:
     def _gini(counts: np.ndarray) -> np.ndarray:
         tot = counts.sum(-1, keepdims=True)
         p = counts / np.maximum(tot, 1)
-        return 1.0 - (p ** 2).sum(-1)
+        return 1.0 - (p**2).sum(-1)
 
     def fit(self, X, y):
         X = np.asarray(X, dtype=np.float64)
@@ -53,14 +53,14 @@ class SimpleTreeClassifier:
         node = _Node(value=int(np.argmax(counts)))
         if counts.max() == len(y) or (self.max_depth is not None and depth >= self.max_depth):
             return node
-        best = (np.inf, -1, 0.0)   # like sklearn, accept a split even without impurity gain (XOR)
+        best = (np.inf, -1, 0.0)  # like sklearn, accept a split even without impurity gain (XOR)
         n = len(y)
         for j in range(X.shape[1]):
             order = np.argsort(X[:, j], kind="mergesort")
             xs, ys = X[order, j], y[order]
             onehot = np.zeros((n, k))
             onehot[np.arange(n), ys] = 1
-            left = np.cumsum(onehot, 0)[:-1]          # counts of the first i+1 samples
+            left = np.cumsum(onehot, 0)[:-1]  # counts of the first i+1 samples
             right = counts[None] - left
             valid = xs[1:] != xs[:-1]
             if not valid.any():
@@ -106,6 +106,7 @@ class SimpleMultiOutputTree:
 def sklearn_available() -> bool:
     try:
         import sklearn.tree  # noqa: F401, PLC0415  (scikit-learn is optional: numpy trees otherwise)
+
         return True
     except ImportError:
         return False
@@ -117,6 +118,7 @@ def make_multi_tree(prefer: str = "auto", random_state: int = 0):
     if prefer in ("auto", "sklearn") and sklearn_available():
         from sklearn.multioutput import MultiOutputClassifier  # noqa: PLC0415  (optional, see above)
         from sklearn.tree import DecisionTreeClassifier  # noqa: PLC0415
+
         return MultiOutputClassifier(DecisionTreeClassifier(random_state=random_state))
     if prefer == "sklearn":
         raise ImportError("scikit-learn is not installed")
@@ -129,7 +131,7 @@ class PhysicalReasoning:
     def __init__(self, prefer: str = "auto", random_state: int = 0):
         self.prefer = prefer
         self.random_state = random_state
-        self.priors_tree: Any = None       # a fitted multi-output tree (sklearn or SimpleMultiOutputTree)
+        self.priors_tree: Any = None  # a fitted multi-output tree (sklearn or SimpleMultiOutputTree)
         self.posteriors_tree: Any = None
 
     @property

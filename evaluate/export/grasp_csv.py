@@ -19,10 +19,22 @@ from voebench.evaluate.report import load_records
 COLUMNS = ["scene", "prompt", "video_file", "gt", "response"]
 
 LEVEL2_NAMES = {
-    1: "Unchangeableness", 2: "Unchangeableness2", 3: "SolidityContinuity", 4: "SolidityContinuity2",
-    5: "ObjectPermanence2", 6: "ObjectPermanence", 7: "ObjectPermanence3", 8: "Inertia", 9: "Gravity",
-    10: "GravityInertia", 11: "GravityInertia2", 12: "Continuity", 13: "GravityContinuity", 14: "Collision",
-    15: "GravitySupport", 16: "Inertia2",
+    1: "Unchangeableness",
+    2: "Unchangeableness2",
+    3: "SolidityContinuity",
+    4: "SolidityContinuity2",
+    5: "ObjectPermanence2",
+    6: "ObjectPermanence",
+    7: "ObjectPermanence3",
+    8: "Inertia",
+    9: "Gravity",
+    10: "GravityInertia",
+    11: "GravityInertia2",
+    12: "Continuity",
+    13: "GravityContinuity",
+    14: "Collision",
+    15: "GravitySupport",
+    16: "Inertia2",
 }
 
 _NUMBERS = {2: "Two", 3: "Three", 4: "Four"}
@@ -45,8 +57,14 @@ def grasp_scene(rec: dict) -> str:
             q = rec.get("question", "")
             n = q.split(":", 1)[-1].count(",") + 1 if ":" in q else 0
         return f"{_NUMBERS.get(n, str(n))}ObjectOrdering"
-    for key, name in (("shape", "Shape"), ("colo", "Color"), ("direction", "Direction"), ("movement", "Movement"),
-                      ("relational", "RelationalPosition"), ("position", "RelationalPosition")):
+    for key, name in (
+        ("shape", "Shape"),
+        ("colo", "Color"),
+        ("direction", "Direction"),
+        ("movement", "Movement"),
+        ("relational", "RelationalPosition"),
+        ("position", "RelationalPosition"),
+    ):
         if key in t:
             return name
     return test
@@ -59,13 +77,15 @@ def rows(records: list[dict], repeat: int | None = None) -> list[list[str]]:
             continue
         if r.get("response") is None:  # unanswered (failed) calls are not exported
             continue
-        out.append([
-            grasp_scene(r),
-            "<SEP>".join(t["text"] for t in r["turns"]),
-            ",".join(t["video"] or "" for t in r["turns"]),
-            r["truth"],
-            "<SEP>".join(r["responses"]),
-        ])
+        out.append(
+            [
+                grasp_scene(r),
+                "<SEP>".join(t["text"] for t in r["turns"]),
+                ",".join(t["video"] or "" for t in r["turns"]),
+                r["truth"],
+                "<SEP>".join(r["responses"]),
+            ]
+        )
     return out
 
 

@@ -70,9 +70,18 @@ metadata:
 """
 
 
-def export_lmms_eval(dataset_dir: str, out_dir: str, name: str = "voebench", suites: list[str] | None = None,
-                     tests: list[str] | None = None, limit: int | None = None, copy_videos: bool = False,
-                     include_open: bool = True, max_new_tokens: int = 16, complete_pairs_only: bool = False) -> dict:
+def export_lmms_eval(
+    dataset_dir: str,
+    out_dir: str,
+    name: str = "voebench",
+    suites: list[str] | None = None,
+    tests: list[str] | None = None,
+    limit: int | None = None,
+    copy_videos: bool = False,
+    include_open: bool = True,
+    max_new_tokens: int = 16,
+    complete_pairs_only: bool = False,
+) -> dict:
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
         raise UsageError(f"--name {name!r}: use letters, digits and underscores (it becomes a task name)")
     manifest = load_manifest(dataset_dir)
@@ -94,9 +103,19 @@ def export_lmms_eval(dataset_dir: str, out_dir: str, name: str = "voebench", sui
         for p in e["prompts"]:
             if p["kind"] == "open" and not include_open:
                 continue
-            doc = {"id": None, "video_id": e["id"], "suite": e["suite"], "test": e["test"], "video": video,
-                   "question": p["text"], "answer": str(p["answer"]).lower() if p["kind"] != "open" else p["answer"],
-                   "kind": p["kind"], "polarity": None, "choices": "", "direction": False}
+            doc = {
+                "id": None,
+                "video_id": e["id"],
+                "suite": e["suite"],
+                "test": e["test"],
+                "video": video,
+                "question": p["text"],
+                "answer": str(p["answer"]).lower() if p["kind"] != "open" else p["answer"],
+                "kind": p["kind"],
+                "polarity": None,
+                "choices": "",
+                "direction": False,
+            }
             if p["kind"] == "open":
                 fam = open_family(e["test"])
                 choices = p.get("choices") or OPEN_CHOICES.get(fam or "")

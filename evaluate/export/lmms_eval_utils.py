@@ -29,8 +29,15 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):
 
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):
-    return [{"role": "user", "content": [{"type": "video", "url": _video_path(doc)},
-                                         {"type": "text", "text": doc_to_text(doc, lmms_eval_specific_kwargs)}]}]
+    return [
+        {
+            "role": "user",
+            "content": [
+                {"type": "video", "url": _video_path(doc)},
+                {"type": "text", "text": doc_to_text(doc, lmms_eval_specific_kwargs)},
+            ],
+        }
+    ]
 
 
 def doc_to_target(doc):
@@ -51,11 +58,19 @@ def _parse_open(response, truth, choices, direction):
     for label, variants in choices.items():
         if label == truth:
             continue
-        if direction and label == "right" and truth == "left" and \
-                ("right to left" in text or "right to the left" in text):
+        if (
+            direction
+            and label == "right"
+            and truth == "left"
+            and ("right to left" in text or "right to the left" in text)
+        ):
             continue
-        if direction and label == "left" and truth == "right" and \
-                ("left to right" in text or "left to the right" in text):
+        if (
+            direction
+            and label == "left"
+            and truth == "right"
+            and ("left to right" in text or "left to the right" in text)
+        ):
             continue
         if any(k in words for k in variants):
             wrong = label

@@ -25,9 +25,9 @@ class Request:
     messages: list[dict]
     seed: int
     repeat: int
-    turn: int            # 0-based index of the user turn being answered
+    turn: int  # 0-based index of the user turn being answered
     n_turns: int
-    sample: Any = None   # the evaluate.tasks.Sample; only `fake` (oracle) and `replay` may look at it
+    sample: Any = None  # the evaluate.tasks.Sample; only `fake` (oracle) and `replay` may look at it
 
 
 class Adapter:

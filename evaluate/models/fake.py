@@ -53,8 +53,9 @@ class FakeAdapter(Adapter):
         out: list[str | BaseException] = []
         for r in requests:
             if r.turn < r.n_turns - 1:
-                out.append("Understood." if r.sample is not None and r.sample.strategy == "one-shot"
-                           else "I see a video.")
+                out.append(
+                    "Understood." if r.sample is not None and r.sample.strategy == "one-shot" else "I see a video."
+                )
             else:
                 out.append(self._final(r))
         return out

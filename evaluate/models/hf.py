@@ -20,9 +20,19 @@ DTYPES = ("auto", "float32", "bfloat16", "float16")
 
 
 class HFAdapter(Adapter):
-    def __init__(self, path: str, *, dtype: str = "auto", device: str = "auto", batch_size: int = 1,
-                 max_new_tokens: int = 32, do_sample: bool | None = None, temperature: float | None = None,
-                 trust_remote_code: bool = False, attn_implementation: str | None = None):
+    def __init__(
+        self,
+        path: str,
+        *,
+        dtype: str = "auto",
+        device: str = "auto",
+        batch_size: int = 1,
+        max_new_tokens: int = 32,
+        do_sample: bool | None = None,
+        temperature: float | None = None,
+        trust_remote_code: bool = False,
+        attn_implementation: str | None = None,
+    ):
         import torch  # noqa: PLC0415
         from transformers import AutoModelForImageTextToText, AutoProcessor  # noqa: PLC0415
 
@@ -63,8 +73,13 @@ class HFAdapter(Adapter):
         self.model = model.to(self.device).eval()
 
     def settings(self) -> dict:
-        return {"model": self.path, "dtype": str(self.dtype).replace("torch.", ""),
-                "max_new_tokens": self.max_new_tokens, "do_sample": self.do_sample, "temperature": self.temperature}
+        return {
+            "model": self.path,
+            "dtype": str(self.dtype).replace("torch.", ""),
+            "max_new_tokens": self.max_new_tokens,
+            "do_sample": self.do_sample,
+            "temperature": self.temperature,
+        }
 
     # -- conversion ------------------------------------------------------------------------------------------
     @staticmethod
@@ -89,11 +104,17 @@ class HFAdapter(Adapter):
             texts.append(self.processor.apply_chat_template(conv, tokenize=False, add_generation_prompt=True))
             for v in vids:
                 videos.append(frames_mod.read_frames(v["path"], v["indices"]))
-                metas.append(VideoMetadata(total_num_frames=int(v["n_frames"]), fps=float(v["fps"]),
-                                           width=int(v.get("width") or 0) or None,
-                                           height=int(v.get("height") or 0) or None,
-                                           duration=float(v["n_frames"]) / float(v["fps"]),
-                                           video_backend="pyav", frames_indices=list(v["indices"])))
+                metas.append(
+                    VideoMetadata(
+                        total_num_frames=int(v["n_frames"]),
+                        fps=float(v["fps"]),
+                        width=int(v.get("width") or 0) or None,
+                        height=int(v.get("height") or 0) or None,
+                        duration=float(v["n_frames"]) / float(v["fps"]),
+                        video_backend="pyav",
+                        frames_indices=list(v["indices"]),
+                    )
+                )
         kwargs = {"text": texts, "padding": True, "return_tensors": "pt"}
         if videos:
             kwargs.update(videos=videos, video_metadata=metas, do_sample_frames=False)
@@ -123,13 +144,13 @@ class HFAdapter(Adapter):
         torch.manual_seed(requests[0].seed)
         with torch.inference_mode():
             out = self.model.generate(**inputs, **gen)
-        new = out[:, inputs["input_ids"].shape[1]:]
+        new = out[:, inputs["input_ids"].shape[1] :]
         return [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]
 
     def generate(self, requests: list[Request]) -> list[str | BaseException]:
         results: list[str | BaseException] = []
         for i in range(0, len(requests), self.batch_size):
-            chunk = requests[i:i + self.batch_size]
+            chunk = requests[i : i + self.batch_size]
             # one seed per generate call: split a chunk where the repeat seed changes
             groups: list[list[Request]] = []
             for r in chunk:

@@ -61,10 +61,23 @@ def _frame_urls(path: str, indices: tuple[int, ...]) -> tuple[str, ...]:
 
 
 class OpenAIAdapter(Adapter):
-    def __init__(self, model: str, base_url: str, *, api_key: str | None = None, video_mode: str = "video_url",
-                 concurrency: int = 4, timeout: float = 120.0, max_retries: int = 6, backoff: float = 1.0,
-                 max_backoff: float = 60.0, max_tokens: int = 32, temperature: float | None = None,
-                 batch_size: int | None = None, extra_body: dict | None = None):
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        video_mode: str = "video_url",
+        concurrency: int = 4,
+        timeout: float = 120.0,
+        max_retries: int = 6,
+        backoff: float = 1.0,
+        max_backoff: float = 60.0,
+        max_tokens: int = 32,
+        temperature: float | None = None,
+        batch_size: int | None = None,
+        extra_body: dict | None = None,
+    ):
         if video_mode not in VIDEO_MODES:
             raise ValueError(f"video_mode must be one of {VIDEO_MODES}")
         if not base_url.startswith(("http://", "https://")):
@@ -89,8 +102,13 @@ class OpenAIAdapter(Adapter):
         self.stats = {"requests": 0, "retries": 0, "failed": 0}
 
     def settings(self) -> dict:
-        return {"model": self.model, "video_mode": self.video_mode, "max_tokens": self.max_tokens,
-                "temperature": self.temperature, "extra_body": self.extra_body}
+        return {
+            "model": self.model,
+            "video_mode": self.video_mode,
+            "max_tokens": self.max_tokens,
+            "temperature": self.temperature,
+            "extra_body": self.extra_body,
+        }
 
     # -- request body ----------------------------------------------------------------------------------------
     def _content(self, m: dict) -> list[dict] | str:
@@ -164,7 +182,7 @@ class OpenAIAdapter(Adapter):
                     with self._lock:
                         self.stats["failed"] += 1
                     raise AdapterError(f"gave up after {attempt + 1} attempts: {e}") from None
-                delay = min(self.max_backoff, self.backoff * (2 ** attempt)) * (0.5 + random.random() / 2)
+                delay = min(self.max_backoff, self.backoff * (2**attempt)) * (0.5 + random.random() / 2)
                 if e.retry_after is not None:
                     delay = min(self.max_backoff, max(delay, e.retry_after))
                 with self._lock:

@@ -23,8 +23,15 @@ CHAT_TEMPLATE = (
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 
-SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|vision_start|>", "<|vision_end|>",
-           "<|image_pad|>", "<|video_pad|>"]
+SPECIAL = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+]
 
 _CORPUS = [
     "Yes. No. yes no The ball is rolling forward, backward, left or right. Is this true? Answer only with yes or no.",
@@ -35,20 +42,35 @@ _CORPUS = [
 ]
 
 
-def build_tiny_qwen25vl(folder: str, *, hidden: int = 64, layers: int = 2, vision_hidden: int = 32,
-                        vision_depth: int = 2, vocab: int = 400, max_pixels: int = 112 * 112, seed: int = 0) -> str:
+def build_tiny_qwen25vl(
+    folder: str,
+    *,
+    hidden: int = 64,
+    layers: int = 2,
+    vision_hidden: int = 32,
+    vision_depth: int = 2,
+    vocab: int = 400,
+    max_pixels: int = 112 * 112,
+    seed: int = 0,
+) -> str:
     """Build, save and return `folder` holding a random Qwen2.5-VL checkpoint + processor."""
     import torch  # noqa: PLC0415
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: PLC0415
-    from transformers import (PreTrainedTokenizerFast, Qwen2_5_VLConfig,  # noqa: PLC0415
-                              Qwen2_5_VLForConditionalGeneration, Qwen2_5_VLProcessor, Qwen2VLImageProcessor)
+    from transformers import (
+        PreTrainedTokenizerFast,
+        Qwen2_5_VLConfig,  # noqa: PLC0415
+        Qwen2_5_VLForConditionalGeneration,
+        Qwen2_5_VLProcessor,
+        Qwen2VLImageProcessor,
+    )
     from transformers.models.qwen2_vl.video_processing_qwen2_vl import Qwen2VLVideoProcessor  # noqa: PLC0415
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab, special_tokens=[],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab, special_tokens=[], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     tok.train_from_iterator(_CORPUS, trainer)
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIAL])
     tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>")
@@ -57,8 +79,12 @@ def build_tiny_qwen25vl(folder: str, *, hidden: int = 64, layers: int = 2, visio
 
     image_processor = Qwen2VLImageProcessor(min_pixels=56 * 56, max_pixels=max_pixels)
     video_processor = Qwen2VLVideoProcessor(min_pixels=56 * 56, max_pixels=max_pixels, cap_pixels_per_frame=True)
-    processor = Qwen2_5_VLProcessor(image_processor=image_processor, tokenizer=tokenizer,
-                                    video_processor=video_processor, chat_template=CHAT_TEMPLATE)
+    processor = Qwen2_5_VLProcessor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        video_processor=video_processor,
+        chat_template=CHAT_TEMPLATE,
+    )
 
     head_dim = 16 if hidden < 256 else (128 if hidden >= 1536 else 64)
     heads = max(2, hidden // head_dim)
@@ -67,19 +93,33 @@ def build_tiny_qwen25vl(folder: str, *, hidden: int = 64, layers: int = 2, visio
     mrope = [half - 2 * (half * 3 // 8), half * 3 // 8, half * 3 // 8]
     config = Qwen2_5_VLConfig(
         text_config=dict(
-            vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=hidden * 2,
-            num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=max(1, heads // 2),
+            vocab_size=len(tokenizer),
+            hidden_size=hidden,
+            intermediate_size=hidden * 2,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            num_key_value_heads=max(1, heads // 2),
             rope_parameters={"rope_type": "default", "rope_theta": 1e4, "mrope_section": mrope},
-            bos_token_id=ids["<|im_start|>"], eos_token_id=ids["<|im_end|>"], pad_token_id=ids["<|endoftext|>"],
+            bos_token_id=ids["<|im_start|>"],
+            eos_token_id=ids["<|im_end|>"],
+            pad_token_id=ids["<|endoftext|>"],
         ),
         vision_config=dict(
-            depth=vision_depth, hidden_size=vision_hidden, intermediate_size=vision_hidden * 2,
-            num_heads=2 if vision_hidden < 128 else vision_hidden // 64, out_hidden_size=hidden, patch_size=14,
+            depth=vision_depth,
+            hidden_size=vision_hidden,
+            intermediate_size=vision_hidden * 2,
+            num_heads=2 if vision_hidden < 128 else vision_hidden // 64,
+            out_hidden_size=hidden,
+            patch_size=14,
             temporal_patch_size=2,
-            spatial_merge_size=2, window_size=112, fullatt_block_indexes=[vision_depth - 1],
+            spatial_merge_size=2,
+            window_size=112,
+            fullatt_block_indexes=[vision_depth - 1],
         ),
-        image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
-        vision_start_token_id=ids["<|vision_start|>"], vision_end_token_id=ids["<|vision_end|>"],
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
     )
     torch.manual_seed(seed)
     model = Qwen2_5_VLForConditionalGeneration(config)
@@ -92,43 +132,78 @@ def build_tiny_qwen25vl(folder: str, *, hidden: int = 64, layers: int = 2, visio
     return folder
 
 
-SMOL_SPECIAL = ["<|im_start|>", "<end_of_utterance>", "<fake_token_around_image>", "<image>", "<global-img>",
-                "<video>", "<|endoftext|>"]
+SMOL_SPECIAL = [
+    "<|im_start|>",
+    "<end_of_utterance>",
+    "<fake_token_around_image>",
+    "<image>",
+    "<global-img>",
+    "<video>",
+    "<|endoftext|>",
+]
 
 
 def build_tiny_smolvlm2(folder: str, *, hidden: int = 64, layers: int = 2, vocab: int = 400, seed: int = 0) -> str:
     """Build, save and return `folder` holding a random SmolVLM2 checkpoint + processor (needs num2words)."""
     import torch  # noqa: PLC0415
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: PLC0415
-    from transformers import (PreTrainedTokenizerFast, SmolVLMConfig,  # noqa: PLC0415
-                              SmolVLMForConditionalGeneration, SmolVLMImageProcessor, SmolVLMProcessor)
+    from transformers import (
+        PreTrainedTokenizerFast,
+        SmolVLMConfig,  # noqa: PLC0415
+        SmolVLMForConditionalGeneration,
+        SmolVLMImageProcessor,
+        SmolVLMProcessor,
+    )
     from transformers.models.smolvlm.processing_smolvlm import DEFAULT_CHAT_TEMPLATE  # noqa: PLC0415
     from transformers.models.smolvlm.video_processing_smolvlm import SmolVLMVideoProcessor  # noqa: PLC0415
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(_CORPUS, trainers.BpeTrainer(vocab_size=vocab, special_tokens=[],
-                                                         initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.train_from_iterator(
+        _CORPUS,
+        trainers.BpeTrainer(vocab_size=vocab, special_tokens=[], initial_alphabet=pre_tokenizers.ByteLevel.alphabet()),
+    )
     tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SMOL_SPECIAL])
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<end_of_utterance>",
-                                        pad_token="<|endoftext|>", bos_token="<|im_start|>")
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<end_of_utterance>", pad_token="<|endoftext|>", bos_token="<|im_start|>"
+    )
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SMOL_SPECIAL}
     size = {"longest_edge": 32}
     image_processor = SmolVLMImageProcessor(size=size, max_image_size=size, do_image_splitting=False)
-    video_processor = SmolVLMVideoProcessor(size=size, max_image_size=size,
-                                            video_sampling={"max_frames": 4, "fps": 2, "video_size": size})
-    processor = SmolVLMProcessor(image_processor=image_processor, tokenizer=tokenizer,
-                                 video_processor=video_processor, image_seq_len=4,
-                                 chat_template=DEFAULT_CHAT_TEMPLATE)
+    video_processor = SmolVLMVideoProcessor(
+        size=size, max_image_size=size, video_sampling={"max_frames": 4, "fps": 2, "video_size": size}
+    )
+    processor = SmolVLMProcessor(
+        image_processor=image_processor,
+        tokenizer=tokenizer,
+        video_processor=video_processor,
+        image_seq_len=4,
+        chat_template=DEFAULT_CHAT_TEMPLATE,
+    )
     config = SmolVLMConfig(
-        text_config=dict(model_type="llama", vocab_size=len(tokenizer), hidden_size=hidden,
-                         intermediate_size=hidden * 2, num_hidden_layers=layers, num_attention_heads=4,
-                         num_key_value_heads=2, bos_token_id=ids["<|im_start|>"],
-                         eos_token_id=ids["<end_of_utterance>"], pad_token_id=ids["<|endoftext|>"]),
-        vision_config=dict(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
-                           image_size=32, patch_size=8),
-        scale_factor=2, image_token_id=ids["<image>"],
+        text_config=dict(
+            model_type="llama",
+            vocab_size=len(tokenizer),
+            hidden_size=hidden,
+            intermediate_size=hidden * 2,
+            num_hidden_layers=layers,
+            num_attention_heads=4,
+            num_key_value_heads=2,
+            bos_token_id=ids["<|im_start|>"],
+            eos_token_id=ids["<end_of_utterance>"],
+            pad_token_id=ids["<|endoftext|>"],
+        ),
+        vision_config=dict(
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            image_size=32,
+            patch_size=8,
+        ),
+        scale_factor=2,
+        image_token_id=ids["<image>"],
     )
     torch.manual_seed(seed)
     model = SmolVLMForConditionalGeneration(config)

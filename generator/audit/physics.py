@@ -14,8 +14,22 @@ from voebench.generator.audit.contacts import contact_points, frame_steps
 from voebench.generator.audit.findings import Finding, fmt_frames, frame_list
 from voebench.generator.audit.shapes import Track
 from voebench.generator.audit.tolerances import (
-    COLOR_TOL, CONTACT_CONE_DEG, CONTACT_TOL, FREE_ACC_TOL, FRICTION_SPEEDUP_TOL, G, IMPACT_ACC, IMPACT_SLACK,
-    MAX_SPEED, PENETRATION_TOL, REST_FRAMES, REST_SPEED, SLIDING, SUPPORT_MARGIN, SUPPORT_NORMAL_Z)
+    COLOR_TOL,
+    CONTACT_CONE_DEG,
+    CONTACT_TOL,
+    FREE_ACC_TOL,
+    FRICTION_SPEEDUP_TOL,
+    G,
+    IMPACT_ACC,
+    IMPACT_SLACK,
+    MAX_SPEED,
+    PENETRATION_TOL,
+    REST_FRAMES,
+    REST_SPEED,
+    SLIDING,
+    SUPPORT_MARGIN,
+    SUPPORT_NORMAL_Z,
+)
 
 if TYPE_CHECKING:
     from voebench.generator.audit.video import Video
@@ -40,7 +54,7 @@ def check_no_interpenetration(v: Video) -> list[Finding]:
     out = []
     names = list(v.tracks)
     for i, first in enumerate(names):
-        for second in names[i + 1:]:
+        for second in names[i + 1 :]:
             a, b = first, second
             ta, tb = v.tracks[a], v.tracks[b]
             if not (ta.shape.known and tb.shape.known):
@@ -58,9 +72,16 @@ def check_no_interpenetration(v: Video) -> list[Finding]:
                 bad &= relative_motion(ta, tb)
             if bad.any():
                 frames = frame_list(bad)
-                out.append(Finding("no_interpenetration", a, frames,
-                                   f"{a} and {b} overlap by up to {-np.nanmin(g.gap[bad]) * 1000:.0f} mm "
-                                   f"(frames {fmt_frames(frames)})", other=b))
+                out.append(
+                    Finding(
+                        "no_interpenetration",
+                        a,
+                        frames,
+                        f"{a} and {b} overlap by up to {-np.nanmin(g.gap[bad]) * 1000:.0f} mm "
+                        f"(frames {fmt_frames(frames)})",
+                        other=b,
+                    )
+                )
     return out
 
 
@@ -73,9 +94,15 @@ def check_no_teleport(v: Video) -> list[Finding]:
         bad = both & (speed > MAX_SPEED)
         if bad.any():
             frames = frame_list(bad)
-            out.append(Finding("no_teleport", name, [f + 1 for f in frames],
-                               f"{name} jumps {speed[bad].max() / v.fps:.2f} m in one frame "
-                               f"({speed[bad].max():.1f} m/s > {MAX_SPEED}) at frames {fmt_frames([f + 1 for f in frames])}"))
+            out.append(
+                Finding(
+                    "no_teleport",
+                    name,
+                    [f + 1 for f in frames],
+                    f"{name} jumps {speed[bad].max() / v.fps:.2f} m in one frame "
+                    f"({speed[bad].max():.1f} m/s > {MAX_SPEED}) at frames {fmt_frames([f + 1 for f in frames])}",
+                )
+            )
     return out
 
 
@@ -158,14 +185,19 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
             return False
         rel = around(name)[t] - around(other)[t]
         speed = np.linalg.norm(rel)
-        if speed <= REST_SPEED or float(np.dot(e, n)) > IMPACT_ACC or abs(float(np.dot(rel, n))) > SLIDING * speed \
-                or turning[t]:
+        if (
+            speed <= REST_SPEED
+            or float(np.dot(e, n)) > IMPACT_ACC
+            or abs(float(np.dot(rel, n))) > SLIDING * speed
+            or turning[t]
+        ):
             return True  # at rest, an impact, not sliding along, or spinning (spin can drive a body forward)
         tangential = e - np.dot(e, n) * n
         if float(np.dot(tangential, rel / speed)) <= FRICTION_SPEEDUP_TOL:
             return True
         # speeding up along this surface: only if something else it touches pushes it that way (a pin)
         return any(o != other and (n2 is None or float(np.dot(n2, rel / speed)) > 0.1) for n2, o in contacts)
+
     for t in np.flatnonzero(m.defined):
         e = m.excess[t]
         mag = np.linalg.norm(e)
@@ -187,13 +219,25 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
     out = []
     if unsupported:
         a = np.linalg.norm(m.excess[unsupported] + G, axis=1)
-        out.append(Finding("falls_when_unsupported", name, unsupported,
-                           f"{name} touches nothing but accelerates at {a.min():.1f}-{a.max():.1f} m/s^2 instead of "
-                           f"g (frames {fmt_frames(unsupported)})"))
+        out.append(
+            Finding(
+                "falls_when_unsupported",
+                name,
+                unsupported,
+                f"{name} touches nothing but accelerates at {a.min():.1f}-{a.max():.1f} m/s^2 instead of "
+                f"g (frames {fmt_frames(unsupported)})",
+            )
+        )
     if jumps:
-        out.append(Finding("no_velocity_jump", name, jumps,
-                           f"{name} changes velocity by up to {np.linalg.norm(m.excess[jumps], axis=1).max() / v.fps:.2f} "
-                           f"m/s in a frame with no contact pushing that way (frames {fmt_frames(jumps)})"))
+        out.append(
+            Finding(
+                "no_velocity_jump",
+                name,
+                jumps,
+                f"{name} changes velocity by up to {np.linalg.norm(m.excess[jumps], axis=1).max() / v.fps:.2f} "
+                f"m/s in a frame with no contact pushing that way (frames {fmt_frames(jumps)})",
+            )
+        )
     return out
 
 
@@ -251,8 +295,15 @@ def check_resting_supported(v: Video, name: str, m: Motion) -> list[Finding]:
                 bad.append(t)
     if not bad:
         return []
-    return [Finding("resting_supported", name, bad, f"{name} rests with nothing holding it up (or its centre of "
-                                                    f"mass over no contact) at frames {fmt_frames(bad)}")]
+    return [
+        Finding(
+            "resting_supported",
+            name,
+            bad,
+            f"{name} rests with nothing holding it up (or its centre of "
+            f"mass over no contact) at frames {fmt_frames(bad)}",
+        )
+    ]
 
 
 def _supported(v: Video, name: str, t: int) -> bool:
@@ -309,8 +360,15 @@ def check_visible_constant(v: Video) -> list[Finding]:
             continue  # spawned out of view (or not measurable: states-only)
         how = "appears" if tr.visible[k] else "vanishes"
         seen = f" in view ({tr.visible_pixels[k]} pixels)" if how == "appears" and tr.visible_pixels[k] > 0 else ""
-        out.append(Finding("visible_constant", name, frames, f"{name} {how}{seen} at frame {k}"
-                           + (f" (and changes again at {fmt_frames(frames[1:])})" if len(frames) > 1 else "")))
+        out.append(
+            Finding(
+                "visible_constant",
+                name,
+                frames,
+                f"{name} {how}{seen} at frame {k}"
+                + (f" (and changes again at {fmt_frames(frames[1:])})" if len(frames) > 1 else ""),
+            )
+        )
     return out
 
 

@@ -63,8 +63,10 @@ def summary(results: list[VideoResult]) -> str:
     lines = [f"{'test':<{width}}  videos  passed  failed  failing checks (videos)"]
     for k in sorted(rows):
         n, ok, c = rows[k]
-        lines.append(f"{k:<{width}}  {n:>6}  {ok:>6}  {n - ok:>6}  "
-                     + (", ".join(f"{name} ({cnt})" for name, cnt in sorted(c.items())) or "-"))
+        lines.append(
+            f"{k:<{width}}  {n:>6}  {ok:>6}  {n - ok:>6}  "
+            + (", ".join(f"{name} ({cnt})" for name, cnt in sorted(c.items())) or "-")
+        )
     n = len(results)
     ok = sum(r.ok for r in results)
     lines.append(f"{'all':<{width}}  {n:>6}  {ok:>6}  {n - ok:>6}")
@@ -86,6 +88,13 @@ def main(out_dir: str, json_path: str | None = None, verbose: bool = True, worke
     if json_path:
         from voebench.generator.output import write_json_atomic
 
-        write_json_atomic(json_path, {"dir": out_dir, "videos": len(results), "passed": sum(r.ok for r in results),
-                                      "results": [r.as_dict() for r in results]})
+        write_json_atomic(
+            json_path,
+            {
+                "dir": out_dir,
+                "videos": len(results),
+                "passed": sum(r.ok for r in results),
+                "results": [r.as_dict() for r in results],
+            },
+        )
     return 0 if results and all(r.ok for r in results) else 1

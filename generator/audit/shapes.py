@@ -8,17 +8,54 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from voebench.generator.audit.tolerances import PLANE_THICKNESS
-from voebench.generator.geometry import MESH_SEGMENTS, box_surface, fibonacci_sphere, quat_to_matrix, \
-    revolution_surface
+from voebench.generator.geometry import MESH_SEGMENTS, box_surface, fibonacci_sphere, quat_to_matrix, revolution_surface
 
 # Roles of scenery and mechanisms, for files written before objects carried a `fixture` attribute: such
 # objects are not "free" (no gravity/support/velocity checks, since scripts hold them in place or move them),
 # but they take part in interpenetration checks as obstacles. Newer files say so per object (`fixture`).
-FIXTURE_ROLES = frozenset({
-    "floor", "wall", "table", "tray", "occluder", "barrier", "plank", "pin", "ramp", "incline", "ledge", "shelf",
-    "platform", "screen", "cover", "container", "support", "pole", "rail", "track", "ground", "stand", "background",
-    "drawbridge", "apparatus", "divider", "stopper", "rim", "base", "frame", "post", "hinge", "mechanism",
-    "marking", "roof", "lid", "door", "gate", "holder"})
+FIXTURE_ROLES = frozenset(
+    {
+        "floor",
+        "wall",
+        "table",
+        "tray",
+        "occluder",
+        "barrier",
+        "plank",
+        "pin",
+        "ramp",
+        "incline",
+        "ledge",
+        "shelf",
+        "platform",
+        "screen",
+        "cover",
+        "container",
+        "support",
+        "pole",
+        "rail",
+        "track",
+        "ground",
+        "stand",
+        "background",
+        "drawbridge",
+        "apparatus",
+        "divider",
+        "stopper",
+        "rim",
+        "base",
+        "frame",
+        "post",
+        "hinge",
+        "mechanism",
+        "marking",
+        "roof",
+        "lid",
+        "door",
+        "gate",
+        "holder",
+    }
+)
 
 
 def is_fixture_role(role: str) -> bool:
@@ -69,8 +106,9 @@ class Shape:
             r = d[2] / 2.0
             R = d[0] / 2.0 - r
             self.R, self.r = R, r
-            u, v = np.meshgrid(np.linspace(0, 2 * np.pi, 64, endpoint=False),
-                               np.linspace(0, 2 * np.pi, 32, endpoint=False))
+            u, v = np.meshgrid(
+                np.linspace(0, 2 * np.pi, 64, endpoint=False), np.linspace(0, 2 * np.pi, 32, endpoint=False)
+            )
             u, v = u.ravel(), v.ravel()
             self.samples = np.c_[(R + r * np.cos(v)) * np.cos(u), (R + r * np.cos(v)) * np.sin(u), r * np.sin(v)]
         else:

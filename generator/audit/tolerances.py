@@ -31,8 +31,15 @@ PLANE_THICKNESS = 0.5  # m: a `plane` is solid this far behind its face, deeper 
 PLAUSIBLE_CONDITIONS = ("plausible", "expected")
 IMPLAUSIBLE_CONDITIONS = ("implausible", "surprising")
 
-PHYSICS_CHECKS = ("no_interpenetration", "no_teleport", "no_velocity_jump", "falls_when_unsupported",
-                  "resting_supported", "color_constant", "visible_constant")
+PHYSICS_CHECKS = (
+    "no_interpenetration",
+    "no_teleport",
+    "no_velocity_jump",
+    "falls_when_unsupported",
+    "resting_supported",
+    "color_constant",
+    "visible_constant",
+)
 VIOLATION_CHECKS = ("violation_record", "violation_present", "hidden_when_manipulated", "pair_identical_before_onset")
 # the physics checks that record an event (a jump, an overlap, a colour or existence change) rather than a state
 EVENT_CHECKS = ("no_teleport", "no_velocity_jump", "no_interpenetration", "color_constant", "visible_constant")

@@ -12,8 +12,13 @@ from dataclasses import dataclass
 from voebench.generator.audit.findings import Finding
 from voebench.generator.audit.tolerances import IMPLAUSIBLE_CONDITIONS, PHYSICS_CHECKS
 from voebench.generator.audit.video import Video
-from voebench.generator.audit.violation import check_hidden, check_pair, check_violation_present, \
-    check_violation_record, outside_window
+from voebench.generator.audit.violation import (
+    check_hidden,
+    check_pair,
+    check_violation_present,
+    check_violation_record,
+    outside_window,
+)
 
 
 @dataclass
@@ -40,10 +45,18 @@ class VideoResult:
         for f in self.findings:
             by[f.check].append({"object": f.object, "other": f.other, "frames": f.frames, "detail": f.detail})
         skipped = dict(self.skipped)
-        checks = {c: {"ok": c not in by, "skipped": c in skipped, "reason": skipped.get(c),
-                      "findings": by.get(c, [])} for c in self.checks}
-        return {"id": self.id, "suite": self.suite, "test": self.test, "condition": self.condition,
-                "ok": self.ok, "checks": checks}
+        checks = {
+            c: {"ok": c not in by, "skipped": c in skipped, "reason": skipped.get(c), "findings": by.get(c, [])}
+            for c in self.checks
+        }
+        return {
+            "id": self.id,
+            "suite": self.suite,
+            "test": self.test,
+            "condition": self.condition,
+            "ok": self.ok,
+            "checks": checks,
+        }
 
 
 def audit_video(v: Video, twin: Video | None = None, twin_missing_reason: str | None = None) -> VideoResult:
@@ -74,12 +87,12 @@ def audit_video(v: Video, twin: Video | None = None, twin_missing_reason: str | 
         else:
             viol = v.violation if v.violation is not None else twin.violation
             if viol is None:
-                findings.append(Finding("pair_identical_before_onset", "-", [],
-                                        "neither video of the pair records a violation"))
+                findings.append(
+                    Finding("pair_identical_before_onset", "-", [], "neither video of the pair records a violation")
+                )
             else:
                 findings += check_pair(v, twin, int(viol["first_frame"]))
     return VideoResult(str(a.get("id")), str(a.get("suite")), str(a.get("test")), cond, findings, skipped, checks)
-
 
 
 def audit_trial(videos: list[tuple[dict, str]]) -> list[VideoResult]:
@@ -94,10 +107,20 @@ def audit_trial(videos: list[tuple[dict, str]]) -> list[VideoResult]:
             loaded.append((i, entry, Video(path, entry)))
         except Exception as exc:  # an unreadable file is a failed video, not a crash
             name = entry.get("states") or path
-            results.append((i, VideoResult(str(entry.get("id")), str(entry.get("suite")), str(entry.get("test")),
-                                           entry.get("condition", ""),
-                                           [Finding("readable", "-", [], f"{name}: {type(exc).__name__}: {exc}")],
-                                           [], ("readable",))))
+            results.append(
+                (
+                    i,
+                    VideoResult(
+                        str(entry.get("id")),
+                        str(entry.get("suite")),
+                        str(entry.get("test")),
+                        entry.get("condition", ""),
+                        [Finding("readable", "-", [], f"{name}: {type(exc).__name__}: {exc}")],
+                        [],
+                        ("readable",),
+                    ),
+                )
+            )
     for i, entry, v in loaded:
         twins = [w for j, _, w in loaded if j != i]
         reason = "only one video of this trial was rendered" if len(videos) == 1 and entry.get("pair_id") else None

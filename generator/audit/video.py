@@ -30,10 +30,18 @@ class Video:
             vp = o.get("visible_pixels", np.full(self.n_frames, -1))
             # files written before the `fixture` attribute existed: None, and the role names decide (shapes.py)
             fixture = bool(o["fixture"]) if "fixture" in o else None
-            self.tracks[name] = Track(name, str(o["role"]), Shape(str(o["shape"]), o["dimensions"]),
-                                      bool(o.get("dynamic", False)), np.asarray(o["position"], float),
-                                      np.asarray(o["quaternion"], float), np.asarray(o["color"], float),
-                                      np.asarray(o["visible"], bool), np.asarray(vp, np.int64), fixture)
+            self.tracks[name] = Track(
+                name,
+                str(o["role"]),
+                Shape(str(o["shape"]), o["dimensions"]),
+                bool(o.get("dynamic", False)),
+                np.asarray(o["position"], float),
+                np.asarray(o["quaternion"], float),
+                np.asarray(o["color"], float),
+                np.asarray(o["visible"], bool),
+                np.asarray(vp, np.int64),
+                fixture,
+            )
         self.camera = s["camera"]
         v = s.get("violation")
         self.violation = None

@@ -11,8 +11,14 @@ import numpy as np
 
 from voebench.generator.audit.findings import Finding, fmt_frames, frame_list
 from voebench.generator.audit.shapes import Track
-from voebench.generator.audit.tolerances import COLOR_TOL, EVENT_CHECKS, IMPLAUSIBLE_CONDITIONS, PAIR_TOL, \
-    REST_SPEED, WINDOW_SLACK
+from voebench.generator.audit.tolerances import (
+    COLOR_TOL,
+    EVENT_CHECKS,
+    IMPLAUSIBLE_CONDITIONS,
+    PAIR_TOL,
+    REST_SPEED,
+    WINDOW_SLACK,
+)
 
 if TYPE_CHECKING:
     from voebench.generator.audit.video import Video
@@ -32,11 +38,17 @@ def check_violation_record(v: Video) -> list[Finding]:
             problems.append(f"window {viol['first_frame']}-{viol['last_frame']} is outside 0-{v.n_frames - 1}")
         if not viol.get("principles"):
             problems.append("lists no principle")
-        return [Finding("violation_record", str(viol.get("object")), [], "violation record " + "; ".join(problems))] \
-            if problems else []
+        return (
+            [Finding("violation_record", str(viol.get("object")), [], "violation record " + "; ".join(problems))]
+            if problems
+            else []
+        )
     if viol is not None:
-        return [Finding("violation_record", str(viol.get("object")), [], f"a {cond or 'Level 1'} video with a "
-                                                                         "violation record")]
+        return [
+            Finding(
+                "violation_record", str(viol.get("object")), [], f"a {cond or 'Level 1'} video with a violation record"
+            )
+        ]
     return []
 
 
@@ -64,17 +76,19 @@ def violation_objects(v: Video) -> list[str]:
 
 def _window(viol: dict, T: int, slack: int = WINDOW_SLACK) -> np.ndarray:
     w = np.zeros(T, bool)
-    w[max(0, viol["first_frame"] - slack): min(T, viol["last_frame"] + slack + 1)] = True
+    w[max(0, viol["first_frame"] - slack) : min(T, viol["last_frame"] + slack + 1)] = True
     return w
 
 
 def _differs(a: Track, b: Track, frames=None, tol: float = PAIR_TOL) -> np.ndarray:
     """(T,) bool: the two tracks differ at frame t in pose, colour or visibility."""
     T = min(len(a.position), len(b.position))
-    d = (np.abs(a.position[:T] - b.position[:T]).max(axis=1) > tol) \
-        | (np.abs(a.quaternion[:T] - b.quaternion[:T]).max(axis=1) > tol) \
-        | (np.abs(a.color[:T] - b.color[:T]).max(axis=1) > COLOR_TOL) \
+    d = (
+        (np.abs(a.position[:T] - b.position[:T]).max(axis=1) > tol)
+        | (np.abs(a.quaternion[:T] - b.quaternion[:T]).max(axis=1) > tol)
+        | (np.abs(a.color[:T] - b.color[:T]).max(axis=1) > COLOR_TOL)
         | (a.visible[:T] != b.visible[:T])
+    )
     return d
 
 
@@ -99,12 +113,12 @@ def check_violation_present(v: Video, findings: list[Finding], twin: Video | Non
         if before is None or np.abs(tr.color[first] - before).max() <= COLOR_TOL:
             problems.append(f"colour does not change at frame {first}")
     elif kind == "vanish":
-        if tr.visible[first:last + 1].any():
+        if tr.visible[first : last + 1].any():
             problems.append("still visible inside the window")
         elif first > 0 and not tr.visible[first - 1]:
             problems.append("already gone before the window")
     elif kind == "freeze":
-        vel = np.linalg.norm(v.velocity(name)[first:max(first, last)], axis=1)
+        vel = np.linalg.norm(v.velocity(name)[first : max(first, last)], axis=1)
         if (vel > REST_SPEED).any():
             problems.append("moves inside its freeze window")
         if not any(in_win(f, ("falls_when_unsupported", "resting_supported", "no_velocity_jump")) for f in mine):
@@ -117,21 +131,30 @@ def check_violation_present(v: Video, findings: list[Finding], twin: Video | Non
             problems.append("still there after the window, beside its replacement")
         else:
             new = v.tracks[repl[0]].shape
-            if new.kind == tr.shape.kind and np.allclose(new.dims, tr.shape.dims) \
-                    and np.allclose(v.tracks[repl[0]].color[last], tr.color[max(first - 1, 0)], atol=COLOR_TOL):
+            if (
+                new.kind == tr.shape.kind
+                and np.allclose(new.dims, tr.shape.dims)
+                and np.allclose(v.tracks[repl[0]].color[last], tr.color[max(first - 1, 0)], atol=COLOR_TOL)
+            ):
                 problems.append(f"its replacement {repl[0]} has the same shape, size and colour")
     elif kind == "pass_through":
         if not any(in_win(f, ("no_interpenetration",)) for f in mine) and twin is None:
             problems.append("no overlap inside the window")
     if twin is not None and name in twin.tracks:
         d = _differs(tr, twin.tracks[name])
-        if not d[first:last + 1].any():
+        if not d[first : last + 1].any():
             problems.append("identical to its plausible twin inside the window")
     elif twin is None and kind not in ("teleport", "recolor", "vanish", "freeze", "pass_through", "reshape"):
         problems.append(f"kind {kind!r} can only be checked against a plausible twin, and there is none")
     if problems:
-        return [Finding("violation_present", name, list(range(first, last + 1)),
-                        f"{kind} of {name} in frames {first}-{last}: " + "; ".join(problems))]
+        return [
+            Finding(
+                "violation_present",
+                name,
+                list(range(first, last + 1)),
+                f"{kind} of {name} in frames {first}-{last}: " + "; ".join(problems),
+            )
+        ]
     return []
 
 
@@ -143,8 +166,10 @@ def aftermath(v: Video) -> np.ndarray:
     tr = v.tracks[viol["object"]]
     last = viol["last_frame"]
     for t in range(last + 1, v.n_frames):
-        if np.abs(tr.position[t] - tr.position[last]).max() > PAIR_TOL \
-                or np.abs(tr.quaternion[t] - tr.quaternion[last]).max() > PAIR_TOL:
+        if (
+            np.abs(tr.position[t] - tr.position[last]).max() > PAIR_TOL
+            or np.abs(tr.quaternion[t] - tr.quaternion[last]).max() > PAIR_TOL
+        ):
             break
         out[t] = True
     return out
@@ -189,8 +214,11 @@ def manipulation_frames(v: Video, findings: list[Finding], twin: Video | None) -
     for f in findings:
         if f.check in EVENT_CHECKS and (f.object in names or f.other in names):
             n = f.object if f.object in names else f.other
-            frames |= {t for t in f.frames if win[t] and not ((f.check, f.object, f.other, t) in shared
-                                                              and n in same and same[n][t])}
+            frames |= {
+                t
+                for t in f.frames
+                if win[t] and not ((f.check, f.object, f.other, t) in shared and n in same and same[n][t])
+            }
     return sorted(frames)
 
 
@@ -209,9 +237,15 @@ def check_hidden(v: Video, findings: list[Finding] | None = None, twin: Video | 
             continue  # not measured (states-only set): reported as skipped
         bad = [t for t, n in zip(frames, px) if n > 0]
         if bad:
-            out.append(Finding("hidden_when_manipulated", name, bad,
-                               f"hidden {viol['kind']} of {viol['object']}, but {name} shows up to {px.max()} pixels "
-                               f"at manipulation frames {fmt_frames(bad)}"))
+            out.append(
+                Finding(
+                    "hidden_when_manipulated",
+                    name,
+                    bad,
+                    f"hidden {viol['kind']} of {viol['object']}, but {name} shows up to {px.max()} pixels "
+                    f"at manipulation frames {fmt_frames(bad)}",
+                )
+            )
     return out
 
 
@@ -225,23 +259,38 @@ def check_pair(v: Video, twin: Video, onset: int) -> list[Finding]:
         for n in diff:
             tr = v.tracks.get(n) or twin.tracks.get(n)
             if tr.visible[:onset].any():
-                out.append(Finding("pair_identical_before_onset", n, frame_list(tr.visible[:onset]),
-                                   f"{n} exists before the onset in only one video of the pair"))
+                out.append(
+                    Finding(
+                        "pair_identical_before_onset",
+                        n,
+                        frame_list(tr.visible[:onset]),
+                        f"{n} exists before the onset in only one video of the pair",
+                    )
+                )
     for n in set(v.tracks) & set(twin.tracks):
         a, b = v.tracks[n], twin.tracks[n]
-        if a.shape.kind != b.shape.kind or not np.allclose(a.shape.dims, b.shape.dims, atol=PAIR_TOL) \
-                or a.role != b.role:
-            out.append(Finding("pair_identical_before_onset", n, [], f"{n} has another shape, size or role in "
-                                                                      "its twin"))
+        if (
+            a.shape.kind != b.shape.kind
+            or not np.allclose(a.shape.dims, b.shape.dims, atol=PAIR_TOL)
+            or a.role != b.role
+        ):
+            out.append(
+                Finding("pair_identical_before_onset", n, [], f"{n} has another shape, size or role in its twin")
+            )
             continue
         d = _differs(a, b)[:onset]
         if a.visible_pixels.min() >= 0 and b.visible_pixels.min() >= 0:
-            d |= (a.visible_pixels[:onset] != b.visible_pixels[:onset])
+            d |= a.visible_pixels[:onset] != b.visible_pixels[:onset]
         if d.any():
             frames = frame_list(d)
-            out.append(Finding("pair_identical_before_onset", n, frames,
-                               f"{n} differs from its twin before the onset (frame {onset}) at frames "
-                               f"{fmt_frames(frames)}"))
+            out.append(
+                Finding(
+                    "pair_identical_before_onset",
+                    n,
+                    frames,
+                    f"{n} differs from its twin before the onset (frame {onset}) at frames {fmt_frames(frames)}",
+                )
+            )
     ea, eb = v.camera.get("extrinsics"), twin.camera.get("extrinsics")
     if ea is not None and eb is not None and not np.allclose(ea[:onset], eb[:onset], atol=PAIR_TOL):
         out.append(Finding("pair_identical_before_onset", "camera", [], "the camera differs before the onset"))

@@ -30,8 +30,7 @@ def _mesh_data(obj: SceneObject) -> bpy.types.Mesh:
         scale = d
     elif obj.shape in ("cylinder", "cone"):
         top = 0.5 if obj.shape == "cylinder" else 0.0
-        bmesh.ops.create_cone(bm, cap_ends=True, segments=SEGMENTS, radius1=0.5, radius2=top, depth=1.0,
-                              calc_uvs=True)
+        bmesh.ops.create_cone(bm, cap_ends=True, segments=SEGMENTS, radius1=0.5, radius2=top, depth=1.0, calc_uvs=True)
         scale = d
     elif obj.shape == "plane":
         bmesh.ops.create_grid(bm, x_segments=1, y_segments=1, size=0.5, calc_uvs=True)
@@ -72,8 +71,14 @@ def _torus(bm, obj):
         grid.append(row)
     for i in range(n_major):
         for j in range(n_minor):
-            bm.faces.new([grid[i][j], grid[(i + 1) % n_major][j], grid[(i + 1) % n_major][(j + 1) % n_minor],
-                          grid[i][(j + 1) % n_minor]])
+            bm.faces.new(
+                [
+                    grid[i][j],
+                    grid[(i + 1) % n_major][j],
+                    grid[(i + 1) % n_major][(j + 1) % n_minor],
+                    grid[i][(j + 1) % n_minor],
+                ]
+            )
     _planar_uvs(bm)
 
 

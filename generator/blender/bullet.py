@@ -17,8 +17,15 @@ import numpy as np
 from voebench.generator.blender import build as blender_build, quiet
 from voebench.generator.scene import Scene
 
-COLLISION_SHAPES = {"sphere": "SPHERE", "box": "BOX", "cylinder": "CYLINDER", "cone": "CONE",
-                    "torus": "MESH", "mesh": "MESH", "plane": "BOX"}
+COLLISION_SHAPES = {
+    "sphere": "SPHERE",
+    "box": "BOX",
+    "cylinder": "CYLINDER",
+    "cone": "CONE",
+    "torus": "MESH",
+    "mesh": "MESH",
+    "plane": "BOX",
+}
 
 
 def simulate(scene: Scene, substeps: int = 10, iterations: int = 20) -> None:

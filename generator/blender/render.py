@@ -108,8 +108,12 @@ def read_exr_channel(path: str, channel: str = "R") -> np.ndarray:
         chans.append((cl[cpos:end].decode(), ptype, xs, ys))
         cpos = end + 17
     names = [c[0] for c in chans]
-    if (attrs.get(b"compression") != b"\0" or b"tiles" in attrs or channel not in names
-            or any(c[1:] != (2, 1, 1) for c in chans)):
+    if (
+        attrs.get(b"compression") != b"\0"
+        or b"tiles" in attrs
+        or channel not in names
+        or any(c[1:] != (2, 1, 1) for c in chans)
+    ):
         raise ValueError("not an uncompressed float scanline EXR with that channel")
     x0, y0, x1, y1 = struct.unpack("<4i", attrs[b"dataWindow"])
     w, h = x1 - x0 + 1, y1 - y0 + 1
@@ -133,8 +137,9 @@ def id_to_rgb(i: int) -> tuple[float, float, float]:
 class Renderer:
     """Build the scene once, then render frames of its timeline."""
 
-    def __init__(self, scene: Scene, settings: RenderSettings, workdir: str | None = None,
-                 cache: FrameCache | None = None):
+    def __init__(
+        self, scene: Scene, settings: RenderSettings, workdir: str | None = None, cache: FrameCache | None = None
+    ):
         if settings.engine not in ENGINES:
             raise ValueError(f"unknown engine {settings.engine!r}; one of {ENGINES}")
         if settings.antialias not in ANTIALIAS:
@@ -204,8 +209,7 @@ class Renderer:
 
     def _rgb_mode(self):
         sc, s = self.bscene, self.settings
-        sc.render.engine = {"workbench": "BLENDER_WORKBENCH", "cycles": "CYCLES",
-                            "eevee": "BLENDER_EEVEE"}[s.engine]
+        sc.render.engine = {"workbench": "BLENDER_WORKBENCH", "cycles": "CYCLES", "eevee": "BLENDER_EEVEE"}[s.engine]
         sc.render.film_transparent = False
         sc.render.use_compositing = True
         sc.view_settings.view_transform = "Standard"

@@ -29,13 +29,23 @@ class StatesWriter:
         self.frame_to_unique = np.full(T, -1, np.int64)
         self.unique = {}
         if "depth" in passes:
-            self.unique["depth"] = self.f.create_dataset("_unique/depth", (0, height, width), np.float32,
-                                                         maxshape=(None, height, width), chunks=(1, height, width),
-                                                         **COMPRESSION)
+            self.unique["depth"] = self.f.create_dataset(
+                "_unique/depth",
+                (0, height, width),
+                np.float32,
+                maxshape=(None, height, width),
+                chunks=(1, height, width),
+                **COMPRESSION,
+            )
         if "segmentation" in passes:
-            self.unique["segmentation"] = self.f.create_dataset("_unique/segmentation", (0, height, width), np.uint16,
-                                                                maxshape=(None, height, width),
-                                                                chunks=(1, height, width), **COMPRESSION)
+            self.unique["segmentation"] = self.f.create_dataset(
+                "_unique/segmentation",
+                (0, height, width),
+                np.uint16,
+                maxshape=(None, height, width),
+                chunks=(1, height, width),
+                **COMPRESSION,
+            )
         self.pixel_counts = np.zeros((T, len(scene.objects) + 1), np.int64)
         self._unique_counts = []
 
@@ -49,8 +59,9 @@ class StatesWriter:
                     ds[unique] = data
             n = len(self.scene.objects) + 1
             # -1: not measured (no segmentation pass, e.g. a states-only run)
-            counts = (np.bincount(segmentation.ravel(), minlength=n) if segmentation is not None
-                      else np.full(n, -1, np.int64))
+            counts = (
+                np.bincount(segmentation.ravel(), minlength=n) if segmentation is not None else np.full(n, -1, np.int64)
+            )
             self._unique_counts.append(counts[: len(self.scene.objects) + 1])
         self.pixel_counts[t] = self._unique_counts[unique]
 
@@ -101,8 +112,9 @@ class StatesWriter:
 def _extrinsics(camera) -> np.ndarray:
     """`camera.extrinsics()`, computed once per distinct camera pose (most cameras never move: this took
     0.26 s of a 500-frame still video's 0.66 s). Same function per frame, so the same bits."""
-    poses = np.ascontiguousarray(np.concatenate([np.asarray(camera.position, np.float64),
-                                                 np.asarray(camera.look_at, np.float64)], axis=1))
+    poses = np.ascontiguousarray(
+        np.concatenate([np.asarray(camera.position, np.float64), np.asarray(camera.look_at, np.float64)], axis=1)
+    )
     first, index = {}, np.empty(len(poses), np.int64)
     for t, row in enumerate(poses):
         index[t] = first.setdefault(row.tobytes(), len(first))

@@ -12,10 +12,17 @@ class VideoWriter:
         # yuv420p for players everywhere; -threads 1 keeps the encoder off the render cores and the bytes
         # independent of machine size.
         self._gen = imageio_ffmpeg.write_frames(
-            path, (width, height), fps=fps, codec="libx264", pix_fmt_out="yuv420p", macro_block_size=2, quality=None,
+            path,
+            (width, height),
+            fps=fps,
+            codec="libx264",
+            pix_fmt_out="yuv420p",
+            macro_block_size=2,
+            quality=None,
             # -f mp4: the file is written under a temporary name whose extension ffmpeg cannot read
             output_params=["-preset", "veryfast", "-crf", str(crf), "-threads", "1", "-f", "mp4"],
-            ffmpeg_log_level="error")
+            ffmpeg_log_level="error",
+        )
         self._gen.send(None)
 
     def write(self, rgb: np.ndarray) -> None:

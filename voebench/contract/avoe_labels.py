@@ -45,7 +45,11 @@ from typing import Any
 
 CATEGORIES: tuple[str, ...] = ("A", "B", "C", "D", "E")
 CATEGORY_NAMES: dict[str, str] = {
-    "A": "support", "B": "occlusion", "C": "containment", "D": "collision", "E": "barrier",
+    "A": "support",
+    "B": "occlusion",
+    "C": "containment",
+    "D": "collision",
+    "E": "barrier",
 }
 
 IRRELEVANT = "irrelevant"
@@ -56,7 +60,7 @@ IRRELEVANT_SCALAR = -1.0
 # Inverted_Cone 6, irrelevant 7).
 SHAPES: tuple[str, ...] = ("cube", "sphere", "torus", "cylinder", "side_cylinder", "cone", "inverted_cone")
 CONTAINER_SHAPES: tuple[str, ...] = ("box", "mug")
-DIRECTIONS: tuple[str, ...] = ("left", "right")   # original: negative velocity -> 0, non-negative -> 1
+DIRECTIONS: tuple[str, ...] = ("left", "right")  # original: negative velocity -> 0, non-negative -> 1
 BOOLEANS: tuple[bool, ...] = (False, True)
 RULE_VALUES: tuple[Any, ...] = (False, True, IRRELEVANT)
 
@@ -75,14 +79,15 @@ def category_of(test: str) -> str:
 # --------------------------------------------------------------------------------------------------------------
 # Table 5: the 20 features
 
+
 @dataclass(frozen=True)
 class TableFeature:
     """One of the 20 features of supplementary Table 5."""
 
-    number: int                  # row in Table 5 (1-based)
-    name: str                    # JSON key (the original code's key)
-    title: str                   # Table 5 wording
-    kind: str                    # "scalar", "velocity" (signed scalar), "boolean" or "class"
+    number: int  # row in Table 5 (1-based)
+    name: str  # JSON key (the original code's key)
+    title: str  # Table 5 wording
+    kind: str  # "scalar", "velocity" (signed scalar), "boolean" or "class"
     categories: tuple[str, ...]  # categories where it is causally relevant
     classes: tuple[Any, ...] = ()  # for kind "class"
 
@@ -118,6 +123,7 @@ TABLE_FEATURE_BY_NAME: dict[str, TableFeature] = {f.name: f for f in TABLE_FEATU
 # --------------------------------------------------------------------------------------------------------------
 # The 24 model features (one network head each)
 
+
 @dataclass(frozen=True)
 class ModelFeature:
     """One of the 24 features the object-file stage predicts, with its encoding.
@@ -125,10 +131,10 @@ class ModelFeature:
     ``head`` is ``"regression"`` (a scalar >= 0, or -1 when irrelevant) or ``"classification"`` (``classes`` plus
     a final ``"irrelevant"`` class)."""
 
-    index: int                   # position in MODEL_FEATURES / in the model's head list
+    index: int  # position in MODEL_FEATURES / in the model's head list
     name: str
-    head: str                    # "regression" or "classification"
-    source: str                  # the Table-5 feature it comes from
+    head: str  # "regression" or "classification"
+    source: str  # the Table-5 feature it comes from
     categories: tuple[str, ...]
     classes: tuple[Any, ...] = ()  # classification only, without "irrelevant"
 
@@ -166,8 +172,7 @@ def _model_features() -> tuple[ModelFeature, ...]:
         if f.kind == "velocity":
             stem = f.name[: -len("_velocity")]
             out.append(ModelFeature(len(out), f"{stem}_speed", "regression", f.name, f.categories))
-            out.append(ModelFeature(len(out), f"{stem}_direction", "classification", f.name, f.categories,
-                                    DIRECTIONS))
+            out.append(ModelFeature(len(out), f"{stem}_direction", "classification", f.name, f.categories, DIRECTIONS))
         elif f.kind == "scalar":
             out.append(ModelFeature(len(out), f.name, "regression", f.name, f.categories))
         elif f.kind == "boolean":
@@ -186,17 +191,18 @@ assert len(MODEL_FEATURES) == 24
 # --------------------------------------------------------------------------------------------------------------
 # Tables 6 and 7: rules
 
+
 @dataclass(frozen=True)
 class Rule:
     """A prior (Table 6) or posterior (Table 7) rule: ``True``/``False`` where it applies, else irrelevant."""
 
-    number: int                  # row in its table (1-based)
+    number: int  # row in its table (1-based)
     name: str
-    question: str                # the table's wording
+    question: str  # the table's wording
     categories: tuple[str, ...]
-    kind: str                    # "prior" or "posterior"
+    kind: str  # "prior" or "posterior"
 
-    values = RULE_VALUES         # class index = position: False 0, True 1, irrelevant 2
+    values = RULE_VALUES  # class index = position: False 0, True 1, irrelevant 2
 
     @property
     def n_classes(self) -> int:
@@ -247,12 +253,13 @@ RULE_BY_NAME: dict[str, Rule] = {r.name: r for r in PRIOR_RULES + POSTERIOR_RULE
 # --------------------------------------------------------------------------------------------------------------
 # What applies per category
 
+
 def _per_category(items) -> dict[str, tuple[str, ...]]:
     return {c: tuple(i.name for i in items if c in i.categories) for c in CATEGORIES}
 
 
 RELEVANT_TABLE_FEATURES: dict[str, tuple[str, ...]] = _per_category(TABLE_FEATURES)
-RELEVANT_FEATURES: dict[str, tuple[str, ...]] = _per_category(MODEL_FEATURES)   # the 24-feature names
+RELEVANT_FEATURES: dict[str, tuple[str, ...]] = _per_category(MODEL_FEATURES)  # the 24-feature names
 RELEVANT_PRIOR_RULES: dict[str, tuple[str, ...]] = _per_category(PRIOR_RULES)
 RELEVANT_POSTERIOR_RULES: dict[str, tuple[str, ...]] = _per_category(POSTERIOR_RULES)
 
@@ -322,8 +329,11 @@ def make_features(category: str, values: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for f in MODEL_FEATURES:
         given: Any = flat.get(f.name)
-        is_irr = given is None or (isinstance(given, str) and given == IRRELEVANT) or (
-            f.head == "regression" and not isinstance(given, str) and float(given) == IRRELEVANT_SCALAR)
+        is_irr = (
+            given is None
+            or (isinstance(given, str) and given == IRRELEVANT)
+            or (f.head == "regression" and not isinstance(given, str) and float(given) == IRRELEVANT_SCALAR)
+        )
         if not f.relevant_to(category):
             if not is_irr:
                 raise ValueError(f"feature {f.name!r} is irrelevant to category {category} but got {given!r}")
@@ -368,8 +378,9 @@ def make_rules(category: str, values: Mapping[str, Any], kind: str) -> dict[str,
     return out
 
 
-def make_labels(category: str, features: Mapping[str, Any], prior_rules: Mapping[str, Any],
-                posterior_rules: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+def make_labels(
+    category: str, features: Mapping[str, Any], prior_rules: Mapping[str, Any], posterior_rules: Mapping[str, Any]
+) -> dict[str, dict[str, Any]]:
     """The complete ``labels`` object of one AVoE video (JSON-ready): ``features`` (24), ``prior_rules`` (13),
     ``posterior_rules`` (9), with every irrelevant entry filled in. See :func:`make_features`."""
     return {
@@ -381,20 +392,25 @@ def make_labels(category: str, features: Mapping[str, Any], prior_rules: Mapping
 
 def validate_labels(category: str, labels: Mapping[str, Any]) -> None:
     """Raise ``ValueError`` unless ``labels`` is a complete, consistent labels object for ``category``."""
-    for key, names in (("features", MODEL_FEATURE_NAMES), ("prior_rules", PRIOR_RULE_NAMES),
-                       ("posterior_rules", POSTERIOR_RULE_NAMES)):
+    for key, names in (
+        ("features", MODEL_FEATURE_NAMES),
+        ("prior_rules", PRIOR_RULE_NAMES),
+        ("posterior_rules", POSTERIOR_RULE_NAMES),
+    ):
         part = labels.get(key)
         if not isinstance(part, Mapping):
             raise ValueError(f"labels.{key} missing")
         missing = [n for n in names if n not in part]
         if missing:
             raise ValueError(f"labels.{key} lacks {missing}")
-    rebuilt = make_labels(category, {k: v for k, v in labels["features"].items()},
-                          labels["prior_rules"], labels["posterior_rules"])
+    rebuilt = make_labels(
+        category, {k: v for k, v in labels["features"].items()}, labels["prior_rules"], labels["posterior_rules"]
+    )
     for key in rebuilt:
         for name, value in rebuilt[key].items():
             if labels[key][name] != value and not (
-                    isinstance(value, float) and math.isclose(float(labels[key][name]), value)):
+                isinstance(value, float) and math.isclose(float(labels[key][name]), value)
+            ):
                 raise ValueError(f"labels.{key}.{name} = {labels[key][name]!r}, expected {value!r}")
 
 
@@ -420,11 +436,41 @@ def rules_from_vector(vector, kind: str) -> dict[str, Any]:
 
 
 __all__ = [
-    "CATEGORIES", "CATEGORY_NAMES", "IRRELEVANT", "IRRELEVANT_SCALAR", "SHAPES", "CONTAINER_SHAPES", "DIRECTIONS",
-    "BOOLEANS", "RULE_VALUES", "TableFeature", "TABLE_FEATURES", "TABLE_FEATURE_BY_NAME", "ModelFeature",
-    "MODEL_FEATURES", "MODEL_FEATURE_BY_NAME", "MODEL_FEATURE_NAMES", "Rule", "PRIOR_RULES", "POSTERIOR_RULES",
-    "PRIOR_RULE_NAMES", "POSTERIOR_RULE_NAMES", "RULE_BY_NAME", "RELEVANT_TABLE_FEATURES", "RELEVANT_FEATURES",
-    "RELEVANT_PRIOR_RULES", "RELEVANT_POSTERIOR_RULES", "category_of", "class_index", "split_velocity",
-    "make_features", "make_rules", "make_labels", "validate_labels", "feature_vector", "rule_vector",
-    "features_from_vector", "rules_from_vector",
+    "CATEGORIES",
+    "CATEGORY_NAMES",
+    "IRRELEVANT",
+    "IRRELEVANT_SCALAR",
+    "SHAPES",
+    "CONTAINER_SHAPES",
+    "DIRECTIONS",
+    "BOOLEANS",
+    "RULE_VALUES",
+    "TableFeature",
+    "TABLE_FEATURES",
+    "TABLE_FEATURE_BY_NAME",
+    "ModelFeature",
+    "MODEL_FEATURES",
+    "MODEL_FEATURE_BY_NAME",
+    "MODEL_FEATURE_NAMES",
+    "Rule",
+    "PRIOR_RULES",
+    "POSTERIOR_RULES",
+    "PRIOR_RULE_NAMES",
+    "POSTERIOR_RULE_NAMES",
+    "RULE_BY_NAME",
+    "RELEVANT_TABLE_FEATURES",
+    "RELEVANT_FEATURES",
+    "RELEVANT_PRIOR_RULES",
+    "RELEVANT_POSTERIOR_RULES",
+    "category_of",
+    "class_index",
+    "split_velocity",
+    "make_features",
+    "make_rules",
+    "make_labels",
+    "validate_labels",
+    "feature_vector",
+    "rule_vector",
+    "features_from_vector",
+    "rules_from_vector",
 ]

@@ -21,15 +21,33 @@ SUITE_KEYS = ("identity", "tests", "trials_per_test")
 #: Written at the end of every run (and by `merge`): per-test acceptance of the generation gate.
 SUITE_OPTIONAL_KEYS = ("acceptance",)
 #: Keys of `suites.<suite>.identity`: what makes two runs the same dataset (`RunConfig.identity`).
-IDENTITY_KEYS = ("generator_version", "suite", "base_seed", "seconds", "fps", "width", "height", "engine",
-                 "samples", "passes", "options", "spaces", "code")
+IDENTITY_KEYS = (
+    "generator_version",
+    "suite",
+    "base_seed",
+    "seconds",
+    "fps",
+    "width",
+    "height",
+    "engine",
+    "samples",
+    "passes",
+    "options",
+    "spaces",
+    "code",
+)
 #: Keys of `identity.code`: fingerprints of the code that made the videos (generator/fingerprint.py).
 CODE_KEYS = ("core", "tests")
 
 
 def new_dataset(generator_version: str) -> dict:
-    return {"written_by": WRITTEN_BY, "schema_version": SCHEMA_VERSION, "generator_version": generator_version,
-            "schema": "docs/schema.md", "suites": {}}
+    return {
+        "written_by": WRITTEN_BY,
+        "schema_version": SCHEMA_VERSION,
+        "generator_version": generator_version,
+        "schema": "docs/schema.md",
+        "suites": {},
+    }
 
 
 def read_dataset(path: str) -> dict:
@@ -41,16 +59,21 @@ def read_dataset(path: str) -> dict:
         raise ContractError(f"{path}: unreadable (not JSON); not a folder voebench wrote") from None
     if not isinstance(info, dict):
         raise ContractError(f"{path}: not a JSON object; not a folder voebench wrote")
-    if "written_by" not in info and "schema_version" not in info and "suites" in info \
-            and "generator_version" in info:
-        raise ContractError(f"{path}: written by an earlier voebench release (no schema_version); this one "
-                            f"reads schema {SCHEMA_VERSION}: render into a new folder")
+    if "written_by" not in info and "schema_version" not in info and "suites" in info and "generator_version" in info:
+        raise ContractError(
+            f"{path}: written by an earlier voebench release (no schema_version); this one "
+            f"reads schema {SCHEMA_VERSION}: render into a new folder"
+        )
     if info.get("written_by") != WRITTEN_BY:
-        raise ContractError(f"{path}: not written by voebench (no `written_by: \"{WRITTEN_BY}\"`); "
-                            "voebench never reads or writes into a folder it did not make")
+        raise ContractError(
+            f'{path}: not written by voebench (no `written_by: "{WRITTEN_BY}"`); '
+            "voebench never reads or writes into a folder it did not make"
+        )
     if info.get("schema_version") != SCHEMA_VERSION:
-        raise ContractError(f"{path}: schema_version {info.get('schema_version')!r}; this voebench reads "
-                            f"{SCHEMA_VERSION}: use the release that wrote it, or render into a new folder")
+        raise ContractError(
+            f"{path}: schema_version {info.get('schema_version')!r}; this voebench reads "
+            f"{SCHEMA_VERSION}: use the release that wrote it, or render into a new folder"
+        )
     missing = [k for k in KEYS if k not in info]
     if missing or not isinstance(info["suites"], dict):
         raise ContractError(f"{path}: lacks {', '.join(missing) or 'a suites object'} (docs/schema.md)")

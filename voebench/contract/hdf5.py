@@ -15,13 +15,44 @@ from voebench.contract import ContractError
 
 #: Root attributes every file has. `manifest_entry` (the video's manifest line, JSON) and `complete` (True) are
 #: written last, just before the file is renamed to its final name.
-ROOT_ATTRS = ("id", "suite", "test", "index", "condition", "pair_id", "seed", "fps", "n_frames", "width", "height",
-              "attempt", "engine", "params", "generator_version", "schema_version", "code_fingerprint",
-              "scene_fingerprint", "manifest_entry", "complete")
+ROOT_ATTRS = (
+    "id",
+    "suite",
+    "test",
+    "index",
+    "condition",
+    "pair_id",
+    "seed",
+    "fps",
+    "n_frames",
+    "width",
+    "height",
+    "attempt",
+    "engine",
+    "params",
+    "generator_version",
+    "schema_version",
+    "code_fingerprint",
+    "scene_fingerprint",
+    "manifest_entry",
+    "complete",
+)
 
 #: The root attributes `read_states` needs: what the video is. (`read_root` checks all of ROOT_ATTRS.)
-STATES_ATTRS = ("id", "suite", "test", "index", "condition", "pair_id", "seed", "fps", "n_frames", "width",
-                "height", "complete")
+STATES_ATTRS = (
+    "id",
+    "suite",
+    "test",
+    "index",
+    "condition",
+    "pair_id",
+    "seed",
+    "fps",
+    "n_frames",
+    "width",
+    "height",
+    "complete",
+)
 
 #: Per-frame image datasets (virtual, over `_unique/`), present when their pass was rendered.
 FRAME_DATASETS = ("depth", "segmentation")
@@ -120,6 +151,7 @@ def read_states(path: str) -> dict:
                 if group in f:
                     out[group] = {k: _text(v) for k, v in f[group].attrs.items()}
         except KeyError as e:
-            raise ContractError(f"{path}: lacks {e.args[0] if e.args else 'a required group'} "
-                                "(docs/schema.md)") from None
+            raise ContractError(
+                f"{path}: lacks {e.args[0] if e.args else 'a required group'} (docs/schema.md)"
+            ) from None
     return out

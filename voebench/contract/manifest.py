@@ -21,13 +21,40 @@ NAME = "manifest.jsonl"
 SHARD_PATTERN = "manifest-shard-*-of-*.jsonl"
 
 #: Keys every entry has (all suites).
-REQUIRED_KEYS = ("id", "suite", "test", "index", "condition", "pair_id", "seed", "video", "states", "n_frames",
-                 "fps", "width", "height", "prompts", "description", "violation", "params")
+REQUIRED_KEYS = (
+    "id",
+    "suite",
+    "test",
+    "index",
+    "condition",
+    "pair_id",
+    "seed",
+    "video",
+    "states",
+    "n_frames",
+    "fps",
+    "width",
+    "height",
+    "prompts",
+    "description",
+    "violation",
+    "params",
+)
 #: Keys only some suites write (Level 1: `label`; Level 2: `test_number`, `principles`; AVoE: `category`,
 #: `subtype`, `split`, `labels`; paired suites: `pair_conditions`; written by the generation gate since schema
 #: 2, absent from older files and hand-made fixtures: `attempt`, `rejected`).
-OPTIONAL_KEYS = ("label", "test_number", "principles", "category", "subtype", "split", "labels",
-                 "pair_conditions", "attempt", "rejected")
+OPTIONAL_KEYS = (
+    "label",
+    "test_number",
+    "principles",
+    "category",
+    "subtype",
+    "split",
+    "labels",
+    "pair_conditions",
+    "attempt",
+    "rejected",
+)
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 #: Keys of one entry of `prompts`.
@@ -74,8 +101,9 @@ def read_manifest(path: str, truncated: str = "error", required=REQUIRED_KEYS) -
             if last and truncated == "ignore":
                 continue
             if last:
-                raise ContractError(f"{path}:{n}: last line cut short (a killed run?); run `voebench render` "
-                                    "again to finish the set") from None
+                raise ContractError(
+                    f"{path}:{n}: last line cut short (a killed run?); run `voebench render` again to finish the set"
+                ) from None
             raise ContractError(f"{path}:{n}: not JSON; the manifest is corrupt") from None
         out.append(_check(entry, f"{path}:{n}", required))
     return out

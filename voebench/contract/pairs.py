@@ -48,8 +48,10 @@ def drop_incomplete(entries: list[dict]) -> tuple[list[dict], dict[str, list[str
 def describe(bad: dict[str, list[str]], total_pairs: int) -> str:
     """One line: how many pairs are incomplete, with an example."""
     first = next(iter(bad))
-    return (f"{len(bad)} of {total_pairs} pairs are incomplete (one video of the pair is missing, e.g. {first} "
-            f"lacks its {', '.join(bad[first])} video)")
+    return (
+        f"{len(bad)} of {total_pairs} pairs are incomplete (one video of the pair is missing, e.g. {first} "
+        f"lacks its {', '.join(bad[first])} video)"
+    )
 
 
 def count_pairs(entries) -> int:
