@@ -241,9 +241,8 @@ def compare_outputs(out_a: str, out_b: str, relpath: str) -> dict:
                     continue  # storage layout (distinct frames) legitimately differs
                 if isinstance(g[k], h5py.Group):
                     walk(g[k], h[k], f"{path}/{k}")
-                elif k not in ("depth", "segmentation") or path:
-                    if not np.array_equal(g[k][()], h[k][()]):
-                        diffs.append(f"{path}/{k}")
+                elif (k not in ("depth", "segmentation") or path) and not np.array_equal(g[k][()], h[k][()]):
+                    diffs.append(f"{path}/{k}")
             for k, v in g.attrs.items():
                 if not np.array_equal(v, h.attrs[k]):
                     diffs.append(f"{path}@{k}")

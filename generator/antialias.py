@@ -6,10 +6,10 @@ RGB frame gets it: depth and segmentation stay aliased, so segmentation ids stay
 
 The filter, per pixel: find pixels whose local luma contrast is high (an edge), decide whether the edge runs
 horizontally or vertically, search along the edge in both directions for its ends, and blend the pixel with its
-neighbour across the edge, in linear light, by how far it sits from the nearer end (long, nearly axis-aligned staircase edges get
-a ramp) or by the sub-pixel estimate (small features), whichever is larger. Only +, -, *, /, abs, min and max
-are used per frame (no transcendental functions), in float32 on fixed shapes, so the output bytes do not depend on the
-machine or the numpy build.
+neighbour across the edge, in linear light, by how far it sits from the nearer end (long, nearly axis-aligned
+staircase edges get a ramp) or by the sub-pixel estimate (small features), whichever is larger. Only +, -, *, /,
+abs, min and max are used per frame (no transcendental functions), in float32 on fixed shapes, so the output bytes
+do not depend on the machine or the numpy build.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ files and auth token in a temporary folder (never in ~), reports no usage statis
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import glob
 import os
@@ -67,10 +68,8 @@ def _produce_task(task, cfg, threads: int):
     for job in trial.jobs:
         base = os.path.join(cfg.out, job.relpath)
         for stale in glob.glob(base + ".*.tmp-*"):  # left by an earlier attempt whose worker died
-            try:
+            with contextlib.suppress(OSError):
                 os.remove(stale)
-            except OSError:
-                pass
     return _safe_produce((trial, cfg, known_rejection))
 
 
@@ -139,7 +138,7 @@ def _refresh_ray_config():
 
         Config.initialize("")
         AuthenticationTokenLoader.instance().reset_cache()
-    except Exception:  # other Ray versions: the environment, read at start, is enough
+    except Exception:  # noqa: BLE001 (other Ray versions: the environment, read at start, is enough)
         pass
 
 
@@ -192,7 +191,7 @@ def execute_ray(jobs, cfg, address: str | None = None):
                 job = pending.pop(ref)
                 try:
                     yield ray.get(ref)
-                except Exception:  # worker lost beyond max_retries, or the task could not run
+                except Exception:  # noqa: BLE001 (worker lost beyond max_retries, or task could not run: a failure)
                     yield job[0], None, traceback.format_exc()
     finally:
         if local is not None:

@@ -108,7 +108,7 @@ def video_frames(out_dir: str, entry: dict, wanted: list[int]) -> dict[int, np.n
         if os.path.exists(path):
             try:
                 return read_frames(path, wanted)
-            except Exception:  # a broken mp4: fall back to the ground truth
+            except Exception:  # noqa: BLE001 (a broken mp4, whatever the decoder raises: fall back to the ground truth)
                 pass
     h5 = os.path.join(out_dir, entry["states"])
     return _segmentation_frames(h5, wanted) if os.path.exists(h5) else {}
@@ -149,7 +149,7 @@ def make_sheet(out_dir: str, suite: str, test: str, groups: list[list[dict]], n_
         window = (viol["first_frame"], viol["last_frame"]) if viol else None
         T = min(int(e["n_frames"]) for e in group)
         cols = pick_frames(T, n_cols, window)
-        for ri, entry in enumerate(group):
+        for entry in group:
             frames = video_frames(out_dir, entry, cols)
             label = f"{entry['index']:05d}  {entry['condition']}"
             if entry.get("violation"):

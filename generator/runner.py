@@ -169,7 +169,7 @@ def _safe_produce(args):
         return trial, produce(trial, cfg, known_rejection), None
     except TrialFailed as e:
         return trial, None, f"{e}"
-    except Exception:
+    except Exception:  # noqa: BLE001 (any error of one trial is a recorded failure, not the worker's death)
         return trial, None, traceback.format_exc()
 
 

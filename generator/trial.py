@@ -21,6 +21,7 @@ and the HDF5 (`attempt`, `rejected`), and per test in `dataset.json` (`acceptanc
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -242,10 +243,10 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
         if rejection is not None:
             _remove(tmp)
             return None, rejection
-        for tmp_h5, tmp_mp4, base in tmp.values():  # mp4s first: an HDF5 in place marks its video done
+        for _, tmp_mp4, base in tmp.values():  # mp4s first: an HDF5 in place marks its video done
             if "rgb" in cfg.passes:
                 os.replace(tmp_mp4, base + ".mp4")
-        for tmp_h5, tmp_mp4, base in tmp.values():
+        for tmp_h5, _, base in tmp.values():
             os.replace(tmp_h5, base + ".h5")
     except BaseException:
         _remove(tmp)
@@ -258,7 +259,7 @@ def pixel_rejection(suite: Suite, jobs: list, scenes: dict, files: list, attempt
     hidden-edit check where an edit is hidden."""
     import h5py
 
-    for job, (entry, path) in zip(jobs, files):
+    for job, (_, path) in zip(jobs, files):
         with h5py.File(path, "r") as f:
             counts = {name: g["visible_pixels"][()] for name, g in f["objects"].items()}
         for problem in suite.pixel_problems(job, scenes[job.condition], counts):
@@ -340,10 +341,8 @@ def write_files(
     except BaseException:
         writer.abort()
         if video is not None:
-            try:
+            with contextlib.suppress(Exception):  # the error being raised matters, not a second one from cleanup
                 video.close()
-            except Exception:
-                pass
         raise
     return int(n_rendered)
 

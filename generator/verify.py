@@ -62,7 +62,7 @@ def check_h5(path: str, entry: dict, code: dict | None = None) -> list[str]:
                 errs.append("made by other code than dataset.json records")
             json.loads(f.attrs.get("params", "{}"))
             seg = None
-            for name, dtype in (("depth", np.float32), ("segmentation", np.uint16)):
+            for name in ("depth", "segmentation"):
                 if name not in f:
                     if name in entry.get("params", {}).get("config", {}).get("passes", [name]):
                         errs.append(f"missing dataset {name}")
@@ -114,7 +114,7 @@ def check_mp4(path: str, entry: dict) -> list[str]:
         return ["truncated or not an mp4"]
     try:
         n = count_frames(path)
-    except Exception as e:  # ffmpeg's error text varies; any failure to decode is a broken file
+    except Exception as e:  # noqa: BLE001 (ffmpeg's errors vary; any failure to decode is a broken file)
         return [f"cannot be decoded ({e})"]
     return [] if n == entry["n_frames"] else [f"has {n} frames, expected {entry['n_frames']}"]
 

@@ -176,7 +176,7 @@ def test_plan_train_expected_only_unless_both_conditions():
     for cat in "ABCDE":
         idx = [int(pid.rsplit("/", 1)[1]) for pid in by_trial if pid.split("/")[1][0] == cat]
         assert sorted(idx) == list(range(40))
-    for pid, js in by_trial.items():
+    for js in by_trial.values():
         conds = sorted(j.condition for j in js)
         assert conds == (["expected"] if split_of(js[0].seed) == "train" else ["expected", "surprising"])
     cfg.options = {"both_conditions": True}

@@ -11,11 +11,11 @@ pytest.importorskip("h5py")
 from voebench.contract import avoe_labels as L  # noqa: E402
 from voebench.evaluate.baseline.backbone import ResNet3D, build_backbone, load_pretrained  # noqa: E402
 from voebench.evaluate.baseline.data import AVoEDataset, resize_nearest  # noqa: E402
-from voebench.evaluate.baseline.models import (
+from voebench.evaluate.baseline.models import (  # noqa: E402
     BaselineNet,
     MLPHead,
     compute_loss,
-    compute_loss_per_head,  # noqa: E402
+    compute_loss_per_head,
     predicted_features,
 )
 from voebench.evaluate.baseline.synthetic import write_synthetic_avoe  # noqa: E402

@@ -36,7 +36,7 @@ def test_statements_are_true_of_what_the_camera_sees(test):
 
 
 def test_rolling_ball_slows_down_and_rolls_without_slipping():
-    for job, p, scene, entry in scenes("directionality"):
+    for _, p, scene, _ in scenes("directionality"):
         ball = scene["ball"]
         speed = np.linalg.norm(np.diff(ball.position, axis=0), axis=1) * scene.fps
         moving = speed > 1e-9

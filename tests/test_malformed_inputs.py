@@ -181,7 +181,7 @@ CASES = [
 def _snapshot(root) -> dict:
     """Every folder and file under root: a file's size, mtime and sha256."""
     out = {}
-    for folder, dirs, files in os.walk(root):
+    for folder, _, files in os.walk(root):
         rel = os.path.relpath(folder, root)
         out[rel + "/"] = os.stat(folder).st_mtime_ns
         for name in files:

@@ -22,6 +22,8 @@ from torch.utils.data import Dataset
 from tqdm import tqdm
 
 from voebench.contract import avoe_labels as L
+from voebench.contract.hdf5 import LABELS_ATTRS
+from voebench.contract.manifest import read_manifest as read_strict
 
 
 @dataclass
@@ -49,8 +51,6 @@ class VideoRecord:
 
 def read_manifest(root: str | os.PathLike) -> list[dict]:
     """The manifest of a rendered set, read strictly (voebench.contract: a corrupt line raises naming it)."""
-    from voebench.contract.manifest import read_manifest as read_strict
-
     path = Path(root) / "manifest.jsonl"
     if not path.is_file():
         raise FileNotFoundError(f"no manifest.jsonl in {root}")
@@ -58,8 +58,6 @@ def read_manifest(root: str | os.PathLike) -> list[dict]:
 
 
 def _labels_from_h5(path: Path) -> dict | None:
-    from voebench.contract.hdf5 import LABELS_ATTRS
-
     with h5py.File(path, "r") as h:
         if "labels" not in h:
             return None

@@ -56,9 +56,9 @@ def build_tiny_qwen25vl(
     """Build, save and return `folder` holding a random Qwen2.5-VL checkpoint + processor."""
     import torch  # noqa: PLC0415
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: PLC0415
-    from transformers import (
+    from transformers import (  # noqa: PLC0415
         PreTrainedTokenizerFast,
-        Qwen2_5_VLConfig,  # noqa: PLC0415
+        Qwen2_5_VLConfig,
         Qwen2_5_VLForConditionalGeneration,
         Qwen2_5_VLProcessor,
         Qwen2VLImageProcessor,
@@ -147,9 +147,9 @@ def build_tiny_smolvlm2(folder: str, *, hidden: int = 64, layers: int = 2, vocab
     """Build, save and return `folder` holding a random SmolVLM2 checkpoint + processor (needs num2words)."""
     import torch  # noqa: PLC0415
     from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: PLC0415
-    from transformers import (
+    from transformers import (  # noqa: PLC0415
         PreTrainedTokenizerFast,
-        SmolVLMConfig,  # noqa: PLC0415
+        SmolVLMConfig,
         SmolVLMForConditionalGeneration,
         SmolVLMImageProcessor,
         SmolVLMProcessor,

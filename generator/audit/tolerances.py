@@ -3,7 +3,7 @@ conditions. docs/audit.md explains what each check proves."""
 
 from __future__ import annotations
 
-from voebench.generator.geometry import GRAVITY, G as _g
+from voebench.generator.geometry import GRAVITY, G as _G
 
 G = GRAVITY  # the scenes' gravity (Scene.gravity starts as this; not stored in the HDF5)
 PENETRATION_TOL = 0.005  # m: Bullet's resting contacts sink ~1 mm at 10 substeps; a real overlap is centimetres
@@ -17,7 +17,7 @@ FREE_ACC_TOL = 2.0  # m/s^2: free flight may deviate from g by air damping (Bull
 CONTACT_CONE_DEG = 60.0  # a contact pushes within this angle of its normal (friction up to tan 60 = 1.7)
 FRICTION_SPEEDUP_TOL = 1.0  # m/s^2: friction never speeds a body up along a surface; this much covers spin
 # taking hold after a landing and the finite differences of a curved path
-IMPACT_ACC = 3 * _g  # m/s^2: a normal push above this is an impact, not sliding or rolling contact
+IMPACT_ACC = 3 * _G  # m/s^2: a normal push above this is an impact, not sliding or rolling contact
 SLIDING = 0.3  # a body moves along a surface if its speed toward/away from it is below this fraction
 SUPPORT_NORMAL_Z = 0.5  # a supporting contact's normal points up at least this much (slopes up to 60 deg)
 REST_FRAMES = 5  # at rest this many consecutive frames: must be supported

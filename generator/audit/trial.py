@@ -105,7 +105,7 @@ def audit_trial(videos: list[tuple[dict, str]]) -> list[VideoResult]:
     for i, (entry, path) in enumerate(videos):
         try:
             loaded.append((i, entry, Video(path, entry)))
-        except Exception as exc:  # an unreadable file is a failed video, not a crash
+        except Exception as exc:  # noqa: BLE001 (any error reading a file is a failed video, not a crash)
             name = entry.get("states") or path
             results.append(
                 (

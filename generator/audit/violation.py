@@ -137,9 +137,8 @@ def check_violation_present(v: Video, findings: list[Finding], twin: Video | Non
                 and np.allclose(v.tracks[repl[0]].color[last], tr.color[max(first - 1, 0)], atol=COLOR_TOL)
             ):
                 problems.append(f"its replacement {repl[0]} has the same shape, size and colour")
-    elif kind == "pass_through":
-        if not any(in_win(f, ("no_interpenetration",)) for f in mine) and twin is None:
-            problems.append("no overlap inside the window")
+    elif kind == "pass_through" and not any(in_win(f, ("no_interpenetration",)) for f in mine) and twin is None:
+        problems.append("no overlap inside the window")
     if twin is not None and name in twin.tracks:
         d = _differs(tr, twin.tracks[name])
         if not d[first : last + 1].any():

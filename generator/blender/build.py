@@ -99,7 +99,7 @@ def _material(obj: SceneObject, texture_size: int) -> bpy.types.Material:
     mat.roughness = 0.4
     nt = mat.node_tree if mat.node_tree is not None else None
     if nt is None:
-        mat.use_nodes = True  # noqa: deprecated in 5.0 but still needed on a fresh material in some builds
+        mat.use_nodes = True  # deprecated in 5.0 but still needed on a fresh material in some builds
         nt = mat.node_tree
     bsdf = next(n for n in nt.nodes if n.type == "BSDF_PRINCIPLED")
     bsdf.inputs["Base Color"].default_value = color

@@ -336,7 +336,7 @@ class Renderer:
                 try:
                     self.apply(ts[f - 1])
                     applied.append(f)
-                except Exception as e:  # Blender would print it and render the stale state: re-raise below
+                except Exception as e:  # noqa: BLE001 (Blender would print it, render the stale state: re-raised below)
                     errors.append(e)
 
         handlers = bpy.app.handlers.frame_change_pre

@@ -7,6 +7,7 @@ costs one frame of storage, and readers index `f["depth"][t]` as usual.
 
 from __future__ import annotations
 
+import contextlib
 import json
 
 import h5py
@@ -103,10 +104,9 @@ class StatesWriter:
         f.close()
 
     def abort(self):
-        try:
+        # runs while another error unwinds (the caller re-raises it): closing must never replace that error
+        with contextlib.suppress(Exception):
             self.f.close()
-        except Exception:
-            pass
 
 
 def _extrinsics(camera) -> np.ndarray:
