@@ -7,6 +7,7 @@ A Level 2 scene script provides, besides `SPACE` and `build(scene, p, condition)
     OBSERVATION = "the trajectory of the ball"   # what the plausibility prompt asks about (Section 2)
     PRINCIPLES = ["gravity"]                     # the principle(s) the implausible video violates
     def describe(p, condition) -> str            # the scene in words (text-only control, Section 6)
+    DELAYS = ("start_delay", "hold")             # pause keys, scaled down in videos shorter than 10 s (timing.py)
 
 and, when `condition == "implausible"`, calls one edit of `voebench.generator.edits` so the violation is
 recorded on the scene (and written to the HDF5 `violation` group).
@@ -46,8 +47,18 @@ class GraspLevel2(Suite):
     def conditions(self, test, p, options):
         return ["plausible", "implausible"]
 
+    def make_scene(self, job, p, timing):
+        # pauses shrink in videos shorter than GRASP's 10 s (timing.py); the build sees the scaled values
+        return super().make_scene(job, self._timed(job.test, p, timing.n_frames / timing.fps), timing)
+
+    def _timed(self, test, p, seconds):
+        from voebench.scenes.grasp_l2.timing import timed
+
+        return timed(p, getattr(self.module(test), "DELAYS", ()), seconds)
+
     def entry(self, job, p, scene):
         m = self.module(job.test)
+        p = self._timed(job.test, p, scene.n_frames / scene.fps)  # describe the pauses the video shows
         text = PROMPT.format(m.OBSERVATION)
         if m.NUMBER == 14:  # the one prompt with an extra clause (supplementary Section 2)
             text = text.replace("plausible?", "plausible, assuming they are of the same mass?")

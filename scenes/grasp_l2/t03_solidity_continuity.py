@@ -21,6 +21,7 @@ from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, 
 NUMBER = 3
 OBSERVATION = "the final position of the ball"
 PRINCIPLES = ["solidity", "continuity"]
+DELAYS = ("start_delay", "wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 PLANK_TOP = U(0, 10.957, 0)[2]
 X0 = U(3.702, 0, 0)[0]  # mirror plane

@@ -24,6 +24,7 @@ from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, 
 NUMBER = 4
 OBSERVATION = "the final position of the ball"
 PRINCIPLES = ["solidity", "continuity"]
+DELAYS = ("start_delay", "wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]  # mirror plane (the room is symmetric but the holders are not)
 LOWER_TOP = U(0, 11.228, 0)[2]

@@ -26,6 +26,7 @@ from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, 
 NUMBER = 5
 OBSERVATION = "the location of the cube"
 PRINCIPLES = ["object permanence"]
+DELAYS = ("start_delay", "pin_delay", "pin.pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.728, 0, 0)[0]  # mirror plane
 SHELF_TOP = U(0, 11.79, 0)[2]

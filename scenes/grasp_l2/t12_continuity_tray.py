@@ -21,6 +21,7 @@ from voebench.scenes.grasp_l2.motion import require
 NUMBER = 12
 OBSERVATION = "the final position of the ball"
 PRINCIPLES = ["continuity"]
+DELAYS = ("start_delay", "cover_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 SPACE = {
     **td.CORNER_SPACE,
@@ -40,7 +41,7 @@ def build(scene, p, condition):
               color=td.wood_tint(p), texture={"pattern": "wood", "seed": int(p.wood_seed)})
     td.look_down(scene, p, tray)
     if condition == "implausible":
-        require(arrive < lift < opened < scene.n_frames, scene, "t12", "the reveal")
+        require(arrive < lift < opened < scene.n_frames, scene, "t12", "the reveal", ("start_delay", "speed", "arrival_speed", "cover_wait"))
         frame = (arrive + lift) // 2  # the ball at rest in its corner, the cover not yet moving
         pos, quat = td.plank_pose(tray, p.corner, k.leg, k.thickness, k.height)
         plank = scene["plank"]

@@ -24,6 +24,7 @@ from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, 
 NUMBER = 15
 OBSERVATION = "the final position of the top cube"
 PRINCIPLES = ["support", "gravity"]
+DELAYS = ("start_delay", "pin.pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.728, 0, 0)[0]  # mirror plane
 TABLE_TOP = U(0, 11.794, 0)[2]

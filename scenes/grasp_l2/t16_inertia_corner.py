@@ -16,6 +16,7 @@ from voebench.scenes.grasp_l2.motion import require
 NUMBER = 16
 OBSERVATION = "the final position of the ball"
 PRINCIPLES = ["inertia"]
+DELAYS = ("start_delay", "cover_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 SPACE = {**td.CORNER_SPACE, "cover_depth": 1.5, **VISUAL}  # cover_depth: m of the tray's far end under the cover
 
@@ -25,7 +26,7 @@ def build(scene, p, condition):
     ball, arrive, lift, opened = td.corner_run(scene, p, tray, p.cover_depth)
     td.look_down(scene, p, tray)
     if condition == "implausible":
-        require(arrive < lift < opened < scene.n_frames, scene, "t16", "the reveal")
+        require(arrive < lift < opened < scene.n_frames, scene, "t16", "the reveal", ("start_delay", "speed", "arrival_speed", "cover_wait"))
         other = td.corner(tray, -p.corner, p.ball.diameter / 2)
         frame = (arrive + lift) // 2  # at rest in its corner, the cover not yet moving
         edits.teleport(scene, "ball", frame, tray.world(*other, ball.position[frame, 2]), PRINCIPLES, hidden=True)
