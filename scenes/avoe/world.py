@@ -26,6 +26,10 @@ _rx, _rz = np.radians(71.6), np.radians(-16.4)
 CAMERA_DIR = np.array([-np.sin(_rz) * np.sin(_rx), np.cos(_rz) * np.sin(_rx), -np.cos(_rx)])
 HFOV_DEG = float(np.degrees(2 * np.arctan(18.0 / 50.0)))
 VFOV_DEG = float(np.degrees(2 * np.arctan(18.0 / 50.0 * 9.0 / 16.0)))
+# A manipulation recorded as hidden stays hidden when rendered as small as MIN_WIDTH_PX across: the blockers are
+# shrunk by one such pixel (as an angle seen from the camera) before testing that nothing of the object shows.
+MIN_WIDTH_PX = 64
+PIXEL_MARGIN_RAD = float(np.radians(HFOV_DEG) / MIN_WIDTH_PX)
 
 SHAPES = ("cube", "cylinder", "torus", "sphere", "cone", "side_cylinder", "inverted_cone")
 
@@ -169,10 +173,11 @@ def tilt_deg(obj, t: int) -> float:
 # ----------------------------------------------------------------------------------------------- visibility
 
 
-def _segment_hits_box(eye, pts, box, t) -> np.ndarray:
-    """For each point: does the segment eye -> point pass through `box` (an oriented box object) at frame t?"""
+def _segment_hits_box(eye, pts, box, t, shrink: float = 0.0) -> np.ndarray:
+    """For each point: does the segment eye -> point pass through `box` (an oriented box object, made `shrink`
+    m smaller on every side) at frame t?"""
     R = quat_to_matrix(box.quaternion[t])
-    half = np.maximum(box.dimensions / 2.0, 1e-4)
+    half = np.maximum(box.dimensions / 2.0 - shrink, 1e-4)
     o = (eye - box.position[t]) @ R  # segment start in the box frame
     dirs = (pts - box.position[t]) @ R - o
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -183,10 +188,13 @@ def _segment_hits_box(eye, pts, box, t) -> np.ndarray:
     return (tmax >= np.maximum(tmin, 0.0)) & (tmin < 1.0 - 1e-6)
 
 
-def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None) -> np.ndarray:
+def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None, margin: float = 0.0) -> np.ndarray:
     """World surface points of `name` at frame t that the camera sees: inside the 16:9 view, above the ground
     and not behind any of the `blockers` (box objects). If one is unblocked, the object shows some pixels
-    (the first surface along that ray is the object itself). Self-occlusion needs no test for that reason."""
+    (the first surface along that ray is the object itself). Self-occlusion needs no test for that reason.
+    `margin` (radians): every blocker is shrunk on all sides by this angle as seen from the camera (at its
+    centre's distance), so a point hidden with a margin stays hidden when rasterised (a pixel covers a finite
+    angle, and an edge pixel shows whatever lies under part of it)."""
     obj = scene[name]
     if not obj.visible[t]:
         return np.zeros((0, 3))
@@ -202,14 +210,16 @@ def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None) -> 
         if len(pts) == 0:
             break
         if scene[b].visible[t]:
-            pts = pts[~_segment_hits_box(eye, pts, scene[b], t)]
+            shrink = np.tan(margin) * float(np.linalg.norm(scene[b].position[t] - eye)) if margin > 0 else 0.0
+            pts = pts[~_segment_hits_box(eye, pts, scene[b], t, shrink)]
     return pts
 
 
-def hidden(scene: Scene, name: str, frames, blockers) -> bool:
-    """Whether the object shows no surface point in any of `frames`."""
+def hidden(scene: Scene, name: str, frames, blockers, margin: float = 0.0) -> bool:
+    """Whether the object (grown by `margin` radians, see visible_points) shows no surface point in any of
+    `frames`."""
     loc = local_points(scene[name])
-    return all(len(visible_points(scene, name, int(t), blockers, loc)) == 0 for t in frames)
+    return all(len(visible_points(scene, name, int(t), blockers, loc, margin)) == 0 for t in frames)
 
 
 # ----------------------------------------------------------------------------------------------- physics
