@@ -18,6 +18,7 @@ over frames 40-50 and released (ours: launched at 12-15 m/s so it reaches -4.5 a
 import numpy as np
 
 from voebench.evaluate.baseline.labels import make_labels
+from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_from_axis_angle
 from voebench.generator.params import Choice, Range
@@ -189,7 +190,8 @@ def _violate(scene, p, kind, barrier):
     o = scene["object"]
     first = first_divergence(np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion],
                              tol=1e-3)
-    first = scene.n_frames - 1 if first is None else first
+    if first is None:  # the object reaches the barrier after the video ends (a short --seconds)
+        raise Infeasible("E: the object does not reach the barrier within the video", ("seconds", "push.speed"))
     take_track(scene, twin, "object", first)
     blockers = ("screen",) + tuple(barrier)
     # hidden means: at every frame of the manipulation's events (the divergence and the frame either side, every
