@@ -57,10 +57,20 @@ def t2f(scene: Scene, original_frame: float, first_frame: float = 1.0) -> int:
     return scene.frame((original_frame - first_frame) / ORIGINAL_FPS)
 
 
+MAX_TRAVEL_SPEED = 25.0  # m/s: faster than any object slides or flies here (launched at <= 15, struck at <= 22)
+
+
+def ground_size(seconds: float) -> float:
+    """Side of the square ground (m): the original's 200 m, larger for a video long enough that an object
+    (B slides at a constant 13 m/s) could otherwise leave it and fall (the originals last 2 s)."""
+    return 2.0 * max(100.0, MAX_TRAVEL_SPEED * seconds + 20.0)
+
+
 def stage(scene: Scene) -> None:
     """Ground, background and camera as in the original .blend files."""
     scene.background = BACKGROUND
-    scene.add("ground", "plane", (200.0, 200.0, 0.0), (0.0, 0.0, 0.0), role="floor", color=GROUND_COLOR,
+    size = ground_size(scene.n_frames / scene.fps)
+    scene.add("ground", "plane", (size, size, 0.0), (0.0, 0.0, 0.0), role="floor", color=GROUND_COLOR,
               body=RigidBody("passive", friction=0.5))
     scene.look(CAMERA_EYE, CAMERA_EYE + 30.0 * CAMERA_DIR, fov_deg=VFOV_DEG)
     scene.lights[0].direction = (0.0, 0.0, -1.0)  # the area light points down
