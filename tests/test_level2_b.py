@@ -4,6 +4,7 @@ the physics the scene descriptions rely on, and hidden manipulations are invisib
 import numpy as np
 import pytest
 
+from voebench.errors import Infeasible
 from voebench.generator.kinematics import G
 from voebench.generator.suite import Job, Timing
 from voebench.scenes import REGISTRY
@@ -184,8 +185,9 @@ def test_hidden_violations_have_no_visible_pixels():
 def test_too_short_a_video_is_refused_not_mislabelled(test):
     seed, p = SUITE.sample(test, SUITE.space(test), 0, 0)
     SUITE.make_scene(Job("grasp-l2", test, 0, "plausible", seed, "x"), p, Timing(1, 10))
-    with pytest.raises(RuntimeError, match="render longer videos"):
+    with pytest.raises(Infeasible, match="does not happen within the video") as e:
         SUITE.make_scene(Job("grasp-l2", test, 0, "implausible", seed, "x"), p, Timing(1, 10))
+    assert "seconds" in e.value.keys
 
 
 START_COVER = {"t08_inertia_bounce": ("ball", "start_roof"), "t09_gravity_incline": ("ball", ["panel_left", "panel_right"]),
