@@ -64,7 +64,8 @@ def build(scene, p, condition):
         hidden = np.flatnonzero(hidden_frames(scene, "ball", "occluder", margin=0.02))
         hidden = hidden[hidden > scene.frame(p.start_delay)]
         need(len(hidden) >= 2, "t02: the ball is never completely behind the occluder for 2 frames (too fast for "
-             "the frame rate, or the video ends first)", ("fps", "seconds", "speed", "start_delay", "camera.dx", "camera.dz"))
+             "the frame rate, or the video ends first)",
+             ("fps", "seconds", "speed", "start_delay", "camera.dx", "camera.dz"))
         f = int(hidden[len(hidden) // 2])
         new = hsv_color((hue + p.new_hue_shift) % 1.0, p.ball.saturation, p.ball.value)
         edits.recolor(scene, "ball", f, new, PRINCIPLES, hidden=True)

@@ -81,7 +81,8 @@ def build(scene, p, condition):
         for block in ("occluder_left", "occluder_right"):
             h = np.flatnonzero(hidden_frames(scene, "ball", block, margin=0.02))
             need(len(h) > 0, f"t06: the ball is never completely behind {block} (it stops first, the video ends "
-                 "first, or it passes between two frames)", ("seconds", "fps", "start_delay", "speed", "stop_x", "camera.dx"))
+                 "first, or it passes between two frames)",
+                 ("seconds", "fps", "start_delay", "speed", "stop_x", "camera.dx"))
             runs.append(h)
         first = int(runs[0][len(runs[0]) // 2])
         last = int(runs[1][len(runs[1]) // 2])

@@ -101,9 +101,10 @@ def build(scene, p, condition):
     lowered = move_by(occ, (0, 0, -oh - 0.02), COVER_SPEED, drop, scene.fps)
     look(scene, p, U(3.811, 11.945, -2.309), U(3.811, 11.8, -0.13))
 
+    # both conditions: the pair is built only where the reveal fits the video
+    require(lowered < scene.n_frames, scene, "t10", "the reveal", ("start_delay", "drop_height", "reveal_wait"))
     if condition == "implausible":
         z_hover = FLOOR_TOP + p.hover_gap + r
-        require(lowered < scene.n_frames, scene, "t10", "the reveal", ("start_delay", "drop_height", "reveal_wait"))
         f = int(np.flatnonzero((np.arange(scene.n_frames) > start) & (z <= z_hover))[0])
         ball.position[f:, 2] = z_hover
         need(hidden_frames(scene, "ball", "occluder", margin=0.01)[f:rest + 1].all(),

@@ -159,8 +159,9 @@ def build(scene, p, condition):
     lowered = move_by(occ, (0, 0, -oh - 0.05), COVER_SPEED, drop, scene.fps)
     look(scene, p, U(3.811, 12.109, -2.203), U(3.811, 11.990, -0.130))
 
+    # both conditions: the pair is built only where the reveal fits the video
+    require(lowered < scene.n_frames, scene, "t13", "the reveal", ("start_delay", "speed", "reveal_wait"))
     if condition == "implausible":
-        require(lowered < scene.n_frames, scene, "t13", "the reveal", ("start_delay", "speed", "reveal_wait"))
         first = int(np.flatnonzero(t > t_edge)[0])
         bad = np.stack([xb, np.full_like(xb, BALL_Y), zb], axis=1)
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))

@@ -157,7 +157,8 @@ def build(scene, p, condition):
         differs = [np.any(scene[n].position != good[n][0], axis=1) | np.any(scene[n].quaternion != good[n][1], axis=1)
                    for n in ("ball1", "ball2")]
         changed = np.flatnonzero(differs[0] | differs[1])
-        require(len(changed) > 0 and changed[0] < scene.n_frames - 10, scene, "t14", "the collision", ("start_delay", "angle"))
+        require(len(changed) > 0 and changed[0] < scene.n_frames - 10, scene, "t14", "the collision",
+                ("start_delay", "angle"))
         first = int(changed[0])
         edits.record(scene, PRINCIPLES, "no_transfer", "ball2", first, scene.n_frames - 1)
     look(scene, p, U(3.811, 11.656, -2.544), (X0, U(0, 0, -0.130)[1], FLOOR_TOP + 0.8))  # GRASP aims 1.4 m up

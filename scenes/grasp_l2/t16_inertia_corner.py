@@ -25,8 +25,10 @@ def build(scene, p, condition):
     tray = td.build_tray(scene, p)
     ball, arrive, lift, opened = td.corner_run(scene, p, tray, p.cover_depth)
     td.look_down(scene, p, tray)
+    # both conditions: the pair is built only where the reveal fits the video
+    require(arrive < lift < opened < scene.n_frames, scene, "t16", "the reveal",
+            ("start_delay", "speed", "arrival_speed", "cover_wait"))
     if condition == "implausible":
-        require(arrive < lift < opened < scene.n_frames, scene, "t16", "the reveal", ("start_delay", "speed", "arrival_speed", "cover_wait"))
         other = td.corner(tray, -p.corner, p.ball.diameter / 2)
         frame = (arrive + lift) // 2  # at rest in its corner, the cover not yet moving
         edits.teleport(scene, "ball", frame, tray.world(*other, ball.position[frame, 2]), PRINCIPLES, hidden=True)
