@@ -14,6 +14,7 @@ the edge. c = 0.5 (centre of mass exactly over the edge, outcome decided by nume
 import numpy as np
 
 from voebench.contract.avoe_labels import make_labels
+from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_to_matrix
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
@@ -66,7 +67,9 @@ def build(scene, p, condition):
         if fell(scene) == falls:  # a round bottom (sphere, torus) that still rolls off: it stops where it lands
             o = scene["object"]
             o.position[:], o.quaternion[:] = expected
-            land = next(t for t in range(scene.n_frames) if z_extent(o, t)[0] < TOP_Z + 0.02)
+            land = next((t for t in range(scene.n_frames) if z_extent(o, t)[0] < TOP_Z + 0.02), None)
+            if land is None:
+                raise Infeasible("A: the object does not land on the support within the video", ("seconds",))
             edits.freeze(scene, "object", land, ["support", "gravity"])
 
 
@@ -93,7 +96,8 @@ def shift_center_of_mass(scene, toward_support: bool) -> None:
     o = twin["object"]
     centre = np.array([o.position[t] - quat_to_matrix(o.quaternion[t]) @ delta_local for t in range(scene.n_frames)])
     first = first_divergence(np.c_[obj.position, obj.quaternion], np.c_[centre, o.quaternion], tol=1e-3)
-    first = scene.n_frames - 1 if first is None else first
+    if first is None:  # the shifted centre of mass changes nothing before the video ends (a short --seconds)
+        raise Infeasible("A: the object has not settled on the support within the video", ("seconds",))
     obj.position[first:] = centre[first:]
     obj.quaternion[first:] = o.quaternion[first:]
     edits.record(scene, ["support", "gravity"], "center_of_mass", "object", first, scene.n_frames - 1, hidden=False)

@@ -17,6 +17,7 @@ frame 9 (the original's eased peak, 32 m/s, is beyond what a pushed object does;
 import numpy as np
 
 from voebench.contract.avoe_labels import make_labels
+from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
 from voebench.generator.params import COORDINATE, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
@@ -140,6 +141,7 @@ def _behind_middle(scene) -> list[int]:
 
 def _vanish(scene):
     core = seen_frames(scene)
+    _need_core(core)
     a, b = _window(scene, core)
     hidden = a is not None and b is not None
     a = core[0] if a is None else a
@@ -147,8 +149,15 @@ def _vanish(scene):
     edits.vanish(scene, "object", a, b, ["object permanence"], hidden=hidden)
 
 
+def _need_core(core) -> None:
+    if not core:  # the object reaches the middle part after the video ends (a short --seconds)
+        raise Infeasible("B: the object does not pass behind the screen's middle part within the video",
+                         ("seconds",))
+
+
 def _lift(scene, M, peek):
     core = _behind_middle(scene)
+    _need_core(core)
     a, b = _window(scene, core)
     a = core[0] if a is None else a
     b = core[-1] if b is None else b

@@ -19,6 +19,7 @@ Ours: container 3 cw wide and 2.4 ch tall (the original's FBX box was 2.89 cw x 
 import numpy as np
 
 from voebench.contract.avoe_labels import make_labels
+from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
@@ -239,7 +240,8 @@ def _violate(scene, kind):
     o = scene["object"]
     first = first_divergence(np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion],
                              tol=1e-3)
-    first = scene.n_frames - 1 if first is None else first
+    if first is None:  # the object reaches the container after the video ends (a short --seconds)
+        raise Infeasible("C: the object does not reach the container within the video", ("seconds",))
     take_track(scene, twin, "object", first)
     hid = hidden(scene, "object", range(max(first - 1, 0), first + 1), ("screen",))
     edits.record(scene, ["continuity", "solidity"], kind, "object", first, scene.n_frames - 1, hidden=hid)

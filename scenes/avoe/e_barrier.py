@@ -18,13 +18,14 @@ over frames 40-50 and released (ours: launched at 12-15 m/s so it reaches -4.5 a
 import numpy as np
 
 from voebench.contract.avoe_labels import make_labels
+from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_from_axis_angle
 from voebench.generator.params import COORDINATE, COUNT, INDEX, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, ROD_COLOR, AVOE_SHAPES, UNIT,
-                                        WALL_COLOR, add_object, first_divergence, hidden, object_size,
+from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, PIXEL_MARGIN_RAD, ROD_COLOR,
+                                        AVOE_SHAPES, UNIT, WALL_COLOR, add_object, first_divergence, hidden, object_size,
                                         simulate_variant, stage, take_track, world_points)
 
 CATEGORY = "E"
@@ -43,6 +44,7 @@ SCREEN_Y = -5.0
 # driven into the doorway's edges sank up to 14 mm into the jambs and lintel; a convex hull of the box's 8
 # corners with the generator's 1 mm margin has sharp edges.
 WALL_COLLIDER = "CONVEX_HULL"
+IMPACT_ACC = 9.81 + 2.0  # m/s^2: faster than free fall (or sliding under friction 0.5), a velocity change is an impact
 
 SPACE = {
     "subtype": Choice(["E1", "E2", "E3"], weights=[956, 960, 3084]),
@@ -195,13 +197,37 @@ def _violate(scene, p, kind, barrier):
     o = scene["object"]
     first = first_divergence(np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion],
                              tol=1e-3)
-    first = scene.n_frames - 1 if first is None else first
+    if first is None:  # the object reaches the barrier after the video ends (a short --seconds)
+        raise Infeasible("E: the object does not reach the barrier within the video", ("seconds", "push.speed"))
     take_track(scene, twin, "object", first)
     blockers = ("screen",) + tuple(barrier)
-    hid = hidden(scene, "object", range(max(first - 1, 0), min(first + 2, scene.n_frames)), blockers)
+    # hidden means: at every frame of the manipulation's events (the divergence and the frame either side, every
+    # frame the object is inside the wall, the abrupt stop at an invisible collider), which is what the audit
+    # checks for zero pixels; the screen may already be rising while the object is still inside the wall
+    frames = _event_frames(scene, barrier, first)
+    hid = hidden(scene, "object", frames, blockers, margin=PIXEL_MARGIN_RAD)
     kinds = {"soft": "solid_curtain", "normal": "pass_through"}
     edits.record(scene, ["solidity"], kinds.get(kind, "closed_opening" if passed else "pass_through"), "object",
                  first, scene.n_frames - 1, hidden=hid)
+
+
+def _event_frames(scene, barrier, first: int) -> list[int]:
+    """Frames first-1 .. max(e, first+1), e the last frame from `first` on at which the object overlaps a barrier
+    part or changes velocity faster than gravity or friction can (an impact, e.g. on an invisible collider)."""
+    obj, T = scene["object"], scene.n_frames
+    last = first
+    for t in range(first, T):
+        pts = world_points(obj, t)
+        for name in barrier:
+            b = scene[name]
+            if np.all(np.abs(pts - b.position[t]) < b.dimensions / 2 - 0.005, axis=1).any():
+                last = t
+    acc = np.linalg.norm(np.diff(obj.position, 2, axis=0), axis=1) * scene.fps**2  # at frames 1..T-2
+    hard = np.flatnonzero(acc > IMPACT_ACC) + 1
+    hard = hard[hard >= first]
+    if len(hard):
+        last = max(last, int(hard.max()))
+    return list(range(max(first - 1, 0), min(max(last, first + 1) + 1, T)))
 
 
 def back_face(p) -> float:

@@ -27,6 +27,10 @@ _rx, _rz = np.radians(71.6), np.radians(-16.4)
 CAMERA_DIR = np.array([-np.sin(_rz) * np.sin(_rx), np.cos(_rz) * np.sin(_rx), -np.cos(_rx)])
 HFOV_DEG = float(np.degrees(2 * np.arctan(18.0 / 50.0)))
 VFOV_DEG = float(np.degrees(2 * np.arctan(18.0 / 50.0 * 9.0 / 16.0)))
+# A manipulation recorded as hidden stays hidden when rendered as small as MIN_WIDTH_PX across: the blockers are
+# shrunk by one such pixel (as an angle seen from the camera) before testing that nothing of the object shows.
+MIN_WIDTH_PX = 64
+PIXEL_MARGIN_RAD = float(np.radians(HFOV_DEG) / MIN_WIDTH_PX)
 
 AVOE_SHAPES = ("cube", "cylinder", "torus", "sphere", "cone", "side_cylinder", "inverted_cone")  # names, not primitives
 
@@ -54,10 +58,20 @@ def t2f(scene: Scene, original_frame: float, first_frame: float = 1.0) -> int:
     return scene.frame((original_frame - first_frame) / ORIGINAL_FPS)
 
 
+MAX_TRAVEL_SPEED = 25.0  # m/s: faster than any object slides or flies here (launched at <= 15, struck at <= 22)
+
+
+def ground_size(seconds: float) -> float:
+    """Side of the square ground (m): the original's 200 m, larger for a video long enough that an object
+    (B slides at a constant 13 m/s) could otherwise leave it and fall (the originals last 2 s)."""
+    return 2.0 * max(100.0, MAX_TRAVEL_SPEED * seconds + 20.0)
+
+
 def stage(scene: Scene) -> None:
     """Ground, background and camera as in the original .blend files."""
     scene.background = BACKGROUND
-    scene.add("ground", "plane", (200.0, 200.0, 0.0), (0.0, 0.0, 0.0), role="floor", fixture=True, color=GROUND_COLOR,
+    size = ground_size(scene.n_frames / scene.fps)
+    scene.add("ground", "plane", (size, size, 0.0), (0.0, 0.0, 0.0), role="floor", fixture=True, color=GROUND_COLOR,
               body=RigidBody("passive", friction=0.5))
     scene.look(CAMERA_EYE, CAMERA_EYE + 30.0 * CAMERA_DIR, fov_deg=VFOV_DEG)
     scene.lights[0].direction = (0.0, 0.0, -1.0)  # the area light points down
@@ -169,17 +183,21 @@ def tilt_deg(obj, t: int) -> float:
 # ----------------------------------------------------------------------------------------------- visibility
 
 
-def _segment_hits_box(eye, pts, box, t) -> np.ndarray:
-    """For each point: does the segment eye -> point pass through `box` (an oriented box object) at frame t?
-    (A point on the box's own face is not hidden by it: `end` just short of the point.)"""
+def _segment_hits_box(eye, pts, box, t, shrink: float = 0.0) -> np.ndarray:
+    """For each point: does the segment eye -> point pass through `box` (an oriented box object, made `shrink`
+    m smaller on every side) at frame t? (A point on the box's own face is not hidden by it: `end` just short of
+    the point.)"""
     return segments_hit_box(eye, pts, box.position[t], quat_to_matrix(box.quaternion[t]),
-                            np.maximum(box.dimensions / 2.0, 1e-4), end=1.0 - 1e-6)
+                            np.maximum(box.dimensions / 2.0 - shrink, 1e-4), end=1.0 - 1e-6)
 
 
-def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None) -> np.ndarray:
+def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None, margin: float = 0.0) -> np.ndarray:
     """World surface points of `name` at frame t that the camera sees: inside the 16:9 view, above the ground
     and not behind any of the `blockers` (box objects). If one is unblocked, the object shows some pixels
-    (the first surface along that ray is the object itself). Self-occlusion needs no test for that reason."""
+    (the first surface along that ray is the object itself). Self-occlusion needs no test for that reason.
+    `margin` (radians): every blocker is shrunk on all sides by this angle as seen from the camera (at its
+    centre's distance), so a point hidden with a margin stays hidden when rasterised (a pixel covers a finite
+    angle, and an edge pixel shows whatever lies under part of it)."""
     obj = scene[name]
     if not obj.visible[t]:
         return np.zeros((0, 3))
@@ -195,14 +213,16 @@ def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None) -> 
         if len(pts) == 0:
             break
         if scene[b].visible[t]:
-            pts = pts[~_segment_hits_box(eye, pts, scene[b], t)]
+            shrink = np.tan(margin) * float(np.linalg.norm(scene[b].position[t] - eye)) if margin > 0 else 0.0
+            pts = pts[~_segment_hits_box(eye, pts, scene[b], t, shrink)]
     return pts
 
 
-def hidden(scene: Scene, name: str, frames, blockers) -> bool:
-    """Whether the object shows no surface point in any of `frames`."""
+def hidden(scene: Scene, name: str, frames, blockers, margin: float = 0.0) -> bool:
+    """Whether the object (grown by `margin` radians, see visible_points) shows no surface point in any of
+    `frames`."""
     loc = local_points(scene[name])
-    return all(len(visible_points(scene, name, int(t), blockers, loc)) == 0 for t in frames)
+    return all(len(visible_points(scene, name, int(t), blockers, loc, margin)) == 0 for t in frames)
 
 
 # ----------------------------------------------------------------------------------------------- physics

@@ -8,6 +8,7 @@ A Level 2 scene script provides, besides `SPACE` and `build(scene, p, condition)
     PRINCIPLES = ["gravity"]                     # the principle(s) the implausible video violates
     ASSUMPTION = ""                               # a clause after the observation (test 14: same mass)
     def describe(scene, p, condition) -> str     # the scene in words (text-only control, Section 6)
+    DELAYS = ("start_delay", "hold")             # pause keys, scaled down in videos shorter than 10 s (timing.py)
 
 and, when `condition == "implausible"`, calls one edit of `voebench.generator.edits` so the violation is
 recorded on the scene (and written to the HDF5 `violation` group).
@@ -44,14 +45,24 @@ class GraspLevel2(Suite):
     tests = TESTS
     default_trials = 128
     violated_condition = "implausible"
-    module_contract = {**Suite.module_contract, "NUMBER": int, "OBSERVATION": str, "ASSUMPTION": str,
+    module_contract = {**Suite.module_contract, "NUMBER": int, "OBSERVATION": str, "ASSUMPTION": str, "DELAYS": tuple,
                        "PRINCIPLES": list}
 
     def conditions(self, test, p, options):
         return ["plausible", "implausible"]
 
+    def make_scene(self, job, p, timing):
+        # pauses shrink in videos shorter than GRASP's 10 s (timing.py); the build sees the scaled values
+        return super().make_scene(job, self._timed(job.test, p, timing.n_frames / timing.fps), timing)
+
+    def _timed(self, test, p, seconds):
+        from voebench.scenes.grasp_l2.timing import timed
+
+        return timed(p, self.module(test).DELAYS, seconds)
+
     def entry(self, job, p, scene):
         m = self.module(job.test)
+        p = self._timed(job.test, p, scene.n_frames / scene.fps)  # describe the pauses the video shows
         text = PROMPT.format(observation=m.OBSERVATION, assumption=m.ASSUMPTION)
         return {"test_number": m.NUMBER, "principles": list(m.PRINCIPLES),
                 "prompts": [{"kind": "plausibility", "text": text,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from voebench.generator.kinematics import G, quat_from_axis_angle, quat_multiply
+from voebench.scenes.grasp_l2.timing import within_video
 
 ROLL_FACTOR = 5.0 / 7.0  # a solid sphere rolling without slipping down an incline: a = 5/7 g sin(theta)
 UP = np.array([0.0, 0.0, 1.0])
@@ -84,9 +85,8 @@ __all__ = ["G", "ROLL_FACTOR", "UP", "decelerate", "frame_times", "orientations"
            "rolling_rotations"]
 
 
-def require(ok: bool, scene, test: str, what: str) -> None:
-    """Stop with a clear message when a video is too short for its event (e.g. `--seconds 2`): an implausible
-    video whose violation falls outside it would be mislabelled."""
-    if not ok:
-        raise RuntimeError(f"{test}: {what} does not happen within the video ({scene.n_frames / scene.fps:g} s); "
-                           f"render longer videos (GRASP: 10 s) or shorten start_delay")
+def require(ok: bool, scene, test: str, what: str, keys=("start_delay",)) -> None:
+    """A trial whose event `what` does not happen within the video (e.g. `--seconds 2`) cannot be honoured: an
+    implausible video whose violation falls outside it would be mislabelled. Raises Infeasible naming `seconds`
+    and the drawn `keys` that lengthen the event (see timing.within_video)."""
+    within_video(ok, scene, test, what, keys)

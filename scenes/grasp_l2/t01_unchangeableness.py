@@ -14,6 +14,7 @@ from voebench.generator.params import (
     COORDINATE, COUNT, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, SIGNED_FRACTION, Choice, Domain, Range)
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.timing import need, within_video
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, \
     move_by, room, wood
 
@@ -21,6 +22,7 @@ NUMBER = 1
 OBSERVATION = "the outcome of the experiment"
 ASSUMPTION = ""
 PRINCIPLES = ["unchangeableness"]
+DELAYS = ("start_delay", "hold")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 # The 7 spawn points of the Unity scene (Unity x, z) on the platform, in their order.
 SPAWNS = ((2.907, -0.127), (3.368, -0.639), (4.200, -0.229), (4.702, -0.784), (4.189, -1.243), (3.437, -1.243),
@@ -111,7 +113,10 @@ def build(scene, p, condition):
 
     up = move_by(screen, (0, 0, h), p.screen_speed, scene.frame(p.start_delay), scene.fps)
     down = up + int(round(p.hold * scene.fps))
-    move_by(screen, (0, 0, -h), p.screen_speed, down, scene.fps)
+    lowered = move_by(screen, (0, 0, -h), p.screen_speed, down, scene.fps)
+    # the reveal (screen back down) must fit, in both conditions: 2 h / screen_speed s plus the pauses
+    within_video(lowered < scene.n_frames, scene, "t01", "the screen going down again",
+                 ("start_delay", "screen_speed", "hold"))
     look(scene, p, U(3.811, 12.347, -3.345), U(3.811, 11.699, -0.130))
 
     if condition == "implausible":
@@ -119,8 +124,8 @@ def build(scene, p, condition):
         hidden = np.flatnonzero(hidden_frames(scene, name_k, "screen", margin=0.03)
                                 & hidden_frames(scene, alt.name, "screen", margin=0.03))
         hidden = hidden[(hidden >= up - 1) & (hidden <= down + 1)]
-        if len(hidden) < 2:
-            raise RuntimeError("t01: the screen never hides the object completely; lengthen the video or hold")
+        need(len(hidden) >= 2, "t01: the screen never hides the changed object completely (for 2 frames)",
+             ("hold", "fps", "camera.dx", "camera.dy", "camera.dz"))
         f = int(hidden[len(hidden) // 2])
         if p.change == "color":
             new = hsv_color((hue_k + p.new_hue_shift) % 1.0, p.saturation, p.value)

@@ -14,12 +14,14 @@ from voebench.generator.kinematics import roll
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
 
 NUMBER = 2
 OBSERVATION = "the outcome of the experiment"
 ASSUMPTION = ""
 PRINCIPLES = ["unchangeableness"]
+DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 FLOOR_TOP = U(0, 11.326, 0)[2]
 X0 = U(3.811, 0, 0)[0]  # mirror plane
@@ -64,8 +66,9 @@ def build(scene, p, condition):
     if condition == "implausible":
         hidden = np.flatnonzero(hidden_frames(scene, "ball", "occluder", margin=0.02))
         hidden = hidden[hidden > scene.frame(p.start_delay)]
-        if len(hidden) < 2:
-            raise RuntimeError("t02: the ball is never completely behind the occluder (too fast for the frame rate?)")
+        need(len(hidden) >= 2, "t02: the ball is never completely behind the occluder for 2 frames (too fast for "
+             "the frame rate, or the video ends first)",
+             ("fps", "seconds", "speed", "start_delay", "camera.dx", "camera.dz"))
         f = int(hidden[len(hidden) // 2])
         new = hsv_color((hue + p.new_hue_shift) % 1.0, p.ball.saturation, p.ball.value)
         edits.recolor(scene, "ball", f, new, PRINCIPLES, hidden=True)

@@ -15,19 +15,23 @@ from voebench.generator.kinematics import roll
 from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, look, \
+from voebench.scenes.grasp_l2.timing import need, within_video
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, \
     move_by, room, wood
 
 NUMBER = 3
 OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["solidity", "continuity"]
+DELAYS = ("start_delay", "wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 PLANK_TOP = U(0, 10.957, 0)[2]
 X0 = U(3.702, 0, 0)[0]  # mirror plane
 PATH_UZ = 0.118  # Unity z of the ball's path (middle of the plank)
 START_UX = 1.304
 BARRIER_T = 0.05  # barrier thickness (m)
+BACK_FACE_UZ = 0.315  # Unity z of the back wall's front face
+PLANK_LEFT_UX = 1.202  # Unity x of the plank's left end
 
 SPACE = {
     "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
@@ -53,30 +57,65 @@ def barriers(p):
     return 4.025 + p.inner_offset, 6.177 + p.outer_offset
 
 
+def layout(d: float) -> dict:
+    """The apparatus built around a ball of diameter `d` (m), so that nothing starts inside anything and the
+    cover hides the ball: GRASP's sizes for its 0.2 m ball (and smaller), grown for a larger one. The ball's
+    path moves forward to keep it 3 cm clear of the back wall, and everything in front of it (plank, cover,
+    front panel, start box) moves forward as far; the start box, its lintel, the cover, the barriers and the
+    back wall grow with the ball's height. Returns Unity coordinates and sizes."""
+    r = d / 2
+    path_uz = min(PATH_UZ, BACK_FACE_UZ - r - 0.03)
+    forward = max(0.0, (PATH_UZ - 0.1) - (path_uz - r))  # how much further forward the ball reaches than GRASP's
+    start_ux = max(START_UX, PLANK_LEFT_UX + r + 0.002)  # its centre over the plank
+    lintel_ux = max(1.544, start_ux + r + 0.04)  # the start box's inner side, 3 cm clear of the ball
+    grow = max(0.0, d - 0.2)  # the heights below grow with the ball beyond GRASP's 0.2 m
+    box_h = 0.5 + grow  # start box height above the plank
+    cover_h = 0.45 + grow
+    barrier_h = 0.85 + grow
+    panel_h = 0.6 + grow  # the front panel that hides the dropped cover
+    return {"path_uz": path_uz, "forward": forward, "start_ux": start_ux, "lintel_ux": lintel_ux, "box_h": box_h,
+            "lintel_bottom": d + 0.03, "cover_h": cover_h, "barrier_h": barrier_h, "panel_h": panel_h,
+            "lower_top": 10.457 - grow, "back_h": 1.45 + grow}
+
+
 def build(scene, p, condition):
     room(scene, p)
     d = p.ball.diameter
     r = d / 2
-    wood(scene, "plank", S(5.0, 0.1, 0.5), U(3.702, 10.907, PATH_UZ), p)
-    wood(scene, "lower_plank", S(5.0, 0.1, 0.55), U(3.702, 10.407, PATH_UZ - 0.025), p)
-    wood(scene, "front_panel", S(5.02, 0.6, 0.02), U(3.702, 10.657, -0.175), p)  # hides the dropped cover
-    dark(scene, "back_wall", S(5.02, 1.45, 0.05), U(3.702, 10.357 + 0.725, 0.34))
+    g = layout(d)
+    fw = g["forward"]
+    wood(scene, "plank", S(5.0, 0.1, 0.5 + fw), U(3.702, 10.907, PATH_UZ - fw / 2), p)
+    wood(scene, "lower_plank", S(5.0, 0.1, 0.55 + fw), U(3.702, g["lower_top"] - 0.05, PATH_UZ - 0.025 - fw / 2), p)
+    ph = g["panel_h"]
+    wood(scene, "front_panel", S(5.02, ph, 0.02), U(3.702, 10.957 - ph / 2, -0.175 - fw), p)  # hides the dropped cover
+    back_h = g["back_h"]
+    dark(scene, "back_wall", S(5.02, back_h, 0.05), U(3.702, 10.357 + back_h / 2, 0.34))
     # the start box: front, top and a lintel on the inner side (the ball rolls out under it)
-    wood(scene, "start_front", S(0.9, 0.5, 0.02), U(1.104, 10.957 + 0.25, -0.16), p)
-    wood(scene, "start_top", S(0.9, 0.02, 0.55), U(1.104, 11.457, 0.105), p)
-    wood(scene, "start_lintel", S(0.02, 0.27, 0.55), U(1.544, 11.457 - 0.135, 0.105), p, collider=False)  # 2 cm over the ball
+    bh, lx = g["box_h"], g["lintel_ux"]
+    bw = 0.9 + (lx - 1.544)  # GRASP's 0.9 m box, longer when the lintel moves in
+    bx = 1.104 + (lx - 1.544) / 2
+    wood(scene, "start_front", S(bw, bh, 0.02), U(bx, 10.957 + bh / 2, -0.16 - fw), p)
+    wood(scene, "start_top", S(bw, 0.02, 0.55 + fw), U(bx, 10.957 + bh, 0.105 - fw / 2), p)
+    lh = bh - g["lintel_bottom"]  # from the top down to 3 cm over the ball
+    wood(scene, "start_lintel", S(0.02, lh, 0.55 + fw), U(lx, 10.957 + g["lintel_bottom"] + lh / 2, 0.105 - fw / 2), p,
+         collider=False)
     inner, outer = barriers(p)
+    h_b = g["barrier_h"]
     for name, ux in (("barrier_first", inner), ("barrier_second", outer)):
-        wood(scene, name, S(BARRIER_T, 0.85, 0.5), U(ux, 10.957 + 0.425, PATH_UZ), p, role="barrier")
-    h = 0.45
-    cov = cover(scene, "cover", S(3.0, h, 0.01), U(4.702, 10.957 + h / 2, -0.137))
+        wood(scene, name, S(BARRIER_T, h_b, 0.5 + fw), U(ux, 10.957 + h_b / 2, PATH_UZ - fw / 2), p, role="barrier")
+    h = g["cover_h"]
+    cov = cover(scene, "cover", S(3.0, h, 0.01), U(4.702, 10.957 + h / 2, -0.137 - fw))
 
-    start = U(START_UX, 0, PATH_UZ)
+    start_ux = g["start_ux"]
+    start = U(start_ux, 0, g["path_uz"])
     start[2] = PLANK_TOP + r
     ball = scene.add("ball", "sphere", (d,) * 3, start, role="ball",
                      color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
-    d_first = inner - BARRIER_T / 2 - r - START_UX  # rolled distance when it touches the first barrier
-    d_second = outer - BARRIER_T / 2 - r - START_UX
+    d_first = inner - BARRIER_T / 2 - r - start_ux  # rolled distance when it touches the first barrier
+    d_second = outer - BARRIER_T / 2 - r - start_ux
+    need(d_first > 0 and d_second > d_first + 2 * r + BARRIER_T,
+         "t03: the ball does not fit between the start box and the first barrier, or between the barriers",
+         ("ball.diameter", "inner_offset", "outer_offset"))
     a = min(p.deceleration, p.speed**2 * (1 - 0.6**2) / (2 * d_second))
     f0 = scene.fps
     go = scene.frame(p.start_delay)
@@ -86,12 +125,21 @@ def build(scene, p, condition):
     # the cover drops at the same time in both conditions: `wait` after the ball would reach the second barrier
     v1 = np.sqrt(p.speed**2 - 2 * a * d_second)
     arrive = go + (p.speed - v1) / a * f0
-    move_by(cov, (0, 0, -h), p.cover_speed, int(np.ceil(arrive + p.wait * f0)), f0)
+    lowered = move_by(cov, (0, 0, -h), p.cover_speed, int(np.ceil(arrive + p.wait * f0)), f0)
+    within_video(lowered < scene.n_frames, scene, "t03", "the reveal", ("start_delay", "speed", "wait", "cover_speed"))
     look(scene, p, U(3.702, 11.726, -2.735), U(3.702, 10.957, 0.118))
 
     if condition == "implausible":
+        # from the first frame it is past the first barrier's face (where the pair starts to differ; at a low frame
+        # rate it may have passed it completely between two frames) to the last frame it overlaps the barrier
+        past = np.flatnonzero(s > d_first + 1e-9)
         overlap = np.flatnonzero((s > d_first + 1e-9) & (s < d_first + 2 * r + BARRIER_T))
-        edits.record(scene, PRINCIPLES, "pass_through", "ball", overlap[0], overlap[-1], hidden=True)
+        first = int(past[0])
+        last = max(first, int(overlap[-1]) if len(overlap) else first)
+        need(hidden_frames(scene, "ball", "cover", margin=0.0)[first:last + 1].all(),
+             "t03: the cover does not hide the ball where it passes through the barrier",
+             ("ball.diameter", "camera.dz", "camera.dx"))
+        edits.record(scene, PRINCIPLES, "pass_through", "ball", first, last, hidden=True)
     finish(scene, p, X0)
 
 

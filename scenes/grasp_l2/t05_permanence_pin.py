@@ -17,9 +17,11 @@ units/s. Coordinates via apparatus.U.
 import numpy as np
 
 from voebench.generator import edits
+from voebench.generator.audit import MAX_SPEED
 from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.timing import need, within_video
 from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, dark, finish, look, \
     move_by, smooth_profile, room, wood
 
@@ -27,6 +29,7 @@ NUMBER = 5
 OBSERVATION = "the location of the cube"
 ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
+DELAYS = ("start_delay", "pin_delay", "pin.pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.728, 0, 0)[0]  # mirror plane
 SHELF_TOP = U(0, 11.79, 0)[2]
@@ -102,6 +105,13 @@ def build(scene, p, condition):
     cube.position[:, 0] = pushed
     look(scene, p, U(CAM_UX, 13.191, -3.650), U(CAM_UX, 12.539, -0.130))
 
+    within_video(back < T, scene, "t05", "the pin's push", ("start_delay", "pin_delay", "occluder.speed", "pin.speed"))
+    # the implausible cube jumps from the right occluder's place to the left one's in one frame; below
+    # MAX_SPEED / jump frames per second that is indistinguishable (to the audit, and to a model at that frame
+    # rate) from the cube being launched from rest, so the teleport would not be a teleport
+    jump = abs(x_right_end - pushed[min(push, T - 1)])
+    need(jump * fps > MAX_SPEED, f"t05: a {jump:.1f} m jump in one frame at {fps:g} fps is no faster than a real "
+         f"motion ({MAX_SPEED:g} m/s)", ("fps",))
     if condition == "implausible":
         cube.position[:push, 0] = x_right_end  # stood between the occluders until the pin starts
         # The pair differs from frame 0 (where the cube stands), so the record's window starts there and ends

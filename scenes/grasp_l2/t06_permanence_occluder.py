@@ -22,12 +22,14 @@ from voebench.generator.kinematics import roll
 from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
 
 NUMBER = 6
 OBSERVATION = "the trajectory of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
+DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]  # mirror plane
 FLOOR_TOP = U(0, 11.326, 0)[2]
@@ -82,8 +84,9 @@ def build(scene, p, condition):
         runs = []
         for block in ("occluder_left", "occluder_right"):
             h = np.flatnonzero(hidden_frames(scene, "ball", block, margin=0.02))
-            if len(h) == 0:
-                raise RuntimeError(f"t06: the ball is never completely behind {block}")
+            need(len(h) > 0, f"t06: the ball is never completely behind {block} (it stops first, the video ends "
+                 "first, or it passes between two frames)",
+                 ("seconds", "fps", "start_delay", "speed", "stop_x", "camera.dx"))
             runs.append(h)
         first = int(runs[0][len(runs[0]) // 2])
         last = int(runs[1][len(runs[1]) // 2])

@@ -17,6 +17,7 @@ from voebench.generator.kinematics import rotate_about
 from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.timing import need, within_video
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, S, U, camera_space, dark, finish, hidden_frames, look, \
     room, wood
 
@@ -24,6 +25,7 @@ NUMBER = 7
 OBSERVATION = "the trajectory of the rotating plank"
 ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
+DELAYS = ("start_delay", "pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.745, 0, 0)[0]  # mirror plane (the camera looks from the right; mirroring moves it to the left)
 TOP = U(0, 11.66, 0)[2]  # platform top
@@ -78,6 +80,9 @@ def build(scene, p, condition):
     go = scene.frame(p.start_delay)
     target = contact_angle(h) if condition == "plausible" else 180.0
     a = angles(scene.n_frames, scene.fps, go, p.speed, target, p.pause)
+    # the implausible plank turns 180 deg over and back: the pair is built only where that fits the video
+    within_video(go + (2 * 180.0 / p.speed + p.pause) * scene.fps < scene.n_frames, scene, "t07",
+                 "the plank's turn over and back", ("start_delay", "speed", "pause"))
     # turning about -x lifts the front edge up and over toward the back
     rotate_about(plank, hinge, (-1.0, 0.0, 0.0), np.radians(a))
     look(scene, p, U(4.330, 12.950, -5.001), U(2.995, 11.665, -1.672))
@@ -90,8 +95,8 @@ def build(scene, p, condition):
         peak = int(np.argmax(a))
         up = np.flatnonzero(hidden[:peak] & (a[:peak] < c - 1.0))
         down = np.flatnonzero(hidden[peak:] & (a[peak:] < c - 1.0)) + peak
-        if len(up) == 0 or len(down) == 0:
-            raise RuntimeError("t07: the upright plank never hides the object completely (camera too high?)")
+        need(len(up) > 0 and len(down) > 0, "t07: the upright plank never hides the object completely, on the way "
+             "up and on the way down", ("object.height", "camera.dz", "fps"))
         up_run = np.split(up, np.flatnonzero(np.diff(up) > 1) + 1)[-1]  # the last contiguous run on the way up
         down_run = np.split(down, np.flatnonzero(np.diff(down) > 1) + 1)[0]  # the first one on the way down
         # vanish and reappear in the middle of those runs, so the frames around both moments are hidden too

@@ -21,6 +21,7 @@ NUMBER = 8
 OBSERVATION = "the trajectory of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
+DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 SPACE = {
     # deg, angle between the ball's path and the white line (deflection angle)
@@ -74,7 +75,7 @@ def build(scene, p, condition):
     ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, UP, r))
     if condition == "implausible":
         bad, _, _ = track(scene, p, tray, reflect=False)
-        require(np.any(s[:-1] > to_wall), scene, "t08", "the bounce")
+        require(np.any(s[:-1] > to_wall), scene, "t08", "the bounce", ("start_delay", "speed", "speed_loss"))
         first = int(np.flatnonzero(s > to_wall)[0])
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
         edits.replace_track(scene, "ball", first, bad[first:], quat[first:], PRINCIPLES, kind="reverse")

@@ -26,6 +26,7 @@ NUMBER = 9
 OBSERVATION = "the trajectory of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["gravity"]
+DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
 FLOOR_TOP = U(0, 10.326, 0)[2]
@@ -100,7 +101,8 @@ def build(scene, p, condition):
     ball.visible[:start] = False  # it comes into existence behind the left panel
     if condition == "implausible":
         up, _ = roll_track(scene, p, False, start)
-        require(up[-1, 2] > up[0, 2] + 0.5 * (geometry(p)[0][1] - FLOOR_TOP), scene, "t09", "the climb up the plank")
+        require(up[-1, 2] > up[0, 2] + 0.5 * (geometry(p)[0][1] - FLOOR_TOP), scene, "t09", "the climb up the plank",
+                ("start_delay", "angle"))
         quat = orientations(ball.quaternion[0], rolling_rotations(up, n, r))
         edits.replace_track(scene, "ball", start, up[start:], quat[start:], PRINCIPLES, kind="rolls_uphill")
     look(scene, p, U(3.811, 11.726, -2.257), U(3.811, 11.726, -0.130))

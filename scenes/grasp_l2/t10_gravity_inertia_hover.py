@@ -18,6 +18,7 @@ from voebench.generator.kinematics import G
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.motion import require
 from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
     look, move_by, room, wood
@@ -26,6 +27,7 @@ NUMBER = 10
 OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["gravity", "inertia"]
+DELAYS = ("start_delay", "reveal_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]
 FLOOR_TOP = U(0, 11.228, 0)[2]
@@ -103,13 +105,14 @@ def build(scene, p, condition):
     lowered = move_by(occ, (0, 0, -oh - 0.02), COVER_SPEED, drop, scene.fps)
     look(scene, p, U(3.811, 11.945, -2.309), U(3.811, 11.8, -0.13))
 
+    # both conditions: the pair is built only where the reveal fits the video
+    require(lowered < scene.n_frames, scene, "t10", "the reveal", ("start_delay", "drop_height", "reveal_wait"))
     if condition == "implausible":
         z_hover = FLOOR_TOP + p.hover_gap + r
-        require(lowered < scene.n_frames, scene, "t10", "the reveal")
         f = int(np.flatnonzero((np.arange(scene.n_frames) > start) & (z <= z_hover))[0])
         ball.position[f:, 2] = z_hover
-        if not hidden_frames(scene, "ball", "occluder", margin=0.01)[f:rest + 1].all():
-            raise RuntimeError("t10: the occluder does not hide the ball where it stops; narrow hover_gap/camera")
+        need(hidden_frames(scene, "ball", "occluder", margin=0.01)[f:rest + 1].all(),
+             "t10: the occluder does not hide the ball where it stops", ("hover_gap", "camera.dz", "camera.dx"))
         edits.record(scene, PRINCIPLES, "freeze", "ball", f, rest, hidden=True)
     finish(scene, p, X0)
 

@@ -24,6 +24,7 @@ NUMBER = 11
 OBSERVATION = "the trajectory of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["gravity", "inertia"]
+DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]
 FLOOR_TOP = U(0, 10.326, 0)[2]
@@ -121,7 +122,7 @@ def build(scene, p, condition):
     ball.quaternion[:] = orientations(ball.quaternion[0], rot)
 
     if condition == "implausible":
-        require(past + 10 < scene.n_frames, scene, "t11", "the ball passing the edge")
+        require(past + 10 < scene.n_frames, scene, "t11", "the ball passing the edge", ("start_delay", "speed"))
         bad = pos.copy()
         x_end = WALL_RIGHT - r
         if p.implausible == "float":  # no gravity: on at the edge speed and height until the end wall
@@ -135,7 +136,7 @@ def build(scene, p, condition):
         else:  # stops dead once clear of the edge, drops straight down, stays where it lands
             stop_x = edge + r + 0.02
             beyond = np.flatnonzero(edge + v_edge * np.clip(t_all[past:] - t1, 0, None) >= stop_x)
-            require(len(beyond) > 0, scene, "t11", "the ball clearing the edge")
+            require(len(beyond) > 0, scene, "t11", "the ball clearing the edge", ("start_delay", "speed"))
             f_stop = past + int(beyond[0])
             tau_stop = (stop_x - edge) / v_edge
             bad[past:f_stop, 0] = edge + v_edge * (t_all[past:f_stop] - t1)

@@ -23,6 +23,7 @@ NUMBER = 12
 OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["continuity"]
+DELAYS = ("start_delay", "cover_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 SPACE = {
     **td.CORNER_SPACE,
@@ -43,8 +44,10 @@ def build(scene, p, condition):
     scene.add("plank", "box", (length, k.thickness, k.height), pos, quaternion=quat, role="plank", fixture=True,
               color=td.wood_tint(p), texture={"pattern": "wood", "seed": int(p.wood_seed)})
     td.look_down(scene, p, tray)
+    # both conditions: the pair is built only where the reveal fits the video
+    require(arrive < lift < opened < scene.n_frames, scene, "t12", "the reveal",
+            ("start_delay", "speed", "arrival_speed", "cover_wait"))
     if condition == "implausible":
-        require(arrive < lift < opened < scene.n_frames, scene, "t12", "the reveal")
         frame = (arrive + lift) // 2  # the ball at rest in its corner, the cover not yet moving
         pos, quat = td.plank_pose(tray, p.corner, k.leg, k.thickness, k.height)
         plank = scene["plank"]

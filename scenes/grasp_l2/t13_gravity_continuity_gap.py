@@ -20,6 +20,7 @@ from voebench.generator.kinematics import G
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
     look, move_by, room, wood
 from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge, require, rolling_rotations
@@ -28,6 +29,7 @@ NUMBER = 13
 OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["gravity", "continuity"]
+DELAYS = ("start_delay", "reveal_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]
 LOWER_TOP = U(0, 11.328, 0)[2]
@@ -62,6 +64,8 @@ def plausible_path(p, t):
     x0, x_end = LEFT + r + 0.02, RIGHT - r
     dec = p.rolling_resistance
     t = np.clip(np.asarray(t, float), 0.0, None)
+    need(p.speed**2 > 2 * dec * (GAP_LEFT - x0), "t13: the ball stops before it reaches the gap",
+         ("speed", "rolling_resistance"))
     v_edge = np.sqrt(p.speed**2 - 2 * dec * (GAP_LEFT - x0))
     t_edge = (p.speed - v_edge) / dec
     piv_t, piv_phi = over_the_edge(v_edge, r)
@@ -73,8 +77,7 @@ def plausible_path(p, t):
     t_land = t_sep + (vz + np.sqrt(vz**2 + 2 * G * (cz - LOWER_TOP - r))) / G
     x_land = cx + vx * (t_land - t_sep)
     disc = vx**2 - 2 * dec * (x_end - x_land)
-    if disc <= 0:
-        raise ValueError("t13: the ball stops before the end wall; raise speed or lower rolling_resistance")
+    need(disc > 0, "t13: the ball stops before the end wall", ("speed", "rolling_resistance"))
     t_wall = t_land + (vx - np.sqrt(disc)) / dec
     x, z = np.empty_like(t), np.empty_like(t)
     on_top, pivot, fly, below = t <= t_edge, (t > t_edge) & (t <= t_sep), (t > t_sep) & (t <= t_land), t > t_land
@@ -95,6 +98,8 @@ def crossing_path(p, t):
     x0, x_end = LEFT + r + 0.02, RIGHT - r
     dec = p.rolling_resistance
     t = np.clip(np.asarray(t, float), 0.0, None)
+    need(p.speed**2 > 2 * dec * (x_end - x0), "t13: the implausible ball stops before the end wall",
+         ("speed", "rolling_resistance"))
     t_wall = (p.speed - np.sqrt(p.speed**2 - 2 * dec * (x_end - x0))) / dec
     tc = np.minimum(t, t_wall)
     return x0 + p.speed * tc - 0.5 * dec * tc**2, np.full_like(t, UPPER_TOP + r), t_wall
@@ -139,8 +144,8 @@ def build(scene, p, condition):
     start = scene.frame(p.start_delay)
     t = (np.arange(scene.n_frames) - start) / scene.fps
     x, z, t_edge, t_sep, t_land, t_wall, spin = plausible_path(p, t)
-    if not clears_gap(p):
-        raise ValueError("t13: the falling ball would touch an edge of the gap; widen the gap or slow the ball")
+    # a fast ball flies over the gap (or hits its far edge): the plausible event, falling in, cannot happen
+    need(clears_gap(p), "t13: the falling ball would touch an edge of the gap", ("speed", "gap"))
     pos = np.stack([x, np.full_like(x, BALL_Y), z], axis=1)
     ball = scene.add("ball", "sphere", (2 * r,) * 3, pos[0], role="ball",
                      color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
@@ -157,15 +162,16 @@ def build(scene, p, condition):
     lowered = move_by(occ, (0, 0, -oh - 0.05), COVER_SPEED, drop, scene.fps)
     look(scene, p, U(3.811, 12.109, -2.203), U(3.811, 11.990, -0.130))
 
+    # both conditions: the pair is built only where the reveal fits the video
+    require(lowered < scene.n_frames, scene, "t13", "the reveal", ("start_delay", "speed", "reveal_wait"))
     if condition == "implausible":
-        require(lowered < scene.n_frames, scene, "t13", "the reveal")
         first = int(np.flatnonzero(t > t_edge)[0])
         bad = np.stack([xb, np.full_like(xb, BALL_Y), zb], axis=1)
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
         ball.position[first:], ball.quaternion[first:] = bad[first:], quat[first:]
         last = max(rest, first)
-        if not hidden_frames(scene, "ball", "occluder", margin=0.005)[first:last + 1].all():
-            raise RuntimeError("t13: the occluder does not hide the ball over the gap; check the camera offsets")
+        need(hidden_frames(scene, "ball", "occluder", margin=0.005)[first:last + 1].all(),
+             "t13: the occluder does not hide the ball over the gap", ("camera.dx", "camera.dz"))
         edits.record(scene, PRINCIPLES, "crosses_gap", "ball", first, last, hidden=True)
     finish(scene, p, X0)
 

@@ -16,6 +16,7 @@ has mass 1000. Built unmirrored (incline on the left), then `apparatus.finish` m
 
 import numpy as np
 
+from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import G, quat_from_axis_angle
 from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, Fixed, Range
@@ -28,6 +29,7 @@ NUMBER = 14
 OBSERVATION = "the interaction between the balls"
 ASSUMPTION = ", assuming they are of the same mass"  # the one prompt with an extra clause (supplementary Section 2)
 PRINCIPLES = ["collision"]
+DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
 FLOOR_TOP = U(0, 10.326, 0)[2]
@@ -158,13 +160,14 @@ def build(scene, p, condition):
         differs = [np.any(scene[n].position != good[n][0], axis=1) | np.any(scene[n].quaternion != good[n][1], axis=1)
                    for n in ("ball1", "ball2")]
         changed = np.flatnonzero(differs[0] | differs[1])
-        require(len(changed) > 0 and changed[0] < scene.n_frames - 10, scene, "t14", "the collision")
+        require(len(changed) > 0 and changed[0] < scene.n_frames - 10, scene, "t14", "the collision",
+                ("start_delay", "angle"))
         first = int(changed[0])
         edits.record(scene, PRINCIPLES, "no_transfer", "ball2", first, scene.n_frames - 1)
     look(scene, p, U(3.811, 11.656, -2.544), (X0, U(0, 0, -0.130)[1], FLOOR_TOP + 0.8))  # GRASP aims 1.4 m up
     finish(scene, p, X0)
     if start > 0 and not hidden_frames(scene, "ball1", "panel_left", margin=0.02)[start]:
-        raise RuntimeError("t14: the ball would come into existence in view; narrow the camera offsets")
+        raise Infeasible("t14: the ball would come into existence in view", ("camera.dx", "camera.dz"))
 
 
 def describe(scene, p, condition):

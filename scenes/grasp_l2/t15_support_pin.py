@@ -25,6 +25,7 @@ NUMBER = 15
 OBSERVATION = "the final position of the top cube"
 ASSUMPTION = ""
 PRINCIPLES = ["support", "gravity"]
+DELAYS = ("start_delay", "pin.pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.728, 0, 0)[0]  # mirror plane
 TABLE_TOP = U(0, 11.794, 0)[2]

@@ -18,6 +18,7 @@ NUMBER = 16
 OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
+DELAYS = ("start_delay", "cover_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 # cover_depth: m of the tray's far end under the cover
 SPACE = {**td.CORNER_SPACE, "cover_depth": Fixed(1.5, domain=POSITIVE), **VISUAL}
@@ -27,8 +28,10 @@ def build(scene, p, condition):
     tray = td.build_tray(scene, p)
     ball, arrive, lift, opened = td.corner_run(scene, p, tray, p.cover_depth)
     td.look_down(scene, p, tray)
+    # both conditions: the pair is built only where the reveal fits the video
+    require(arrive < lift < opened < scene.n_frames, scene, "t16", "the reveal",
+            ("start_delay", "speed", "arrival_speed", "cover_wait"))
     if condition == "implausible":
-        require(arrive < lift < opened < scene.n_frames, scene, "t16", "the reveal")
         other = td.corner(tray, -p.corner, p.ball.diameter / 2)
         frame = (arrive + lift) // 2  # at rest in its corner, the cover not yet moving
         edits.teleport(scene, "ball", frame, tray.world(*other, ball.position[frame, 2]), PRINCIPLES, hidden=True)

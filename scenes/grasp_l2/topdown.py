@@ -18,6 +18,7 @@ from voebench.generator.params import (
 from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, hsv_color, room, table
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, background_color, wood_tint
 from voebench.scenes.grasp_l2.motion import UP, orientations, polyline, rolling_rotations
+from voebench.scenes.grasp_l2.timing import need
 
 SIZE = 5.0  # outer size of the tray, m
 WALL_T = 0.1  # wall thickness
@@ -150,6 +151,9 @@ def corner_run(scene, p, tray: Tray, cover_depth: float):
     under the end cover, which then slides away. Returns (ball, arrival frame, frame the cover starts
     moving, frame the far end is uncovered)."""
     r = p.ball.diameter / 2
+    # beyond +-1 of the half width the ball would start inside a side wall
+    need(abs(p.start) <= 1.0, f"the ball's start {p.start:.2f} (fraction of the half width) is outside the tray",
+         ("start",))
     start = np.array([-INNER + 0.25, p.start * (INNER - r - 0.1)])
     goal = corner(tray, p.corner, r)
     ball = add_ball(scene, p, tray, *start)
