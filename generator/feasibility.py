@@ -83,7 +83,7 @@ def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None =
                 continue  # another sub-type's trial
             probe.draws += 1
             try:
-                _, rejection = check_draw(suite, trial, draw(suite, space, trial, 0), cfg, space, 0, workdir)
+                _, _, rejection = check_draw(suite, trial, draw(suite, space, trial, 0), cfg, space, 0, workdir)
             except Exception as e:  # noqa: BLE001 (any error building a probe trial is re-raised as a GeneratorBug)
                 raise GeneratorBug(
                     f"{suite.name}/{test}: building trial {index} failed with {type(e).__name__}: {e}",

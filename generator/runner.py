@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 
 from voebench import __version__
+from voebench.errors import Infeasible
 from voebench.generator.params import Space
 from voebench.generator.output import (  # noqa: F401  (re-exported: the output folder's API lived here)
     entry_from_h5,
@@ -121,7 +122,12 @@ def plan_trials(cfg: RunConfig, suite: Suite) -> list[Trial]:
 def first_trial(suite: Suite, test: str, space: Space, cfg: RunConfig, index: int) -> Trial:
     seed = suite.trial_seed(test, cfg.base_seed, index)
     p = suite.draw(test, space, seed, index)
-    conditions = tuple(suite.conditions(test, p, {**cfg.options, "seed": seed}))
+    try:
+        conditions = tuple(suite.conditions(test, p, {**cfg.options, "seed": seed}))
+    except Infeasible:
+        if suite.paired():
+            raise
+        conditions = ("",)  # one video, labelled by the draw the gate keeps
     return Trial(suite.name, test, index, seed, conditions, suite.paired())
 
 

@@ -22,6 +22,7 @@ and the HDF5 (`attempt`, `rejected`), and per test in `dataset.json` (`acceptanc
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import json
 import os
@@ -117,23 +118,29 @@ def draw(suite: Suite, space: Space, trial: Trial, attempt: int) -> Params:
 
 def check_draw(
     suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Space, attempt: int, workdir: str
-) -> tuple[dict, Rejection | None]:
-    """Build every condition from `p` and run every check that needs no pixels. Returns the scenes (by
-    condition) and None, or the rejection."""
-    conditions = tuple(suite.conditions(trial.test, p, {**cfg.options, "seed": trial.seed}))
-    if conditions != trial.conditions:
-        return {}, Rejection(
+) -> tuple[Trial, dict, Rejection | None]:
+    """Build every condition from `p` and run every check that needs no pixels. Returns the trial as this draw
+    makes it (an unpaired trial's one video is labelled by its draw), its scenes by condition, and None or the
+    rejection."""
+    try:
+        conditions = tuple(suite.conditions(trial.test, p, {**cfg.options, "seed": trial.seed}))
+    except Infeasible as e:
+        return trial, {}, Rejection(attempt, "infeasible", e.reason, e.keys)
+    if not suite.paired():  # one video, whose condition is its label (Level 1): the kept draw's
+        trial = dataclasses.replace(trial, conditions=conditions)
+    elif conditions != trial.conditions:  # the videos of a pair are fixed by the first draw (AVoE sub-type)
+        return trial, {}, Rejection(
             attempt,
             "conditions",
             f"the draw is a {list(conditions) or 'different'} trial "
-            f"(another label or sub-type), not {list(trial.conditions)}",
+            f"(another sub-type or split), not {list(trial.conditions)}",
         )
     scenes = {}
     try:
         for job in trial.jobs:
             scenes[job.condition] = suite.make_scene(job, p, cfg.timing)
     except Infeasible as e:
-        return {}, Rejection(attempt, "infeasible", e.reason, e.keys)
+        return trial, {}, Rejection(attempt, "infeasible", e.reason, e.keys)
     files = []
     for job in trial.jobs:
         entry = manifest_entry(cfg, suite, job, p, scenes[job.condition], space, attempt, [])
@@ -151,9 +158,9 @@ def check_draw(
         )
         files.append((entry, path))
         for problem in suite.statement_problems(job, p, scenes[job.condition], entry, cfg.width, cfg.height):
-            return {}, Rejection(attempt, "statement", str(problem), getattr(problem, "keys", ()))
+            return trial, {}, Rejection(attempt, "statement", str(problem), getattr(problem, "keys", ()))
     rejection = audit_files(files, attempt)
-    return (scenes, None) if rejection is None else ({}, rejection)
+    return (trial, scenes, None) if rejection is None else (trial, {}, rejection)
 
 
 def audit_files(files: list, attempt: int) -> Rejection | None:
@@ -187,9 +194,9 @@ def produce_trial(
     try:
         for attempt in range(first_attempt, MAX_ATTEMPTS):
             p = draw(suite, space, trial, attempt)
-            scenes, rejection = check_draw(suite, trial, p, cfg, space, attempt, workdir)
+            drawn, scenes, rejection = check_draw(suite, trial, p, cfg, space, attempt, workdir)
             if rejection is None:
-                result, rejection = _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections)
+                result, rejection = _write_trial(drawn, cfg, suite, space, p, scenes, attempt, rejections)
                 if rejection is None:
                     result.seconds = time.perf_counter() - t0
                     return result

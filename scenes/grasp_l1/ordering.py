@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 
+from voebench.errors import Infeasible
 from voebench.generator.params import ANGLE, COORDINATE, COUNT, FOV, POSITIVE, SEED, Balanced, Fixed, Pool, Range
 from voebench.scenes.common import COLORS, pitched, table_room
 
@@ -29,7 +30,8 @@ def arrangement(p):
     """The objects left to right: `count` distinct (colour, shape) pairs drawn by `p.arrangement`."""
     pairs = list(itertools.product(p.colors, p.shapes))
     if len(pairs) < p.count:
-        raise ValueError(f"ordering: {p.count} distinct objects cannot be drawn from {len(pairs)} colour-shape pairs")
+        raise Infeasible(f"{p.count} distinct objects cannot be drawn from {len(pairs)} colour-shape pairs",
+                         ("colors", "shapes", "count"))
     rng = np.random.default_rng(p.arrangement)
     picks = rng.choice(len(pairs), size=p.count, replace=False)
     return [pairs[i] for i in picks]
