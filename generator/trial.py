@@ -129,11 +129,15 @@ def check_draw(
     if not suite.paired():  # one video, whose condition is its label (Level 1): the kept draw's
         trial = dataclasses.replace(trial, conditions=conditions)
     elif conditions != trial.conditions:  # the videos of a pair are fixed by the first draw (AVoE sub-type)
-        return trial, {}, Rejection(
-            attempt,
-            "conditions",
-            f"the draw is a {list(conditions) or 'different'} trial "
-            f"(another sub-type or split), not {list(trial.conditions)}",
+        return (
+            trial,
+            {},
+            Rejection(
+                attempt,
+                "conditions",
+                f"the draw is a {list(conditions) or 'different'} trial "
+                f"(another sub-type or split), not {list(trial.conditions)}",
+            ),
         )
     scenes = {}
     try:

@@ -14,8 +14,13 @@ from voebench.generator.scene import RigidBody, Scene
 
 # Pure colours, linear RGB (the GRASP originals use pure primaries).
 COLORS = {
-    "red": (1.0, 0.0, 0.0), "green": (0.0, 1.0, 0.0), "blue": (0.0, 0.0, 1.0), "black": (0.0, 0.0, 0.0),
-    "white": (1.0, 1.0, 1.0), "yellow": (1.0, 1.0, 0.0), "purple": (0.5, 0.0, 0.5),
+    "red": (1.0, 0.0, 0.0),
+    "green": (0.0, 1.0, 0.0),
+    "blue": (0.0, 0.0, 1.0),
+    "black": (0.0, 0.0, 0.0),
+    "white": (1.0, 1.0, 1.0),
+    "yellow": (1.0, 1.0, 0.0),
+    "purple": (0.5, 0.0, 0.5),
 }
 POLE_GREY = (0.086, 0.087, 0.087)  # GRASP's dark "Pole" material (back panels, the black barrier, tray floor)
 WOODS = ("wood",)
@@ -35,32 +40,73 @@ def hsv_color(h: float, s: float, v: float):
     return tuple(float(x) for x in srgb_to_linear(colorsys.hsv_to_rgb(h, s, v)))
 
 
-def room(scene: Scene, floor_z: float, wall_color=(0.59, 0.55, 0.47), walls=("left", "right", "back", "front"),
-         wall_texture_seed: int = 0, floor_seed: int = 0) -> None:
+def room(
+    scene: Scene,
+    floor_z: float,
+    wall_color=(0.59, 0.55, 0.47),
+    walls=("left", "right", "back", "front"),
+    wall_texture_seed: int = 0,
+    floor_seed: int = 0,
+) -> None:
     """Parquet floor and plaster walls (10 m high, 1 m thick) around an 18 m square room."""
-    scene.add("floor", "box", (20.0, 20.0, 1.0), (0.0, 0.0, floor_z - 0.5), role="floor", fixture=True,
-              color=(0.55, 0.38, 0.22), texture={"pattern": "parquet", "seed": floor_seed},
-              body=RigidBody("passive", friction=0.6))
+    scene.add(
+        "floor",
+        "box",
+        (20.0, 20.0, 1.0),
+        (0.0, 0.0, floor_z - 0.5),
+        role="floor",
+        fixture=True,
+        color=(0.55, 0.38, 0.22),
+        texture={"pattern": "parquet", "seed": floor_seed},
+        body=RigidBody("passive", friction=0.6),
+    )
     h, zc = 10.0, floor_z + 5.0
-    spec = {"left": ((1.0, 20.0, h), (-ROOM_HALF - 0.5, 0.0, zc)), "right": ((1.0, 20.0, h), (ROOM_HALF + 0.5, 0.0, zc)),
-            "back": ((18.0, 1.0, h), (0.0, ROOM_HALF + 0.5, zc)), "front": ((18.0, 1.0, h), (0.0, -ROOM_HALF - 0.5, zc))}
+    spec = {
+        "left": ((1.0, 20.0, h), (-ROOM_HALF - 0.5, 0.0, zc)),
+        "right": ((1.0, 20.0, h), (ROOM_HALF + 0.5, 0.0, zc)),
+        "back": ((18.0, 1.0, h), (0.0, ROOM_HALF + 0.5, zc)),
+        "front": ((18.0, 1.0, h), (0.0, -ROOM_HALF - 0.5, zc)),
+    }
     for name in walls:
         dims, pos = spec[name]
-        scene.add(f"wall_{name}", "box", dims, pos, role="wall", fixture=True, color=wall_color,
-                  texture={"pattern": "plaster", "seed": wall_texture_seed})
+        scene.add(
+            f"wall_{name}",
+            "box",
+            dims,
+            pos,
+            role="wall",
+            fixture=True,
+            color=wall_color,
+            texture={"pattern": "plaster", "seed": wall_texture_seed},
+        )
 
 
 def table(scene: Scene, size=TABLE_SIZE, height: float = TABLE_HEIGHT, texture_seed: int = 1) -> None:
     """A wooden table whose top surface is z = 0, centred on the origin, standing on the floor."""
     top = 0.1
-    scene.add("table", "box", (size[0], size[1], top), (0.0, 0.0, -top / 2), role="table", fixture=True,
-              color=(0.45, 0.28, 0.15), texture={"pattern": "wood", "seed": texture_seed},
-              body=RigidBody("passive", friction=0.5))
+    scene.add(
+        "table",
+        "box",
+        (size[0], size[1], top),
+        (0.0, 0.0, -top / 2),
+        role="table",
+        fixture=True,
+        color=(0.45, 0.28, 0.15),
+        texture={"pattern": "wood", "seed": texture_seed},
+        body=RigidBody("passive", friction=0.5),
+    )
     leg_h = height - top
     for i, (sx, sy) in enumerate([(-1, -1), (1, -1), (-1, 1), (1, 1)]):
-        scene.add(f"table_leg{i}", "box", (0.3, 0.3, leg_h),
-                  (sx * (size[0] / 2 - 0.4), sy * (size[1] / 2 - 0.4), -top - leg_h / 2), role="table", fixture=True,
-                  color=(0.35, 0.22, 0.12), texture={"pattern": "wood", "seed": texture_seed})
+        scene.add(
+            f"table_leg{i}",
+            "box",
+            (0.3, 0.3, leg_h),
+            (sx * (size[0] / 2 - 0.4), sy * (size[1] / 2 - 0.4), -top - leg_h / 2),
+            role="table",
+            fixture=True,
+            color=(0.35, 0.22, 0.12),
+            texture={"pattern": "wood", "seed": texture_seed},
+        )
 
 
 def table_room(scene: Scene) -> None:
@@ -92,15 +138,34 @@ TRAY_BALL_SPAN = 4.4  # the ball's centre stays within 4.4 x 4.4 m (0.3 m clear 
 def tray(scene: Scene, wall_height: float = 0.5, wall_texture_seed: int = 2) -> None:
     cx, cy = TRAY_CENTER
     s, t = TRAY_SIZE, 0.1
-    scene.add("tray_floor", "box", (s, s, TRAY_FLOOR_TOP), (cx, cy, TRAY_FLOOR_TOP / 2), role="tray", fixture=True,
-              color=POLE_GREY, body=RigidBody("passive"))
+    scene.add(
+        "tray_floor",
+        "box",
+        (s, s, TRAY_FLOOR_TOP),
+        (cx, cy, TRAY_FLOOR_TOP / 2),
+        role="tray",
+        fixture=True,
+        color=POLE_GREY,
+        body=RigidBody("passive"),
+    )
     z = TRAY_FLOOR_TOP + wall_height / 2
-    for name, dims, pos in [("tray_wall_left", (t, s, wall_height), (cx - s / 2 + t / 2, cy, z)),
-                            ("tray_wall_right", (t, s, wall_height), (cx + s / 2 - t / 2, cy, z)),
-                            ("tray_wall_back", (s, t, wall_height), (cx, cy + s / 2 - t / 2, z)),
-                            ("tray_wall_front", (s, t, wall_height), (cx, cy - s / 2 + t / 2, z))]:
-        scene.add(name, "box", dims, pos, role="wall", fixture=True, color=(0.62, 0.5, 0.36),
-                  texture={"pattern": "wood", "seed": wall_texture_seed}, body=RigidBody("passive"))
+    for name, dims, pos in [
+        ("tray_wall_left", (t, s, wall_height), (cx - s / 2 + t / 2, cy, z)),
+        ("tray_wall_right", (t, s, wall_height), (cx + s / 2 - t / 2, cy, z)),
+        ("tray_wall_back", (s, t, wall_height), (cx, cy + s / 2 - t / 2, z)),
+        ("tray_wall_front", (s, t, wall_height), (cx, cy - s / 2 + t / 2, z)),
+    ]:
+        scene.add(
+            name,
+            "box",
+            dims,
+            pos,
+            role="wall",
+            fixture=True,
+            color=(0.62, 0.5, 0.36),
+            texture={"pattern": "wood", "seed": wall_texture_seed},
+            body=RigidBody("passive"),
+        )
 
 
 def tray_point(fx: float, fy: float):

@@ -14,8 +14,16 @@ from voebench.scenes import REGISTRY
 from voebench.scenes.grasp_l2 import apparatus
 
 SUITE = REGISTRY.get("grasp-l2")
-TESTS = ("t01_unchangeableness", "t02_unchangeableness_color", "t03_solidity_continuity", "t04_solidity_two_levels",
-         "t05_permanence_pin", "t06_permanence_occluder", "t07_permanence_drawbridge", "t15_support_pin")
+TESTS = (
+    "t01_unchangeableness",
+    "t02_unchangeableness_color",
+    "t03_solidity_continuity",
+    "t04_solidity_two_levels",
+    "t05_permanence_pin",
+    "t06_permanence_occluder",
+    "t07_permanence_drawbridge",
+    "t15_support_pin",
+)
 TRACKS = ("position", "quaternion", "color", "visible")
 TRIALS = (0, 1, 2, 3)
 
@@ -23,8 +31,10 @@ TRIALS = (0, 1, 2, 3)
 def pair(test, index, overrides=None, timing=Timing(10, 50)):
     space = SUITE.space(test).override(overrides or {})
     seed, p = SUITE.sample(test, space, 0, index)
-    scenes = {c: SUITE.make_scene(Job("grasp-l2", test, index, c, seed, "pair"), p, timing)
-              for c in ("plausible", "implausible")}
+    scenes = {
+        c: SUITE.make_scene(Job("grasp-l2", test, index, c, seed, "pair"), p, timing)
+        for c in ("plausible", "implausible")
+    }
     return p, scenes["plausible"], scenes["implausible"]
 
 
@@ -58,7 +68,9 @@ def test_pair_differs_only_by_the_recorded_violation(pairs, test):
         if test == "t05_permanence_pin":
             # by design (supplementary) the cube starts elsewhere: the window starts at frame 0 and ends with the
             # teleport to the plausible place, after which both videos are identical
-            assert d[-1] == v.last_frame - 1 and {n for n in I.objects if not np.array_equal(P[n].position, I[n].position)} == {"cube"}
+            assert d[-1] == v.last_frame - 1 and {
+                n for n in I.objects if not np.array_equal(P[n].position, I[n].position)
+            } == {"cube"}
         if test == "t15_support_pin":
             # the implausible push goes on where the plausible pin brakes: cube and pin differ from then on
             assert {n for n in I.objects if not np.array_equal(P[n].position, I[n].position)} == {"cube", "pin"}
@@ -70,21 +82,26 @@ def test_pair_differs_only_by_the_recorded_violation(pairs, test):
 @pytest.mark.parametrize("test", [t for t in TESTS if t not in ("t06_permanence_occluder", "t15_support_pin")])
 def test_hidden_violations_are_occluded_by_construction(pairs, test):
     """The manipulated object is inside an occluder's shadow (exact for convex boxes) around the window."""
-    occluders = {"t01_unchangeableness": "screen", "t02_unchangeableness_color": "occluder", "t03_solidity_continuity": "cover",
-                 "t04_solidity_two_levels": "occluder", "t07_permanence_drawbridge": "plank"}
+    occluders = {
+        "t01_unchangeableness": "screen",
+        "t02_unchangeableness_color": "occluder",
+        "t03_solidity_continuity": "cover",
+        "t04_solidity_two_levels": "occluder",
+        "t07_permanence_drawbridge": "plank",
+    }
     for i in TRIALS:
         p, P, I = pairs[(test, i)]
         v = I.violation
         if test == "t05_permanence_pin":  # the teleport (last_frame - 1 -> last_frame) happens behind the occluders
-            assert apparatus.hidden_frames(I, "cube", "occluder_right", 0.02)[v.last_frame - 3:v.last_frame].all()
-            assert apparatus.hidden_frames(I, "cube", "occluder_left", 0.02)[v.last_frame:v.last_frame + 3].all()
+            assert apparatus.hidden_frames(I, "cube", "occluder_right", 0.02)[v.last_frame - 3 : v.last_frame].all()
+            assert apparatus.hidden_frames(I, "cube", "occluder_left", 0.02)[v.last_frame : v.last_frame + 3].all()
             continue
         assert v.hidden
         names = [v.object] + [n for n in I.objects if n == v.object + "_changed"]
         lo, hi = max(v.first_frame - 1, 0), min(v.last_frame + 1, I.n_frames - 1)
         for n in names:
             h = apparatus.hidden_frames(I, n, occluders[test], margin=0.01)
-            assert h[lo:hi + 1].all(), f"trial {i}: {n} visible during {lo}..{hi}"
+            assert h[lo : hi + 1].all(), f"trial {i}: {n} visible during {lo}..{hi}"
 
 
 def test_t01_objects_rest_and_change_is_colour_or_shape(pairs):
@@ -130,8 +147,9 @@ def test_t02_t03_balls_stop_touching_a_wall(pairs):
     for i in TRIALS:
         p, P, I = pairs[("t02_unchangeableness_color", i)]
         b = P["ball"]
-        assert b.position[-1, 0] + 0.1 == pytest.approx(P["side_right"].position[0, 0] - 0.05, abs=1e-6) or \
-            b.position[-1, 0] - 0.1 == pytest.approx(P["side_left"].position[0, 0] + 0.05, abs=1e-6)
+        assert b.position[-1, 0] + 0.1 == pytest.approx(P["side_right"].position[0, 0] - 0.05, abs=1e-6) or b.position[
+            -1, 0
+        ] - 0.1 == pytest.approx(P["side_left"].position[0, 0] + 0.05, abs=1e-6)
         p, P, I = pairs[("t03_solidity_continuity", i)]
         for S, wall in ((P, "barrier_first"), (I, "barrier_second")):
             gap = abs(S["ball"].position[-1, 0] - S[wall].position[0, 0])
@@ -148,7 +166,7 @@ def test_t04_ball_falls_with_gravity_and_rests_on_the_right_floor(pairs):
         for S in (P, I):
             z = S["ball"].position[:, 2]
             go = np.flatnonzero(np.diff(z))[0]
-            acc = np.diff(z[go:go + 15], 2) * S.fps**2  # free fall before the first impact
+            acc = np.diff(z[go : go + 15], 2) * S.fps**2  # free fall before the first impact
             assert np.allclose(acc[1:10], -G, atol=1e-6)
         r = p.ball.diameter / 2
         assert I["ball"].position[-1, 2] == pytest.approx(I["lower_floor"].position[0, 2] + 0.05 + r)
@@ -178,6 +196,7 @@ def test_t05_cube_moves_only_when_pushed(pairs):
 
 def test_t07_plank_rests_on_the_object_or_sweeps_to_flat(pairs):
     from voebench.scenes.grasp_l2.t07_permanence_drawbridge import contact_angle
+
     for i in TRIALS:
         p, P, I = pairs[("t07_permanence_drawbridge", i)]
         for S, expect in ((P, contact_angle(p.object.height)), (I, 180.0)):
@@ -186,8 +205,8 @@ def test_t07_plank_rests_on_the_object_or_sweeps_to_flat(pairs):
             assert angle.max() == pytest.approx(expect, abs=1e-6)
             assert angle[0] == pytest.approx(0) and angle[-1] == pytest.approx(0, abs=1e-6)
         v = I.violation
-        assert not I["object"].visible[v.first_frame:v.last_frame + 1].any()
-        assert I["object"].visible[:v.first_frame].all() and I["object"].visible[v.last_frame + 1:].all()
+        assert not I["object"].visible[v.first_frame : v.last_frame + 1].any()
+        assert I["object"].visible[: v.first_frame].all() and I["object"].visible[v.last_frame + 1 :].all()
 
 
 def test_t15_cube_stays_on_block_or_floats_beyond_its_edge(pairs):
@@ -244,9 +263,18 @@ def test_tiny_render_hidden_window_has_no_visible_pixels(tmp_path, test):
     from voebench.generator.runner import RunConfig, _suite, plan_trials, produce
 
     overrides, seconds = RENDER_CASES[test]
-    cfg = RunConfig(out=str(tmp_path), suite="grasp-l2", tests=[test], trials=1, width=64, height=48,
-                    seconds=seconds, fps=20 if test == "t05_permanence_pin" else 10,  # t05's jump needs > 15 fps
-                    overrides={test: overrides}, threads=1)
+    cfg = RunConfig(
+        out=str(tmp_path),
+        suite="grasp-l2",
+        tests=[test],
+        trials=1,
+        width=64,
+        height=48,
+        seconds=seconds,
+        fps=20 if test == "t05_permanence_pin" else 10,  # t05's jump needs > 15 fps
+        overrides={test: overrides},
+        threads=1,
+    )
     prepare_output(cfg, _suite("grasp-l2"))
     trial = plan_trials(cfg, _suite("grasp-l2"))[0]
     result = produce(trial, cfg)
@@ -261,6 +289,6 @@ def test_tiny_render_hidden_window_has_no_visible_pixels(tmp_path, test):
             assert v["hidden"]
         names = [k for k in h["objects"] if k == v["object"] or k == v["object"] + "_changed"]
         for n in names:
-            assert h[f"objects/{n}/visible_pixels"][a:b + 1].max() == 0, n
+            assert h[f"objects/{n}/visible_pixels"][a : b + 1].max() == 0, n
         # and the object is on screen at some point (the check is not vacuous)
         assert h[f"objects/{v['object']}/visible_pixels"][:].max() > 0

@@ -11,10 +11,22 @@ from voebench.scenes import REGISTRY
 from voebench.scenes.grasp_l2.apparatus import hidden_frames
 from voebench.scenes.grasp_l2.motion import ROLL_FACTOR
 
-TESTS = ("t08_inertia_bounce", "t09_gravity_incline", "t10_gravity_inertia_hover", "t11_gravity_inertia_ledge",
-         "t12_continuity_tray", "t13_gravity_continuity_gap", "t14_collision", "t16_inertia_corner")
-OCCLUDER = {"t10_gravity_inertia_hover": "occluder", "t12_continuity_tray": "end_cover",
-            "t13_gravity_continuity_gap": "occluder", "t16_inertia_corner": "end_cover"}
+TESTS = (
+    "t08_inertia_bounce",
+    "t09_gravity_incline",
+    "t10_gravity_inertia_hover",
+    "t11_gravity_inertia_ledge",
+    "t12_continuity_tray",
+    "t13_gravity_continuity_gap",
+    "t14_collision",
+    "t16_inertia_corner",
+)
+OCCLUDER = {
+    "t10_gravity_inertia_hover": "occluder",
+    "t12_continuity_tray": "end_cover",
+    "t13_gravity_continuity_gap": "occluder",
+    "t16_inertia_corner": "end_cover",
+}
 SUITE = REGISTRY.get("grasp-l2")
 FPS = 50
 
@@ -24,15 +36,21 @@ def pair(test, index, overrides=None):
     if overrides:
         space = space.override(overrides)
     seed, p = SUITE.sample(test, space, 0, index)
-    scenes = [SUITE.make_scene(Job("grasp-l2", test, index, c, seed, "x"), p, Timing(10, FPS))
-              for c in ("plausible", "implausible")]
+    scenes = [
+        SUITE.make_scene(Job("grasp-l2", test, index, c, seed, "x"), p, Timing(10, FPS))
+        for c in ("plausible", "implausible")
+    ]
     return p, *scenes
 
 
 def differing_frames(a, b, name):
     oa, ob = a[name], b[name]
-    return (np.any(oa.position != ob.position, axis=1) | np.any(oa.quaternion != ob.quaternion, axis=1)
-            | np.any(oa.color != ob.color, axis=1) | (oa.visible != ob.visible))
+    return (
+        np.any(oa.position != ob.position, axis=1)
+        | np.any(oa.quaternion != ob.quaternion, axis=1)
+        | np.any(oa.color != ob.color, axis=1)
+        | (oa.visible != ob.visible)
+    )
 
 
 @pytest.mark.parametrize("test", TESTS)
@@ -50,11 +68,11 @@ def test_pair_differs_only_by_the_violation(test):
         assert moved == ({"ball1", "ball2"} if test == "t14_collision" else {v.object}), (test, index, moved)
         first = min(int(np.flatnonzero(d)[0]) for d in changed.values() if d.any())
         assert v.first_frame <= first <= v.last_frame, (test, index, first, v.as_dict())
-        assert not any(d[:v.first_frame].any() for d in changed.values())
+        assert not any(d[: v.first_frame].any() for d in changed.values())
         if v.hidden:
             occ = OCCLUDER[test]
-            assert hidden_frames(bad, v.object, occ, margin=0.005)[v.first_frame:v.last_frame + 1].all()
-            assert hidden_frames(good, v.object, occ, margin=0.005)[v.first_frame:v.last_frame + 1].all()
+            assert hidden_frames(bad, v.object, occ, margin=0.005)[v.first_frame : v.last_frame + 1].all()
+            assert hidden_frames(good, v.object, occ, margin=0.005)[v.first_frame : v.last_frame + 1].all()
 
 
 def speeds(pos):
@@ -88,16 +106,16 @@ def test_t09_rolls_down_accelerating_at_five_sevenths_g_sin():
         seg = slice(f + 1, f + 20)
         acc = np.diff(s[seg]).mean() * FPS
         assert acc == pytest.approx(ROLL_FACTOR * G * np.sin(np.radians(p.angle)), rel=0.02)
-        assert np.all(np.diff(z[f:f + 20]) < 0)  # downhill
+        assert np.all(np.diff(z[f : f + 20]) < 0)  # downhill
         zb = bad["ball"].position[:, 2]
-        assert np.all(np.diff(zb[f + 1:f + 20]) > 0) and np.all(np.diff(speeds(bad["ball"].position)[seg]) > 0)
+        assert np.all(np.diff(zb[f + 1 : f + 20]) > 0) and np.all(np.diff(speeds(bad["ball"].position)[seg]) > 0)
 
 
 def test_t10_falls_with_g_and_rests_on_the_floor():
     p, good, bad = pair("t10_gravity_inertia_hover", 0)
     z = good["ball"].position[:, 2]
     start = np.flatnonzero(np.diff(z) < 0)[0]
-    acc = np.diff(z[start:start + 10], 2) * FPS**2
+    acc = np.diff(z[start : start + 10], 2) * FPS**2
     assert np.allclose(acc, -G, rtol=1e-6)
     r = p.ball.diameter / 2
     floor_top = good["box_floor"].position[0, 2] + good["box_floor"].dimensions[2] / 2
@@ -113,8 +131,8 @@ def test_t11_keeps_its_sideways_speed_over_the_edge():
         vx = np.diff(pos[:, 0]) * FPS
         assert vx[f] == pytest.approx(vx[f - 2], rel=0.02)  # inertia: no change of sideways speed at the edge
         land = int(np.flatnonzero(pos[:, 2] <= pos[:, 2].min() + 1e-12)[0])
-        assert np.all(np.diff(pos[f - 1:land + 1, 2]) < 0)  # tips over the edge and falls all the way
-        assert np.allclose(np.diff(pos[land - 8:land - 1, 2], 2) * FPS**2, -G, rtol=1e-6)  # free fall
+        assert np.all(np.diff(pos[f - 1 : land + 1, 2]) < 0)  # tips over the edge and falls all the way
+        assert np.allclose(np.diff(pos[land - 8 : land - 1, 2], 2) * FPS**2, -G, rtol=1e-6)  # free fall
         blk = good["block"]  # the ball never cuts into the block's corner
         gap = np.maximum(np.abs(pos - blk.position) - blk.dimensions / 2, 0.0)
         assert np.linalg.norm(gap, axis=1).min() >= p.ball.diameter / 2 - 1e-6
@@ -133,7 +151,7 @@ def test_corner_ball_slows_down_and_rests_in_its_corner(test):
     s = speeds(good["ball"].position)
     moving = np.flatnonzero(s > 1e-6)
     assert np.all(np.diff(s[moving[1:-1]]) < 1e-9) and s[moving[-1]] < s[moving[1]]
-    assert np.all(good["ball"].position[moving[-1] + 1:] == good["ball"].position[-1])
+    assert np.all(good["ball"].position[moving[-1] + 1 :] == good["ball"].position[-1])
 
 
 def test_t13_falls_through_the_gap_or_crosses_it():
@@ -141,7 +159,9 @@ def test_t13_falls_through_the_gap_or_crosses_it():
         p, good, bad = pair("t13_gravity_continuity_gap", index)
         zg, zb = good["ball"].position[-1, 2], bad["ball"].position[-1, 2]
         assert zb - zg == pytest.approx(0.31, abs=0.005)  # the planks' spacing
-        assert good["ball"].position[-1, 0] == pytest.approx(bad["ball"].position[-1, 0], abs=1e-9)  # both at the end wall
+        assert good["ball"].position[-1, 0] == pytest.approx(
+            bad["ball"].position[-1, 0], abs=1e-9
+        )  # both at the end wall
 
 
 def test_t14_equal_masses_exchange_motion():
@@ -193,10 +213,16 @@ def test_too_short_a_video_is_refused_not_mislabelled(test):
     assert "seconds" in e.value.keys
 
 
-START_COVER = {"t08_inertia_bounce": ("ball", "start_roof"), "t09_gravity_incline": ("ball", ["panel_left", "panel_right"]),
-               "t10_gravity_inertia_hover": ("ball", "top_panel"), "t11_gravity_inertia_ledge": ("ball", "panel_left"),
-               "t12_continuity_tray": ("ball", "start_roof"), "t13_gravity_continuity_gap": ("ball", "start_box"),
-               "t14_collision": ("ball1", "panel_left"), "t16_inertia_corner": ("ball", "start_roof")}
+START_COVER = {
+    "t08_inertia_bounce": ("ball", "start_roof"),
+    "t09_gravity_incline": ("ball", ["panel_left", "panel_right"]),
+    "t10_gravity_inertia_hover": ("ball", "top_panel"),
+    "t11_gravity_inertia_ledge": ("ball", "panel_left"),
+    "t12_continuity_tray": ("ball", "start_roof"),
+    "t13_gravity_continuity_gap": ("ball", "start_box"),
+    "t14_collision": ("ball1", "panel_left"),
+    "t16_inertia_corner": ("ball", "start_roof"),
+}
 
 
 @pytest.mark.parametrize("test", TESTS)
@@ -213,4 +239,4 @@ def test_the_ball_waits_out_of_view_until_it_starts(test):
             ball.visible[:] = True  # test the geometry even where the ball does not exist yet
             hidden = hidden_frames(s, name, occ, margin=0.0)
             ball.visible[:] = existing
-            assert hidden[:start + 1][existing[:start + 1] | (np.arange(start + 1) == start)].all(), (test, index)
+            assert hidden[: start + 1][existing[: start + 1] | (np.arange(start + 1) == start)].all(), (test, index)

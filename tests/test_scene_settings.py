@@ -34,8 +34,9 @@ def build_pair(suite_name, test, index, timing, overrides=None):
     if suite_name == "avoe" and suite.subtype(test, p) != test:
         return None
     pair_id = f"{suite_name}/{test}/{index:05d}"
-    return {c: suite.make_scene(Job(suite_name, test, index, c, seed, pair_id), p, timing)
-            for c in CONDITIONS[suite_name]}
+    return {
+        c: suite.make_scene(Job(suite_name, test, index, c, seed, pair_id), p, timing) for c in CONDITIONS[suite_name]
+    }
 
 
 def audit_states(tmp_path, suite_name, test, index, scenes):
@@ -43,10 +44,22 @@ def audit_states(tmp_path, suite_name, test, index, scenes):
     videos = {}
     for c, s in scenes.items():
         path = os.path.join(tmp_path, f"{test}-{index}-{c}.h5")
-        attrs = {"id": f"{suite_name}/{test}/{index:05d}-{c}", "suite": suite_name, "test": test, "index": index,
-                 "condition": c, "pair_id": f"{suite_name}/{test}/{index:05d}", "seed": 0, "fps": s.fps,
-                 "n_frames": s.n_frames, "width": 64, "height": 48, "engine": "none", "generator_version": "test",
-                 "params": "{}"}
+        attrs = {
+            "id": f"{suite_name}/{test}/{index:05d}-{c}",
+            "suite": suite_name,
+            "test": test,
+            "index": index,
+            "condition": c,
+            "pair_id": f"{suite_name}/{test}/{index:05d}",
+            "seed": 0,
+            "fps": s.fps,
+            "n_frames": s.n_frames,
+            "width": 64,
+            "height": 48,
+            "engine": "none",
+            "generator_version": "test",
+            "params": "{}",
+        }
         w = StatesWriter(path, s, 64, 48, attrs, ())
         for t in range(s.n_frames):
             w.add_frame(t, 0, None, None)
@@ -64,9 +77,20 @@ def problems(results) -> list[str]:
 def render_and_audit(tmp_path, suite_name, test, index, seconds, fps, width=64, height=48, overrides=None):
     """Render one trial's pair (segmentation only, tiny) through the runner and audit the set."""
     out = str(tmp_path / f"render-{test}-{index}")
-    cfg = RunConfig(out=out, suite=suite_name, tests=[test], trials=index + 1, seconds=seconds, fps=fps,
-                    width=width, height=height, passes=("segmentation",), workers=1,
-                    overrides={test: overrides} if overrides else {}, options={"both_conditions": True})
+    cfg = RunConfig(
+        out=out,
+        suite=suite_name,
+        tests=[test],
+        trials=index + 1,
+        seconds=seconds,
+        fps=fps,
+        width=width,
+        height=height,
+        passes=("segmentation",),
+        workers=1,
+        overrides={test: overrides} if overrides else {},
+        options={"both_conditions": True},
+    )
     jobs = [j for j in plan(cfg, REGISTRY.get(suite_name)) if j.index == index]
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "manifest.jsonl"), "w") as f:
@@ -80,8 +104,11 @@ def render_and_audit(tmp_path, suite_name, test, index, seconds, fps, width=64, 
 # ------------------------------------------------------------------------------ the reported reproductions
 
 
-@pytest.mark.parametrize("test,index", [("t04_solidity_two_levels", i) for i in range(3)]
-                         + [("t01_unchangeableness", 0), ("t10_gravity_inertia_hover", 0)])
+@pytest.mark.parametrize(
+    "test,index",
+    [("t04_solidity_two_levels", i) for i in range(3)]
+    + [("t01_unchangeableness", 0), ("t10_gravity_inertia_hover", 0)],
+)
 def test_low_frame_rate_pairs_pass_or_are_infeasible(tmp_path, test, index):
     """`--fps 10`: t04's pair differed one frame before its recorded onset (the ball skips the plates between
     two frames)."""
@@ -98,8 +125,17 @@ def test_t05_teleport_at_low_fps_is_infeasible_and_names_fps():
     build_pair("grasp-l2", "t05_permanence_pin", 0, Timing(10, 16))  # above 15 fps it is a jump
 
 
-@pytest.mark.parametrize("test", ["t01_unchangeableness", "t10_gravity_inertia_hover", "t07_permanence_drawbridge",
-                                  "t12_continuity_tray", "t13_gravity_continuity_gap", "t16_inertia_corner"])
+@pytest.mark.parametrize(
+    "test",
+    [
+        "t01_unchangeableness",
+        "t10_gravity_inertia_hover",
+        "t07_permanence_drawbridge",
+        "t12_continuity_tray",
+        "t13_gravity_continuity_gap",
+        "t16_inertia_corner",
+    ],
+)
 def test_short_videos_pass_or_raise_infeasible_on_seconds(tmp_path, test):
     """`--seconds 4`: t01 ("the screen never hides the object completely") and t10 ("the reveal does not
     happen") failed in the workers with RuntimeError. Now each draw fits (pauses scale with the length) or is
@@ -154,8 +190,9 @@ def test_t03_apparatus_is_built_around_a_large_fast_ball(tmp_path, index):
 
 def test_t03_large_ball_pass_through_is_hidden_in_pixels(tmp_path):
     """... and a "hidden" pass-through showed 4 pixels (the 0.45 m cover was lower than the 0.5 m ball)."""
-    res = render_and_audit(tmp_path, "grasp-l2", "t03_solidity_continuity", 0, 10, 10,
-                           overrides={"ball.diameter": 0.5, "speed": "3:4"})
+    res = render_and_audit(
+        tmp_path, "grasp-l2", "t03_solidity_continuity", 0, 10, 10, overrides={"ball.diameter": 0.5, "speed": "3:4"}
+    )
     assert all(r.ok for r in res.values()), {c: r.failed_checks() for c, r in res.items()}
     assert "hidden_when_manipulated" in res["implausible"].checks and not res["implausible"].skipped
 
@@ -164,8 +201,14 @@ def test_t03_default_apparatus_is_grasps():
     from voebench.scenes.grasp_l2.t03_solidity_continuity import PATH_UZ, START_UX, layout
 
     g = layout(0.2)
-    assert (g["path_uz"], g["forward"], g["start_ux"], g["lintel_ux"], g["cover_h"], g["barrier_h"]) == \
-        (PATH_UZ, 0.0, START_UX, 1.544, 0.45, 0.85)
+    assert (g["path_uz"], g["forward"], g["start_ux"], g["lintel_ux"], g["cover_h"], g["barrier_h"]) == (
+        PATH_UZ,
+        0.0,
+        START_UX,
+        1.544,
+        0.45,
+        0.85,
+    )
 
 
 def test_t13_fast_ball_is_infeasible_naming_speed_and_gap():
@@ -205,8 +248,11 @@ def test_avoe_one_second_videos_raise_infeasible_on_seconds(test):
 def widened(space, rng):
     """One numeric range leaf of `space` widened or narrowed about its centre by x0.5-x2 (kept >= 0 where it
     was, and <= 1 where it was a fraction), as a --set override {key: "lo:hi"}; {} if there is none."""
-    leaves = [(k, v) for k, v in space.leaves().items() if isinstance(v, Range) and v.hi > v.lo
-              and not k.split(".")[-1] in ("hue", "r", "g", "b", "wood_seed")]
+    leaves = [
+        (k, v)
+        for k, v in space.leaves().items()
+        if isinstance(v, Range) and v.hi > v.lo and k.split(".")[-1] not in ("hue", "r", "g", "b", "wood_seed")
+    ]
     if not leaves:
         return {}
     key, r = leaves[rng.integers(len(leaves))]

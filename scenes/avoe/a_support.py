@@ -20,12 +20,23 @@ from voebench.generator.kinematics import quat_to_matrix
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (SUPPORT_COLOR, add_object, first_divergence, local_points,
-                                        object_size, simulate_variant, stage, tilt_deg, z_extent)
+from voebench.scenes.avoe.world import (
+    SUPPORT_COLOR,
+    add_object,
+    first_divergence,
+    local_points,
+    object_size,
+    simulate_variant,
+    stage,
+    tilt_deg,
+    z_extent,
+)
 
 CATEGORY = "A"
-SUBTYPES = {"A1": "the support holds the object (most of it is over the block)",
-            "A2": "the object falls (most of it is past the edge)"}
+SUBTYPES = {
+    "A1": "the support holds the object (most of it is over the block)",
+    "A2": "the object falls (most of it is past the edge)",
+}
 OBSERVATION = "what happens to the object after it lands on the block"
 ASSUMPTION = "The object is dropped from a height."
 
@@ -35,7 +46,9 @@ TOP_Z = SUPPORT_CENTER[2] + SUPPORT_SIZE[2] / 2  # 4.05
 
 SPACE = {
     "object": {
-        "shape": Choice(["cube", "cylinder", "torus", "sphere", "cone", "side_cylinder"]),  # no inverted cone (6, as the original)
+        "shape": Choice(
+            ["cube", "cylinder", "torus", "sphere", "cone", "side_cylinder"]
+        ),  # no inverted cone (6, as the original)
         "width": Range(0.4, 1.6, domain=POSITIVE),  # x extent, units of 2 m
         "height": Range(0.4, 1.6, domain=POSITIVE),  # z extent, units of 2 m
         "depth": Fixed(1.0, domain=POSITIVE),  # y extent, units of 2 m (the original's constant)
@@ -53,12 +66,26 @@ def subtype(p) -> str:
 
 def build(scene, p, condition):
     stage(scene)
-    scene.add("support", "box", SUPPORT_SIZE, SUPPORT_CENTER, role="support", fixture=True, color=SUPPORT_COLOR,
-              body=RigidBody("passive", friction=p.friction, collision_shape="MESH"))  # as the original
+    scene.add(
+        "support",
+        "box",
+        SUPPORT_SIZE,
+        SUPPORT_CENTER,
+        role="support",
+        fixture=True,
+        color=SUPPORT_COLOR,
+        body=RigidBody("passive", friction=p.friction, collision_shape="MESH"),
+    )  # as the original
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height, p.object.depth)
     x = EDGE_X + (p.contact - 0.5) * W
-    add_object(scene, "object", p.object.shape, (W, D, H), (x, SUPPORT_CENTER[1], TOP_Z + p.drop_gap + H / 2),
-               body=RigidBody("active", mass=1.0, friction=p.friction))
+    add_object(
+        scene,
+        "object",
+        p.object.shape,
+        (W, D, H),
+        (x, SUPPORT_CENTER[1], TOP_Z + p.drop_gap + H / 2),
+        body=RigidBody("active", mass=1.0, friction=p.friction),
+    )
     simulate(scene)
     if condition == "surprising":
         falls = fell(scene)
@@ -117,21 +144,27 @@ def fell(scene) -> bool:
 
 def labels(scene, p) -> dict:
     majority = p.contact < 0.5  # most of the width, and (shapes symmetric in x) most of the volume, over the block
-    return make_labels(CATEGORY,
-                       features={"object_height": p.object.height, "object_width": p.object.width,
-                                 "contact_point": p.contact, "object_shape": p.object.shape},
-                       prior_rules={"object_majority_contact": majority, "object_majority_volume": majority},
-                       posterior_rules={"support_holds_object": not fell(scene)})
+    return make_labels(
+        CATEGORY,
+        features={
+            "object_height": p.object.height,
+            "object_width": p.object.width,
+            "contact_point": p.contact,
+            "object_shape": p.object.shape,
+        },
+        prior_rules={"object_majority_contact": majority, "object_majority_volume": majority},
+        posterior_rules={"support_holds_object": not fell(scene)},
+    )
 
 
 def describe(scene, p, condition) -> str:
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height, p.object.depth)
     shape = p.object.shape.replace("_", " ")
-    outcome = ("It tips over the edge and falls to the ground." if fell(scene)
-               else "It stays on the block.")
-    return (f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall is dropped onto a grey block, with {p.contact:.0%} of "
-            f"its width past the block's right edge. {outcome}")
-
+    outcome = "It tips over the edge and falls to the ground." if fell(scene) else "It stays on the block."
+    return (
+        f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall is dropped onto a grey block, with {p.contact:.0%} of "
+        f"its width past the block's right edge. {outcome}"
+    )
 
 
 def _a(word: str) -> str:

@@ -21,8 +21,18 @@ from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
 from voebench.generator.params import COORDINATE, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
-from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES, add_object, local_points,
-                                        object_size, stage, visible_points, world_points)
+from voebench.scenes.avoe.world import (
+    CAMERA_EYE,
+    OCCLUDER_COLOR,
+    ORIGINAL_FPS,
+    AVOE_SHAPES,
+    add_object,
+    local_points,
+    object_size,
+    stage,
+    visible_points,
+    world_points,
+)
 
 CATEGORY = "B"
 SUBTYPES = {"B1": "the object is seen above the middle part", "B2": "the object is not seen in the middle"}
@@ -44,10 +54,16 @@ SPACE = {
     "margin": Fixed(0.1, domain=NON_NEGATIVE),
     # the object is launched from rest at first_frame (original 24 fps frame) and slides at constant speed (m/s)
     # to the end (the original moved it from -12.5 to 10 over frames 15-40, up to 32 m/s at the eased peak)
-    "path": {"start_x": Fixed(-12.5, domain=COORDINATE), "speed": Fixed(13.0, domain=POSITIVE),
-             "first_frame": Fixed(9, domain=INDEX)},
-    "screen": {"start_z": Fixed(6.0, domain=COORDINATE), "first_frame": Fixed(1, domain=INDEX),
-               "last_frame": Fixed(20, domain=INDEX)},  # its bottom edge comes down to the ground
+    "path": {
+        "start_x": Fixed(-12.5, domain=COORDINATE),
+        "speed": Fixed(13.0, domain=POSITIVE),
+        "first_frame": Fixed(9, domain=INDEX),
+    },
+    "screen": {
+        "start_z": Fixed(6.0, domain=COORDINATE),
+        "first_frame": Fixed(1, domain=INDEX),
+        "last_frame": Fixed(20, domain=INDEX),
+    },  # its bottom edge comes down to the ground
     "lift_peek": Fixed(0.5, domain=NON_NEGATIVE),  # m the lifted object shows above the middle part (surprising B2)
 }
 
@@ -94,10 +110,20 @@ def build(scene, p, condition):
     T = scene.n_frames
     t = np.arange(T) / scene.fps
     down = 1.0 - smoothstep(t, (p.screen.first_frame - 1) / ORIGINAL_FPS, (p.screen.last_frame - 1) / ORIGINAL_FPS)
-    for name, x0, x1, h in (("screen_left", -HALF_W, -NOTCH, SCREEN_H), ("screen_middle", -NOTCH, NOTCH, M),
-                            ("screen_right", NOTCH, HALF_W, SCREEN_H)):
-        o = scene.add(name, "box", (x1 - x0, THICK, h), ((x0 + x1) / 2, PLANE_Y - THICK / 2, h / 2),
-                      role="occluder", fixture=True, color=OCCLUDER_COLOR)
+    for name, x0, x1, h in (
+        ("screen_left", -HALF_W, -NOTCH, SCREEN_H),
+        ("screen_middle", -NOTCH, NOTCH, M),
+        ("screen_right", NOTCH, HALF_W, SCREEN_H),
+    ):
+        o = scene.add(
+            name,
+            "box",
+            (x1 - x0, THICK, h),
+            ((x0 + x1) / 2, PLANE_Y - THICK / 2, h / 2),
+            role="occluder",
+            fixture=True,
+            color=OCCLUDER_COLOR,
+        )
         o.position[:, 2] = h / 2 + p.screen.start_z * down
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
     obj = add_object(scene, "object", p.object.shape, (W, D, H), (p.path.start_x, 0.0, H / 2))
@@ -151,8 +177,7 @@ def _vanish(scene):
 
 def _need_core(core) -> None:
     if not core:  # the object reaches the middle part after the video ends (a short --seconds)
-        raise Infeasible("B: the object does not pass behind the screen's middle part within the video",
-                         ("seconds",))
+        raise Infeasible("B: the object does not pass behind the screen's middle part within the video", ("seconds",))
 
 
 def _lift(scene, M, peek):
@@ -167,7 +192,7 @@ def _lift(scene, M, peek):
     z_c = _crossing(pts)[1]
     i = int(np.argmax(z_c))
     lift = max(0.0, (min(M + peek, SCREEN_H - 0.2) - z_c[i]) / s[i])
-    o.position[a:b + 1, 2] += lift
+    o.position[a : b + 1, 2] += lift
     hidden = all(len(visible_points(scene, "object", t, PANELS)) == 0 for t in (a, b))
     edits.record(scene, ["object permanence", "solidity"], "teleport", "object", a, b, hidden=hidden)
 
@@ -175,20 +200,31 @@ def _lift(scene, M, peek):
 def labels(scene, p) -> dict:
     M = middle_height(p)
     seen = bool(seen_frames(scene))
-    return make_labels(CATEGORY,
-                       features={"object_height": p.object.height, "object_width": p.object.width,
-                                 "middle_segment_height": round(M / SCREEN_H, 4), "object_shape": p.object.shape},
-                       prior_rules={"object_taller_than_middle": subtype(p) == "B1"},
-                       posterior_rules={"object_seen_in_middle": seen})
+    return make_labels(
+        CATEGORY,
+        features={
+            "object_height": p.object.height,
+            "object_width": p.object.width,
+            "middle_segment_height": round(M / SCREEN_H, 4),
+            "object_shape": p.object.shape,
+        },
+        prior_rules={"object_taller_than_middle": subtype(p) == "B1"},
+        posterior_rules={"object_seen_in_middle": seen},
+    )
 
 
 def describe(scene, p, condition) -> str:
     W, D, H = object_size(p.object.shape, p.object.width, p.object.height)
     shape = p.object.shape.replace("_", " ")
-    seen = "Its top is seen above the middle part as it passes." if seen_frames(scene) else \
-        "It is not seen while it passes the middle part."
-    return (f"A cyan screen comes down; its sides are 5 m tall and its middle part {middle_height(p):.1f} m. "
-            f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall then slides from left to right behind it. {seen}")
+    seen = (
+        "Its top is seen above the middle part as it passes."
+        if seen_frames(scene)
+        else "It is not seen while it passes the middle part."
+    )
+    return (
+        f"A cyan screen comes down; its sides are 5 m tall and its middle part {middle_height(p):.1f} m. "
+        f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall then slides from left to right behind it. {seen}"
+    )
 
 
 def _a(word: str) -> str:

@@ -24,9 +24,22 @@ from voebench.generator import edits
 from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES,
-                                        UNIT, add_object, first_divergence, hidden, object_size, simulate_variant,
-                                        stage, take_track, world_points)
+from voebench.scenes.avoe.world import (
+    CAMERA_EYE,
+    CONTAINER_COLOR,
+    OCCLUDER_COLOR,
+    ORIGINAL_FPS,
+    AVOE_SHAPES,
+    UNIT,
+    add_object,
+    first_divergence,
+    hidden,
+    object_size,
+    simulate_variant,
+    stage,
+    take_track,
+    world_points,
+)
 
 CATEGORY = "C"
 SUBTYPES = {"C1": "the object goes in and is fully contained", "C2": "the object sticks out or does not fit"}
@@ -59,8 +72,11 @@ SPACE = {
     # m between a contained object's top and the rim, either way (object height nudged)
     "rim_margin": Fixed(0.15, domain=NON_NEGATIVE),
     "c2_violation": Choice(["pass_through", "closed_top"]),  # for an object that fits but sticks out
-    "screen": {"first_frame": Fixed(35, domain=INDEX), "last_frame": Fixed(50, domain=INDEX),
-               "rise": Fixed(7.0, domain=NON_NEGATIVE)},  # original frames over which it rises (m) out of view
+    "screen": {
+        "first_frame": Fixed(35, domain=INDEX),
+        "last_frame": Fixed(50, domain=INDEX),
+        "rise": Fixed(7.0, domain=NON_NEGATIVE),
+    },  # original frames over which it rises (m) out of view
 }
 
 
@@ -97,7 +113,7 @@ def object_dims(p):
     W, D, _ = object_size(p.object.shape, w, h)
     slack = fit_slack(p.object.shape, W, D, p.container.shape, _cw(p))
     if -p.fit_margin * 2 < slack < p.fit_margin:  # too close to call: make it fit with margin
-        w = w * (W - 2 * (p.fit_margin - slack)) / W if W > 2 * (p.fit_margin - slack) + 0.2 else w
+        w = w * (W - 2 * (p.fit_margin - slack)) / W if 2 * (p.fit_margin - slack) + 0.2 < W else w
     rim = _ch(p)
     top = WALL + h * UNIT
     if abs(top - rim) < p.rim_margin:
@@ -110,7 +126,7 @@ def predicted(p) -> tuple[bool, bool]:
     w, h = object_dims(p)
     W, D, H = object_size(p.object.shape, w, h)
     fits = fit_slack(p.object.shape, W, D, p.container.shape, _cw(p)) > 0
-    return fits, (not fits) or WALL + H > _ch(p)
+    return fits, (not fits) or _ch(p) < WALL + H
 
 
 def subtype(p) -> str:
@@ -193,14 +209,23 @@ def build(scene, p, condition):
         mesh = mug_mesh(cw / 2, ch)
     centre = (mesh[0].min(0) + mesh[0].max(0)) / 2  # position = bounding-box centre (the mug's handle)
     mesh = (mesh[0] - centre, mesh[1])
-    scene.add("container", "mesh", np.ptp(mesh[0], axis=0), np.array([CX, CY, ch / 2]) + centre, role="container",
-              fixture=True,
-              color=CONTAINER_COLOR, mesh=mesh, body=RigidBody("passive", friction=0.5, collision_shape="MESH"))
+    scene.add(
+        "container",
+        "mesh",
+        np.ptp(mesh[0], axis=0),
+        np.array([CX, CY, ch / 2]) + centre,
+        role="container",
+        fixture=True,
+        color=CONTAINER_COLOR,
+        mesh=mesh,
+        body=RigidBody("passive", friction=0.5, collision_shape="MESH"),
+    )
     w, h = object_dims(p)
     W, D, H = object_size(p.object.shape, w, h)
     z0 = max(p.start_z, ch + 0.3 + H / 2)
-    add_object(scene, "object", p.object.shape, (W, D, H), (CX, CY, z0),
-               body=RigidBody("active", mass=1.0, friction=0.5))
+    add_object(
+        scene, "object", p.object.shape, (W, D, H), (CX, CY, z0), body=RigidBody("active", mass=1.0, friction=0.5)
+    )
     _screen(scene, p, cw, ch)
     simulate(scene)
     if condition == "surprising":
@@ -221,8 +246,15 @@ def _screen(scene, p, cw, ch):
     xc = CAMERA_EYE[0] + s * (rim[:, 0] - CAMERA_EYE[0])
     zc = CAMERA_EYE[2] + s * (rim[:, 2] - CAMERA_EYE[2])
     x0, x1, z0, z1 = xc.min() - 0.3, xc.max() + 0.3, zc.min() - 0.6, zc.max() + 0.8
-    o = scene.add("screen", "box", (x1 - x0, 0.05, z1 - z0), ((x0 + x1) / 2, SCREEN_Y, (z0 + z1) / 2),
-                  role="occluder", fixture=True, color=OCCLUDER_COLOR)
+    o = scene.add(
+        "screen",
+        "box",
+        (x1 - x0, 0.05, z1 - z0),
+        ((x0 + x1) / 2, SCREEN_Y, (z0 + z1) / 2),
+        role="occluder",
+        fixture=True,
+        color=OCCLUDER_COLOR,
+    )
     t = np.arange(scene.n_frames) / scene.fps
     a, b = (p.screen.first_frame - 1) / ORIGINAL_FPS, (p.screen.last_frame - 1) / ORIGINAL_FPS
     o.position[:, 2] += p.screen.rise * np.clip((t - a) / (b - a), 0.0, 1.0)  # the original sank it 6 m into the ground
@@ -238,8 +270,9 @@ def _violate(scene, kind):
 
     twin = simulate_variant(scene, change)
     o = scene["object"]
-    first = first_divergence(np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion],
-                             tol=1e-3)
+    first = first_divergence(
+        np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion], tol=1e-3
+    )
     if first is None:  # the object reaches the container after the video ends (a short --seconds)
         raise Infeasible("C: the object does not reach the container within the video", ("seconds",))
     take_track(scene, twin, "object", first)
@@ -263,13 +296,19 @@ def labels(scene, p) -> dict:
     w, h = object_dims(p)
     fits, _ = predicted(p)
     fit, protruded = outcome(scene, p)
-    return make_labels(CATEGORY,
-                       features={"object_height": h, "object_width": w, "container_height": p.container.height,
-                                 "container_width": p.container.width, "object_shape": p.object.shape,
-                                 "container_shape": p.container.shape},
-                       prior_rules={"object_taller_than_container": WALL + h * UNIT > _ch(p),
-                                    "object_thinner_than_container": fits},
-                       posterior_rules={"object_fit": fit, "object_protruded": protruded})
+    return make_labels(
+        CATEGORY,
+        features={
+            "object_height": h,
+            "object_width": w,
+            "container_height": p.container.height,
+            "container_width": p.container.width,
+            "object_shape": p.object.shape,
+            "container_shape": p.container.shape,
+        },
+        prior_rules={"object_taller_than_container": WALL + h * UNIT > _ch(p), "object_thinner_than_container": fits},
+        posterior_rules={"object_fit": fit, "object_protruded": protruded},
+    )
 
 
 def describe(scene, p, condition) -> str:
@@ -277,12 +316,18 @@ def describe(scene, p, condition) -> str:
     W, D, H = object_size(p.object.shape, w, h)
     fit, protruded = outcome(scene, p)
     shape = p.object.shape.replace("_", " ")
-    end = ("It goes into the container and is fully inside." if fit and not protruded else
-           "It goes into the container but sticks out of the top." if fit else
-           "It does not go in; it ends up on top of or beside the container.")
-    return (f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall is dropped toward a pink {p.container.shape} "
-            f"{_cw(p):.1f} m wide and {_ch(p):.1f} m tall; a cyan screen hides "
-            f"the opening and comes down at the end. {end}")
+    end = (
+        "It goes into the container and is fully inside."
+        if fit and not protruded
+        else "It goes into the container but sticks out of the top."
+        if fit
+        else "It does not go in; it ends up on top of or beside the container."
+    )
+    return (
+        f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall is dropped toward a pink {p.container.shape} "
+        f"{_cw(p):.1f} m wide and {_ch(p):.1f} m tall; a cyan screen hides "
+        f"the opening and comes down at the end. {end}"
+    )
 
 
 def _a(word: str) -> str:

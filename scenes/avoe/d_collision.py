@@ -19,8 +19,16 @@ from voebench.generator import edits
 from voebench.generator.params import COUNT, FRACTION, POSITIVE, Choice, Fixed
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (ORIGINAL_FPS, UNIT, add_object, first_divergence, object_size,
-                                        simulate_variant, stage, take_track)
+from voebench.scenes.avoe.world import (
+    ORIGINAL_FPS,
+    UNIT,
+    add_object,
+    first_divergence,
+    object_size,
+    simulate_variant,
+    stage,
+    take_track,
+)
 
 CATEGORY = "D"
 SUBTYPES = {"D1": "different sizes, same speed", "D2": "same size, same speed", "D3": "same size, different speeds"}
@@ -34,12 +42,17 @@ D_SHAPES = ["cube", "cylinder", "sphere", "cone", "side_cylinder", "inverted_con
 SPACE = {
     # Table 1 proportions (2190 : 564 : 2246 of 5000)
     "subtype": Choice(["D1", "D2", "D3"], weights=[2190, 564, 2246]),
-    "left": {"shape": Choice(D_SHAPES), "size": Choice(SIZES, domain=POSITIVE),
-             "speed": Choice(SPEEDS, domain=POSITIVE)},
-    "right": {"shape": Choice(D_SHAPES),
-              # D1: the right size is this many list steps from the left's (cyclic)
-              "size_step": Choice([1, 2, 3, 4], domain=COUNT),
-              "speed_step": Choice([1, 2, 3, 4], domain=COUNT)},  # D3: the same for the speed
+    "left": {
+        "shape": Choice(D_SHAPES),
+        "size": Choice(SIZES, domain=POSITIVE),
+        "speed": Choice(SPEEDS, domain=POSITIVE),
+    },
+    "right": {
+        "shape": Choice(D_SHAPES),
+        # D1: the right size is this many list steps from the left's (cyclic)
+        "size_step": Choice([1, 2, 3, 4], domain=COUNT),
+        "speed_step": Choice([1, 2, 3, 4], domain=COUNT),
+    },  # D3: the same for the speed
     "start_x": Fixed(5.0, domain=POSITIVE),  # m, both objects' distance from the middle
     "speed_scale": Fixed(4.5, domain=POSITIVE),  # m/s per speed unit (the original moved 0.75 v in 4 frames at 24 fps)
     "push_frames": Fixed(4, domain=COUNT),  # original frames of the push before release
@@ -71,14 +84,24 @@ def build(scene, p, condition):
     release = max(1, int(round(p.push_frames / ORIGINAL_FPS * scene.fps)))
     t = np.arange(scene.n_frames) / scene.fps
     e = float(np.sqrt(p.restitution))
-    for name, shape, h, v, sign in (("left_object", p.left.shape, hl, vl, 1.0),
-                                    ("right_object", p.right.shape, hr, vr, -1.0)):
+    for name, shape, h, v, sign in (
+        ("left_object", p.left.shape, hl, vl, 1.0),
+        ("right_object", p.right.shape, hr, vr, -1.0),
+    ):
         size = object_size(shape, h, h)
         x0 = -sign * p.start_x
         speed = v * p.speed_scale
         # pushed at constant speed from the first frame, released with that velocity
-        body = RigidBody("active", mass=h**3, friction=0.0, restitution=e, linear_damping=0.0, angular_damping=0.0,
-                         release_frame=release, velocity=(sign * speed, 0.0, 0.0))
+        body = RigidBody(
+            "active",
+            mass=h**3,
+            friction=0.0,
+            restitution=e,
+            linear_damping=0.0,
+            angular_damping=0.0,
+            release_frame=release,
+            velocity=(sign * speed, 0.0, 0.0),
+        )
         o = add_object(scene, name, shape, size, (x0, 0.0, size[2] / 2), body=body, role="object")
         o.position[:, 0] = x0 + sign * speed * np.minimum(t, release / scene.fps)
     simulate(scene, substeps=p.substeps)
@@ -135,8 +158,9 @@ def _violate(scene, p, hl, hr, vl, vr):
         take_track(scene, twin, name, first)
     if stop is not None:
         scene[stop].hold(first)
-    edits.record(scene, ["momentum", "collision"], "mass_change", stop or "left_object", first,
-                 scene.n_frames - 1, hidden=False)
+    edits.record(
+        scene, ["momentum", "collision"], "mass_change", stop or "left_object", first, scene.n_frames - 1, hidden=False
+    )
 
 
 def _velocities(scene, name, release):
@@ -157,25 +181,42 @@ def outcome(scene, p):
         before, after = _velocities(scene, name, release)
         still = abs(after) < max(1e-3, 0.01 * abs(before))
         changed = still or np.sign(after) != np.sign(before)
-        out[name] = (bool(changed), bool(abs(after) > abs(before) * 1.0001),
-                     float(sign * v * after / before) if before else 0.0)
+        out[name] = (
+            bool(changed),
+            bool(abs(after) > abs(before) * 1.0001),
+            float(sign * v * after / before) if before else 0.0,
+        )
     return out
 
 
 def labels(scene, p) -> dict:
     hl, hr, vl, vr = sizes_speeds(p)
     o = outcome(scene, p)
-    return make_labels(CATEGORY,
-                       features={"left_size": hl, "right_size": hr, "left_prior_velocity": vl,
-                                 "right_prior_velocity": -vr, "left_posterior_velocity": round(o["left_object"][2], 4),
-                                 "right_posterior_velocity": round(o["right_object"][2], 4),
-                                 "left_shape": p.left.shape, "right_shape": p.right.shape},
-                       prior_rules={"right_object_larger": hr > hl, "objects_same_size": hr == hl,
-                                    "right_object_faster": vr > vl, "objects_same_speed": vr == vl},
-                       posterior_rules={"right_object_changed_direction": o["right_object"][0],
-                                        "left_object_changed_direction": o["left_object"][0],
-                                        "right_object_sped_up": o["right_object"][1],
-                                        "left_object_sped_up": o["left_object"][1]})
+    return make_labels(
+        CATEGORY,
+        features={
+            "left_size": hl,
+            "right_size": hr,
+            "left_prior_velocity": vl,
+            "right_prior_velocity": -vr,
+            "left_posterior_velocity": round(o["left_object"][2], 4),
+            "right_posterior_velocity": round(o["right_object"][2], 4),
+            "left_shape": p.left.shape,
+            "right_shape": p.right.shape,
+        },
+        prior_rules={
+            "right_object_larger": hr > hl,
+            "objects_same_size": hr == hl,
+            "right_object_faster": vr > vl,
+            "objects_same_speed": vr == vl,
+        },
+        posterior_rules={
+            "right_object_changed_direction": o["right_object"][0],
+            "left_object_changed_direction": o["left_object"][0],
+            "right_object_sped_up": o["right_object"][1],
+            "left_object_sped_up": o["left_object"][1],
+        },
+    )
 
 
 def describe(scene, p, condition) -> str:
@@ -191,7 +232,9 @@ def describe(scene, p, condition) -> str:
 
     L, R = p.left.shape.replace("_", " "), p.right.shape.replace("_", " ")
     an = "an" if R[0] in "aeiou" else "a"
-    return (f"A{'n' if L[0] in 'aeiou' else ''} {L} {hl * UNIT:.1f} m tall slides right at {vl * p.speed_scale:.1f} m/s and {an} {R} "
-            f"{hr * UNIT:.1f} m tall slides left at {vr * p.speed_scale:.1f} m/s on a frictionless floor; they "
-            f"collide. Afterwards the left object {after('left_object', vl)} and the right object "
-            f"{after('right_object', vr)}.")
+    return (
+        f"A{'n' if L[0] in 'aeiou' else ''} {L} {hl * UNIT:.1f} m tall slides right at {vl * p.speed_scale:.1f} m/s and {an} {R} "
+        f"{hr * UNIT:.1f} m tall slides left at {vr * p.speed_scale:.1f} m/s on a frictionless floor; they "
+        f"collide. Afterwards the left object {after('left_object', vl)} and the right object "
+        f"{after('right_object', vr)}."
+    )

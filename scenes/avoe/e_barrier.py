@@ -24,15 +24,29 @@ from voebench.generator.kinematics import quat_from_axis_angle
 from voebench.generator.params import COORDINATE, COUNT, INDEX, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, PIXEL_MARGIN_RAD, ROD_COLOR,
-                                        AVOE_SHAPES, UNIT, WALL_COLOR, add_object, first_divergence, hidden, object_size,
-                                        simulate_variant, stage, take_track, world_points)
+from voebench.scenes.avoe.world import (
+    CAMERA_EYE,
+    OCCLUDER_COLOR,
+    ORIGINAL_FPS,
+    PIXEL_MARGIN_RAD,
+    ROD_COLOR,
+    AVOE_SHAPES,
+    UNIT,
+    WALL_COLOR,
+    add_object,
+    first_divergence,
+    hidden,
+    object_size,
+    simulate_variant,
+    stage,
+    take_track,
+    world_points,
+)
 
 CATEGORY = "E"
 SUBTYPES = {"E1": "soft barrier (a curtain)", "E2": "solid wall", "E3": "wall with an opening"}
 OBSERVATION = "where the object ends up"
-ASSUMPTION = ("The object has an initial velocity from an external source; the screen moving is always "
-              "expected.")
+ASSUMPTION = "The object has an initial velocity from an external source; the screen moving is always expected."
 WALL_TYPE = {"E1": "soft", "E2": "normal", "E3": "open"}
 
 FIRST_FRAME = 20  # the original renders frames 20-69
@@ -58,13 +72,21 @@ SPACE = {
     "opening": {"width": Range(0.4, 1.4, domain=POSITIVE), "height": Range(0.4, 1.4, domain=POSITIVE)},
     # launched from rest at `speed` (m/s) so that it reaches release_x at release_frame (an original frame), then
     # released to slide under friction
-    "push": {"start_x": Fixed(-11.5, domain=COORDINATE), "release_x": Fixed(-4.5, domain=COORDINATE),
-             "release_frame": Fixed(50, domain=INDEX), "speed": Range(12.0, 15.0, domain=POSITIVE)},
+    "push": {
+        "start_x": Fixed(-11.5, domain=COORDINATE),
+        "release_x": Fixed(-4.5, domain=COORDINATE),
+        "release_frame": Fixed(50, domain=INDEX),
+        "speed": Range(12.0, 15.0, domain=POSITIVE),
+    },
     # centre heights (m); original frames of its linear moves (the original: 30-40 and 60-70, 17 m/s)
     # Bullet substeps per frame (fast impacts on the doorway's edges need finer steps)
     "substeps": Fixed(20, domain=COUNT),
-    "screen": {"top_z": Fixed(10.3, domain=COORDINATE), "low_z": Fixed(3.3, domain=COORDINATE),
-               "down": Fixed([25, 40], domain=INDEX), "up": Fixed([60, 75], domain=INDEX)},
+    "screen": {
+        "top_z": Fixed(10.3, domain=COORDINATE),
+        "low_z": Fixed(3.3, domain=COORDINATE),
+        "down": Fixed([25, 40], domain=INDEX),
+        "up": Fixed([60, 75], domain=INDEX),
+    },
 }
 
 
@@ -93,8 +115,15 @@ def build(scene, p, condition):
     obj.position[:, 0] = p.push.start_x + p.push.speed * np.clip(t - t_s, 0.0, None)
     # screen
     x0 = _screen_x()
-    s = scene.add("screen", "box", (9.0, 0.05, 6.4), (x0, SCREEN_Y, p.screen.top_z), role="occluder", fixture=True,
-                  color=OCCLUDER_COLOR)
+    s = scene.add(
+        "screen",
+        "box",
+        (9.0, 0.05, 6.4),
+        (x0, SCREEN_Y, p.screen.top_z),
+        role="occluder",
+        fixture=True,
+        color=OCCLUDER_COLOR,
+    )
     drop = p.screen.top_z - p.screen.low_z
     ramp = lambda a, b: np.clip((t - _t(a)) / (_t(b) - _t(a)), 0.0, 1.0)  # noqa: E731
     s.position[:, 2] = p.screen.top_z - drop * (ramp(*p.screen.down) - ramp(*p.screen.up))
@@ -115,29 +144,55 @@ def _barrier(scene, p, kind) -> list[str]:
     """Add the barrier; return the names of its collider parts."""
     L, Hw = WALL["length"], WALL["height"]
     if kind == "normal":
-        scene.add("wall", "box", (WALL["thick"], L, Hw), (0.0, 0.0, Hw / 2), role="wall", color=WALL_COLOR,
-                  body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER), fixture=True)
+        scene.add(
+            "wall",
+            "box",
+            (WALL["thick"], L, Hw),
+            (0.0, 0.0, Hw / 2),
+            role="wall",
+            color=WALL_COLOR,
+            body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER),
+            fixture=True,
+        )
         return ["wall"]
     if kind == "open":
         ow, oh, th = p.opening.width * UNIT / 2, p.opening.height * UNIT, WALL["open_thick"]
-        parts = [("wall_left", (th, L / 2 - ow, Hw), (0.0, -(L / 2 + ow) / 2, Hw / 2)),
-                 ("wall_right", (th, L / 2 - ow, Hw), (0.0, (L / 2 + ow) / 2, Hw / 2)),
-                 ("wall_top", (th, 2 * ow, Hw - oh), (0.0, 0.0, (Hw + oh) / 2))]
+        parts = [
+            ("wall_left", (th, L / 2 - ow, Hw), (0.0, -(L / 2 + ow) / 2, Hw / 2)),
+            ("wall_right", (th, L / 2 - ow, Hw), (0.0, (L / 2 + ow) / 2, Hw / 2)),
+            ("wall_top", (th, 2 * ow, Hw - oh), (0.0, 0.0, (Hw + oh) / 2)),
+        ]
         for name, dims, pos in parts:
-            scene.add(name, "box", dims, pos, role="wall", fixture=True, color=WALL_COLOR,
-                      body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
+            scene.add(
+                name,
+                "box",
+                dims,
+                pos,
+                role="wall",
+                fixture=True,
+                color=WALL_COLOR,
+                body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER),
+            )
         return [n for n, _, _ in parts]
     # soft: a curtain of strips hanging from a rod between two posts
     px, pz = PIVOT
     span = N_STRIPS * STRIP_W
     scene.add("rod", "box", (0.2, span + 0.8, 0.2), (px, 0.0, pz + 0.13), role="wall", fixture=True, color=ROD_COLOR)
     for i, y in enumerate((-span / 2 - 0.3, span / 2 + 0.3)):
-        scene.add(f"post{i}", "box", (0.2, 0.2, pz + 0.2), (px, y, (pz + 0.2) / 2), role="wall",
-                  fixture=True, color=ROD_COLOR)
+        scene.add(
+            f"post{i}", "box", (0.2, 0.2, pz + 0.2), (px, y, (pz + 0.2) / 2), role="wall", fixture=True, color=ROD_COLOR
+        )
     for k in range(N_STRIPS):
         y = -span / 2 + (k + 0.5) * STRIP_W
-        scene.add(f"strip{k}", "box", (0.04, STRIP_W - 0.02, STRIP_L), (px, y, pz - STRIP_L / 2), role="wall",
-                  fixture=True, color=WALL_COLOR)
+        scene.add(
+            f"strip{k}",
+            "box",
+            (0.04, STRIP_W - 0.02, STRIP_L),
+            (px, y, pz - STRIP_L / 2),
+            role="wall",
+            fixture=True,
+            color=WALL_COLOR,
+        )
     return []
 
 
@@ -156,7 +211,9 @@ def _swing_strips(scene):
             q = q[(q[:, 1] > y0 - 0.3) & (q[:, 1] < y1 + 0.3)] if obj.visible[t] else q[:0]
             dx, dz = q[:, 0] - px, pz - q[:, 2]
             r = np.hypot(dx, dz)
-            phi = np.arctan2(dx, dz) + np.arctan2(0.25, np.maximum(r, 0.25))  # clear the strip's thickness and the sampling
+            phi = np.arctan2(dx, dz) + np.arctan2(
+                0.25, np.maximum(r, 0.25)
+            )  # clear the strip's thickness and the sampling
             # points a little beyond the strip's reach count too: the strip's lower corners swing through them
             # (counting only r <= STRIP_L let a strip resting on a flat top cut 35 mm into it)
             near = (r <= STRIP_L + 0.25) & (phi > 0)
@@ -164,7 +221,11 @@ def _swing_strips(scene):
             theta = max(need, theta - 2.5 / scene.fps, 0.0)
             R = quat_from_axis_angle((0, 1, 0), -theta)
             strip.quaternion[t] = R
-            strip.position[t] = (px + np.sin(theta) * STRIP_L / 2, strip.position[0, 1], pz - np.cos(theta) * STRIP_L / 2)
+            strip.position[t] = (
+                px + np.sin(theta) * STRIP_L / 2,
+                strip.position[0, 1],
+                pz - np.cos(theta) * STRIP_L / 2,
+            )
 
 
 def _dense_points(obj):
@@ -182,21 +243,37 @@ def _violate(scene, p, kind, barrier):
     def change(twin):
         if kind == "soft":  # the curtain acts as a solid sheet
             px, pz = PIVOT
-            twin.add("curtain_collider", "box", (0.04, N_STRIPS * STRIP_W, STRIP_L), (px, 0.0, pz - STRIP_L / 2),
-                     role="wall", fixture=True, visible=False,
-                     body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
+            twin.add(
+                "curtain_collider",
+                "box",
+                (0.04, N_STRIPS * STRIP_W, STRIP_L),
+                (px, 0.0, pz - STRIP_L / 2),
+                role="wall",
+                fixture=True,
+                visible=False,
+                body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER),
+            )
         elif kind == "open" and passed:  # the doorway acts as closed
             th, L, Hw = WALL["open_thick"], WALL["length"], WALL["height"]
-            twin.add("door_collider", "box", (th, L, Hw), (0.0, 0.0, Hw / 2), role="wall", fixture=True, visible=False,
-                     body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER))
+            twin.add(
+                "door_collider",
+                "box",
+                (th, L, Hw),
+                (0.0, 0.0, Hw / 2),
+                role="wall",
+                fixture=True,
+                visible=False,
+                body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER),
+            )
         else:  # the wall lets the object through
             for name in barrier:
                 twin[name].body = None
 
     twin = simulate_variant(scene, change, substeps=p.substeps)
     o = scene["object"]
-    first = first_divergence(np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion],
-                             tol=1e-3)
+    first = first_divergence(
+        np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion], tol=1e-3
+    )
     if first is None:  # the object reaches the barrier after the video ends (a short --seconds)
         raise Infeasible("E: the object does not reach the barrier within the video", ("seconds", "push.speed"))
     take_track(scene, twin, "object", first)
@@ -207,8 +284,15 @@ def _violate(scene, p, kind, barrier):
     frames = _event_frames(scene, barrier, first)
     hid = hidden(scene, "object", frames, blockers, margin=PIXEL_MARGIN_RAD)
     kinds = {"soft": "solid_curtain", "normal": "pass_through"}
-    edits.record(scene, ["solidity"], kinds.get(kind, "closed_opening" if passed else "pass_through"), "object",
-                 first, scene.n_frames - 1, hidden=hid)
+    edits.record(
+        scene,
+        ["solidity"],
+        kinds.get(kind, "closed_opening" if passed else "pass_through"),
+        "object",
+        first,
+        scene.n_frames - 1,
+        hidden=hid,
+    )
 
 
 def _event_frames(scene, barrier, first: int) -> list[int]:
@@ -244,27 +328,42 @@ def passed_through(scene, p) -> bool:
 def labels(scene, p) -> dict:
     kind = WALL_TYPE[p.subtype]
     ow, oh = (p.opening.width, p.opening.height) if kind == "open" else (0.0, 0.0)
-    return make_labels(CATEGORY,
-                       features={"object_height": p.object.height, "object_width": p.object.width,
-                                 "wall_opening": kind == "open", "wall_soft": kind == "soft",
-                                 "opening_width": ow, "opening_height": oh, "object_shape": p.object.shape},
-                       prior_rules={"wall_has_opening": kind == "open", "blocker_soft": kind == "soft",
-                                    "object_thinner_than_opening": p.object.width < ow,
-                                    "object_shorter_than_opening": p.object.height < oh},
-                       posterior_rules={"object_passed_through_wall": passed_through(scene, p)})
+    return make_labels(
+        CATEGORY,
+        features={
+            "object_height": p.object.height,
+            "object_width": p.object.width,
+            "wall_opening": kind == "open",
+            "wall_soft": kind == "soft",
+            "opening_width": ow,
+            "opening_height": oh,
+            "object_shape": p.object.shape,
+        },
+        prior_rules={
+            "wall_has_opening": kind == "open",
+            "blocker_soft": kind == "soft",
+            "object_thinner_than_opening": p.object.width < ow,
+            "object_shorter_than_opening": p.object.height < oh,
+        },
+        posterior_rules={"object_passed_through_wall": passed_through(scene, p)},
+    )
 
 
 def describe(scene, p, condition) -> str:
     kind = WALL_TYPE[p.subtype]
     W, D, H = object_size(p.object.shape, p.object.length, p.object.height, p.object.width)
-    barrier = {"soft": "a curtain of hanging blue strips",
-               "normal": f"a solid blue wall {WALL['height']:.1f} m tall",
-               "open": f"a blue wall with a doorway {p.opening.width * UNIT:.1f} m wide and "
-                       f"{p.opening.height * UNIT:.1f} m tall"}[kind]
+    barrier = {
+        "soft": "a curtain of hanging blue strips",
+        "normal": f"a solid blue wall {WALL['height']:.1f} m tall",
+        "open": f"a blue wall with a doorway {p.opening.width * UNIT:.1f} m wide and "
+        f"{p.opening.height * UNIT:.1f} m tall",
+    }[kind]
     end = "It ends up beyond the barrier." if passed_through(scene, p) else "It ends up in front of the barrier."
     shape = p.object.shape.replace("_", " ")
-    return (f"A cyan screen comes down in front of {barrier}. {_a(shape)} {D:.1f} m wide and {H:.1f} m tall is "
-            f"pushed along the floor toward it at {p.push.speed:.0f} m/s, and the screen goes up again. {end}")
+    return (
+        f"A cyan screen comes down in front of {barrier}. {_a(shape)} {D:.1f} m wide and {H:.1f} m tall is "
+        f"pushed along the floor toward it at {p.push.speed:.0f} m/s, and the screen goes up again. {end}"
+    )
 
 
 def _a(word: str) -> str:

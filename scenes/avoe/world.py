@@ -36,8 +36,12 @@ AVOE_SHAPES = ("cube", "cylinder", "torus", "sphere", "cone", "side_cylinder", "
 
 # Original materials: hex / 255 fed in as base colour (docs/scene-facts.md Part 5); we do the same (linear RGB).
 SHAPE_COLORS = {
-    "cube": (0.976, 0.027, 0.027), "cylinder": (0.0, 1.0, 0.0), "torus": (1.0, 0.647, 0.0),
-    "sphere": (1.0, 1.0, 0.0), "cone": (0.0, 1.0, 0.0), "side_cylinder": (0.0, 0.0, 0.0),
+    "cube": (0.976, 0.027, 0.027),
+    "cylinder": (0.0, 1.0, 0.0),
+    "torus": (1.0, 0.647, 0.0),
+    "sphere": (1.0, 1.0, 0.0),
+    "cone": (0.0, 1.0, 0.0),
+    "side_cylinder": (0.0, 0.0, 0.0),
     "inverted_cone": (0.502, 0.0, 0.502),
 }
 SUPPORT_COLOR = (0.502, 0.502, 0.502)
@@ -71,8 +75,16 @@ def stage(scene: Scene) -> None:
     """Ground, background and camera as in the original .blend files."""
     scene.background = BACKGROUND
     size = ground_size(scene.n_frames / scene.fps)
-    scene.add("ground", "plane", (size, size, 0.0), (0.0, 0.0, 0.0), role="floor", fixture=True, color=GROUND_COLOR,
-              body=RigidBody("passive", friction=0.5))
+    scene.add(
+        "ground",
+        "plane",
+        (size, size, 0.0),
+        (0.0, 0.0, 0.0),
+        role="floor",
+        fixture=True,
+        color=GROUND_COLOR,
+        body=RigidBody("passive", friction=0.5),
+    )
     scene.look(CAMERA_EYE, CAMERA_EYE + 30.0 * CAMERA_DIR, fov_deg=VFOV_DEG)
     scene.lights[0].direction = (0.0, 0.0, -1.0)  # the area light points down
 
@@ -80,8 +92,7 @@ def stage(scene: Scene) -> None:
 # ----------------------------------------------------------------------------------------------- objects
 
 
-def add_object(scene: Scene, name: str, shape: str, size, center, *, role: str = "object", body=None,
-               color=None):
+def add_object(scene: Scene, name: str, shape: str, size, center, *, role: str = "object", body=None, color=None):
     """One of the seven AVoE shapes with world extents `size` = (x, y, z) m, bounding-box centre `center`.
     Side cylinder: a cylinder lying along x; inverted cone: apex down; torus: a ring standing in the x-z plane
     (facing the camera), tube 20% of its outer size as in the original (minor/major radius 0.25/1)."""
@@ -98,8 +109,7 @@ def add_object(scene: Scene, name: str, shape: str, size, center, *, role: str =
     if shape == "side_cylinder":
         return scene.add(name, "cylinder", (H, D, W), center, role=role, color=color, body=body, quaternion=_Q_SIDE)
     if shape == "torus":
-        return scene.add(name, "mesh", (W, D, H), center, role=role, color=color, body=body,
-                         mesh=torus_mesh(W, D, H))
+        return scene.add(name, "mesh", (W, D, H), center, role=role, color=color, body=body, mesh=torus_mesh(W, D, H))
     raise ValueError(f"unknown AVoE shape {shape!r}")
 
 
@@ -115,8 +125,16 @@ def torus_mesh(W: float, D: float, H: float, n_major: int = 32, n_minor: int = 1
             rx = (0.5 - tube + tube * np.cos(v)) * W
             rz = (0.5 - tube + tube * np.cos(v)) * H
             verts.append((rx * np.cos(u), 0.5 * D * np.sin(v), rz * np.sin(u)))
-    faces = [(i * n_minor + j, ((i + 1) % n_major) * n_minor + j, ((i + 1) % n_major) * n_minor + (j + 1) % n_minor,
-              i * n_minor + (j + 1) % n_minor) for i in range(n_major) for j in range(n_minor)]
+    faces = [
+        (
+            i * n_minor + j,
+            ((i + 1) % n_major) * n_minor + j,
+            ((i + 1) % n_major) * n_minor + (j + 1) % n_minor,
+            i * n_minor + (j + 1) % n_minor,
+        )
+        for i in range(n_major)
+        for j in range(n_minor)
+    ]
     return np.array(verts), faces
 
 
@@ -187,8 +205,14 @@ def _segment_hits_box(eye, pts, box, t, shrink: float = 0.0) -> np.ndarray:
     """For each point: does the segment eye -> point pass through `box` (an oriented box object, made `shrink`
     m smaller on every side) at frame t? (A point on the box's own face is not hidden by it: `end` just short of
     the point.)"""
-    return segments_hit_box(eye, pts, box.position[t], quat_to_matrix(box.quaternion[t]),
-                            np.maximum(box.dimensions / 2.0 - shrink, 1e-4), end=1.0 - 1e-6)
+    return segments_hit_box(
+        eye,
+        pts,
+        box.position[t],
+        quat_to_matrix(box.quaternion[t]),
+        np.maximum(box.dimensions / 2.0 - shrink, 1e-4),
+        end=1.0 - 1e-6,
+    )
 
 
 def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None, margin: float = 0.0) -> np.ndarray:

@@ -35,16 +35,24 @@ class GraspLevel1(Suite):
         false = m.negative(p, np.random.default_rng([job.seed, 1]))
         assert false != truth
         prompts = [
-            {"kind": "binary", "polarity": "positive", "observation": truth,
-             "text": m.STATEMENT.format(truth) + YES_NO, "answer": "yes"},
-            {"kind": "binary", "polarity": "negative", "observation": false,
-             "text": m.STATEMENT.format(false) + YES_NO, "answer": "no"},
+            {
+                "kind": "binary",
+                "polarity": "positive",
+                "observation": truth,
+                "text": m.STATEMENT.format(truth) + YES_NO,
+                "answer": "yes",
+            },
+            {
+                "kind": "binary",
+                "polarity": "negative",
+                "observation": false,
+                "text": m.STATEMENT.format(false) + YES_NO,
+                "answer": "no",
+            },
         ]
         if getattr(m, "OPEN_QUESTION", None):
-            prompts.append({"kind": "open", "text": m.OPEN_QUESTION, "answer": m.open_answer(p),
-                            "choices": m.KEYWORDS})
+            prompts.append({"kind": "open", "text": m.OPEN_QUESTION, "answer": m.open_answer(p), "choices": m.KEYWORDS})
         return {"prompts": prompts, "label": truth, "description": m.describe(scene, p, job.condition)}
-
 
     def statement_problems(self, job, p, scene, entry, width, height):
         from voebench.scenes.grasp_l1 import truth

@@ -16,8 +16,11 @@ SPACE = {
     "size": Range(0.8, 2.0, domain=POSITIVE),
     "place": {"x": Range(0.2, 0.8, domain=FRACTION), "y": Range(0.2, 0.8, domain=FRACTION)},
     # GRASP's eye point; it looks at the table centre (the original looked past the spawn area, see docs/differences.md)
-    "camera": {"eye": Fixed([5.88, 4.6, 5.28], domain=COORDINATE),
-               "look_at": Fixed([0.0, 0.0, 0.0], domain=COORDINATE), "fov": Fixed(70.0, domain=FOV)},
+    "camera": {
+        "eye": Fixed([5.88, 4.6, 5.28], domain=COORDINATE),
+        "look_at": Fixed([0.0, 0.0, 0.0], domain=COORDINATE),
+        "fov": Fixed(70.0, domain=FOV),
+    },
 }
 
 

@@ -6,15 +6,27 @@ import numpy as np
 from voebench.errors import Infeasible
 from voebench.generator.kinematics import roll
 from voebench.generator.params import FOV, FRACTION, POSITIVE, Balanced, Fixed, Range
-from voebench.scenes.common import TRAY_BALL_SPAN, TRAY_CENTER, TRAY_FLOOR_TOP, hsv_color, table_room, top_down, tray, tray_point
+from voebench.scenes.common import (
+    TRAY_BALL_SPAN,
+    TRAY_CENTER,
+    TRAY_FLOOR_TOP,
+    hsv_color,
+    table_room,
+    top_down,
+    tray,
+    tray_point,
+)
 from voebench.scenes.grasp_l1 import other_label
 
 LABELS = ("forward", "backward", "left", "right")
 STATEMENT = "The ball is rolling {}."
 OPEN_QUESTION = "Which direction is the ball rolling?"
-KEYWORDS = {"forward": ["forward", "forwards", "up", "upward", "upwards"],
-            "backward": ["backward", "backwards", "down", "downward", "downwards"],
-            "left": ["left"], "right": ["right"]}
+KEYWORDS = {
+    "forward": ["forward", "forwards", "up", "upward", "upwards"],
+    "backward": ["backward", "backwards", "down", "downward", "downwards"],
+    "left": ["left"],
+    "right": ["right"],
+}
 # unit direction in the world (x right, y forward in the image) and where on the tray the ball starts
 HEADINGS = {"forward": (0, 1), "backward": (0, -1), "left": (-1, 0), "right": (1, 0)}
 
@@ -24,17 +36,29 @@ SPACE = {
     "speed": Range(1.5, 2.5, domain=POSITIVE),  # initial speed, m/s (GRASP: 1.5-2.5 units/s)
     # fraction of the 4.4 m span covered before rolling resistance stops it
     "travel": Range(0.6, 0.95, domain=FRACTION),
-    "start_delay": Range(0.0, 0.3, domain=FRACTION),  # fraction of the video before the ball starts (GRASP: 0-3 s of 10 s)
-    "ball": {"diameter": Fixed(0.4, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "start_delay": Range(
+        0.0, 0.3, domain=FRACTION
+    ),  # fraction of the video before the ball starts (GRASP: 0-3 s of 10 s)
+    "ball": {
+        "diameter": Fixed(0.4, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     "camera": {"height": Fixed(4.17, domain=POSITIVE), "fov": Fixed(70.0, domain=FOV)},
 }
 
 
 def add_ball(scene, p, xy):
     r = p.ball.diameter / 2
-    return scene.add("ball", "sphere", (p.ball.diameter,) * 3, (xy[0], xy[1], TRAY_FLOOR_TOP + r), role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    return scene.add(
+        "ball",
+        "sphere",
+        (p.ball.diameter,) * 3,
+        (xy[0], xy[1], TRAY_FLOOR_TOP + r),
+        role="ball",
+        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
+    )
 
 
 def start_frame(scene, p) -> int:
@@ -58,9 +82,12 @@ def roll_ball(scene, ball, start_xy, heading, p, distance):
     steps = min(scene.n_frames - 1 - first, int(np.floor(stop_s * scene.fps)))
     if steps < MIN_MOTION_FRAMES or steps / scene.fps < MIN_MOTION_SECONDS:
         keys = ("speed", "travel") if stop_s < MIN_MOTION_SECONDS else ("start_delay", "seconds", "fps")
-        raise Infeasible(f"the ball would be seen rolling for {steps} frame steps ({steps / scene.fps:.2f} s) of "
-                         f"a {scene.n_frames}-frame video; a statement about its motion needs {MIN_MOTION_FRAMES} "
-                         f"and {MIN_MOTION_SECONDS:g} s", keys)
+        raise Infeasible(
+            f"the ball would be seen rolling for {steps} frame steps ({steps / scene.fps:.2f} s) of "
+            f"a {scene.n_frames}-frame video; a statement about its motion needs {MIN_MOTION_FRAMES} "
+            f"and {MIN_MOTION_SECONDS:g} s",
+            keys,
+        )
     deceleration = p.speed**2 / (2 * distance)
     start = np.array([*start_xy, ball.position[0, 2]])
     roll(ball, start, (*heading, 0.0), p.speed, deceleration, first, scene.fps)
@@ -70,8 +97,11 @@ def build(scene, p, condition):
     table_room(scene)
     tray(scene)
     if not (0.0 <= p.lateral <= 1.0 and 0.0 < p.travel <= 1.0):
-        raise Infeasible("the ball must start on the tray's edge (lateral in [0, 1]) and stop before the far "
-                         f"wall (travel in (0, 1]); got lateral {p.lateral:g}, travel {p.travel:g}", ("lateral", "travel"))
+        raise Infeasible(
+            "the ball must start on the tray's edge (lateral in [0, 1]) and stop before the far "
+            f"wall (travel in (0, 1]); got lateral {p.lateral:g}, travel {p.travel:g}",
+            ("lateral", "travel"),
+        )
     hx, hy = HEADINGS[p.direction]
     # start on the edge the ball rolls away from, at `lateral` along it
     fx = 0.5 - 0.5 * hx if hx else p.lateral
@@ -94,8 +124,12 @@ def negative(p, rng):
 
 
 def describe(scene, p, condition):
-    seen = {"forward": "away from the viewer (up in the view)", "backward": "toward the viewer (down in the view)",
-            "left": "to the left", "right": "to the right"}[p.direction]
+    seen = {
+        "forward": "away from the viewer (up in the view)",
+        "backward": "toward the viewer (down in the view)",
+        "left": "to the left",
+        "right": "to the right",
+    }[p.direction]
     return f"Seen from above, a ball lies in a square tray. {rolling(p, scene, seen)}"
 
 

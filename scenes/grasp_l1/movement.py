@@ -21,7 +21,12 @@ SPACE = {
     "target": Range(0.0, 1.0, domain=FRACTION),  # where along the opposite edge it heads, or its y if it stands still
     **{k: DIRECTIONALITY_SPACE[k] for k in ("speed", "travel", "start_delay", "ball", "camera")},
 }
-EDGES = {"front": lambda f: (f, 0.0), "back": lambda f: (f, 1.0), "left": lambda f: (0.0, f), "right": lambda f: (1.0, f)}
+EDGES = {
+    "front": lambda f: (f, 0.0),
+    "back": lambda f: (f, 1.0),
+    "left": lambda f: (0.0, f),
+    "right": lambda f: (1.0, f),
+}
 OPPOSITE = {"front": "back", "back": "front", "left": "right", "right": "left"}
 
 
@@ -30,8 +35,11 @@ def build(scene, p, condition):
     tray(scene)
     moving = p.movement == "moving"
     if not (0.0 <= p.start <= 1.0 and 0.0 <= p.target <= 1.0 and (0.0 < p.travel <= 1.0 or not moving)):
-        raise Infeasible("the ball must stay in the tray (start and target in [0, 1], travel in (0, 1]); got "
-                         f"start {p.start:g}, target {p.target:g}, travel {p.travel:g}", ("start", "target", "travel"))
+        raise Infeasible(
+            "the ball must stay in the tray (start and target in [0, 1], travel in (0, 1]); got "
+            f"start {p.start:g}, target {p.target:g}, travel {p.travel:g}",
+            ("start", "target", "travel"),
+        )
     if p.movement == "moving":
         start = tray_point(*EDGES[p.start_edge](p.start))
         target = tray_point(*EDGES[OPPOSITE[p.start_edge]](p.target))

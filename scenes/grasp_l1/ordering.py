@@ -21,8 +21,12 @@ SPACE = {
     "size": Fixed(2.0, domain=POSITIVE),  # ball diameter / cube edge, m
     "spacing": Fixed(3.0, domain=POSITIVE),  # m between neighbouring centres
     "row_y": Fixed(3.68, domain=COORDINATE),  # distance of the row behind the table's centre line, m
-    "camera": {"eye": Fixed([0.0, -2.63, 6.2], domain=COORDINATE), "yaw": Fixed(0.0, domain=ANGLE),
-               "pitch": Fixed(45.0, domain=ANGLE), "fov": Fixed(70.0, domain=FOV)},
+    "camera": {
+        "eye": Fixed([0.0, -2.63, 6.2], domain=COORDINATE),
+        "yaw": Fixed(0.0, domain=ANGLE),
+        "pitch": Fixed(45.0, domain=ANGLE),
+        "fov": Fixed(70.0, domain=FOV),
+    },
 }
 
 
@@ -30,8 +34,10 @@ def arrangement(p):
     """The objects left to right: `count` distinct (colour, shape) pairs drawn by `p.arrangement`."""
     pairs = list(itertools.product(p.colors, p.shapes))
     if len(pairs) < p.count:
-        raise Infeasible(f"{p.count} distinct objects cannot be drawn from {len(pairs)} colour-shape pairs",
-                         ("colors", "shapes", "count"))
+        raise Infeasible(
+            f"{p.count} distinct objects cannot be drawn from {len(pairs)} colour-shape pairs",
+            ("colors", "shapes", "count"),
+        )
     rng = np.random.default_rng(p.arrangement)
     picks = rng.choice(len(pairs), size=p.count, replace=False)
     return [pairs[i] for i in picks]
@@ -42,8 +48,14 @@ def build(scene, p, condition):
     row = arrangement(p)
     for i, (color, shape) in enumerate(row):
         x = (i - (len(row) - 1) / 2) * p.spacing
-        scene.add(f"object{i}", "sphere" if shape == "ball" else "box", (p.size,) * 3, (x, p.row_y, p.size / 2),
-                  role=shape, color=COLORS[color])
+        scene.add(
+            f"object{i}",
+            "sphere" if shape == "ball" else "box",
+            (p.size,) * 3,
+            (x, p.row_y, p.size / 2),
+            role=shape,
+            color=COLORS[color],
+        )
     pitched(scene, p.camera.eye, p.camera.yaw, p.camera.pitch, p.camera.fov)
 
 

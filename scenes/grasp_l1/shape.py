@@ -18,8 +18,11 @@ SPACE = {
     "place": {"x": Range(0.2, 0.8, domain=FRACTION), "y": Range(0.2, 0.8, domain=FRACTION)},
     "color": Fixed([0.0, 0.0, 0.0], domain=FRACTION),
     # GRASP's eye point; it looks at the table centre (the original looked past the spawn area, see docs/differences.md)
-    "camera": {"eye": Fixed([5.88, 4.6, 5.28], domain=COORDINATE),
-               "look_at": Fixed([0.0, 0.0, 0.0], domain=COORDINATE), "fov": Fixed(70.0, domain=FOV)},
+    "camera": {
+        "eye": Fixed([5.88, 4.6, 5.28], domain=COORDINATE),
+        "look_at": Fixed([0.0, 0.0, 0.0], domain=COORDINATE),
+        "fov": Fixed(70.0, domain=FOV),
+    },
 }
 
 
@@ -27,7 +30,9 @@ def place_on_table(scene, name, shape, size, fx, fy, color, role):
     x = (fx - 0.5) * (TABLE_SIZE[0] - 0.7)  # the spawn area of the original, 11.3 x 7.0 m
     y = (fy - 0.5) * (TABLE_SIZE[1] - 1.0)
     if size <= 0 or abs(x) > TABLE_SIZE[0] / 2 or abs(y) > TABLE_SIZE[1] / 2:  # it must rest on the table
-        raise Infeasible(f"a {size:g} m {shape} at ({x:.2f}, {y:.2f}) is not on the table", ("size", "place.x", "place.y"))
+        raise Infeasible(
+            f"a {size:g} m {shape} at ({x:.2f}, {y:.2f}) is not on the table", ("size", "place.x", "place.y")
+        )
     scene.add(name, "sphere" if shape == "ball" else "box", (size,) * 3, (x, y, size / 2), role=role, color=color)
 
 

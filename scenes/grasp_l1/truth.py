@@ -138,17 +138,24 @@ class View:
         b = self.boxes(name, frames)
         keys = ("resolution",)
         w, h = b[:, 2] - b[:, 0], b[:, 3] - b[:, 1]
-        inside = (np.clip(np.minimum(b[:, 2], self.width) - np.maximum(b[:, 0], 0), 0, None)
-                  * np.clip(np.minimum(b[:, 3], self.height) - np.maximum(b[:, 1], 0), 0, None))
+        inside = np.clip(np.minimum(b[:, 2], self.width) - np.maximum(b[:, 0], 0), 0, None) * np.clip(
+            np.minimum(b[:, 3], self.height) - np.maximum(b[:, 1], 0), 0, None
+        )
         for i, t in enumerate(frames):
             if np.isnan(b[i]).any():
                 return [Problem(f"{name} is behind the camera at frame {t}", ("camera",))]
             if min(w[i], h[i]) < MIN_OBJECT_PX:
-                return [Problem(f"{name} spans {min(w[i], h[i]):.1f} px at frame {t}, less than "
-                                f"{MIN_OBJECT_PX:g} px", keys)]
+                return [
+                    Problem(f"{name} spans {min(w[i], h[i]):.1f} px at frame {t}, less than {MIN_OBJECT_PX:g} px", keys)
+                ]
             if inside[i] < IN_VIEW_SHARE * w[i] * h[i]:
-                return [Problem(f"{name} is out of view at frame {t} ({inside[i] / (w[i] * h[i]):.0%} of it in "
-                                f"the {self.width}x{self.height} image)", keys)]
+                return [
+                    Problem(
+                        f"{name} is out of view at frame {t} ({inside[i] / (w[i] * h[i]):.0%} of it in "
+                        f"the {self.width}x{self.height} image)",
+                        keys,
+                    )
+                ]
         return []
 
     def size(self, name: str, t: int = 0) -> float:
@@ -160,9 +167,14 @@ class View:
 def rotations(q: np.ndarray) -> np.ndarray:
     """(T,3,3) rotation matrices of (T,4) w x y z quaternions."""
     w, x, y, z = np.moveaxis(np.asarray(q, float), -1, 0)
-    return np.stack([np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
-                     np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
-                     np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1)], -2)
+    return np.stack(
+        [
+            np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+            np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+            np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+        ],
+        -2,
+    )
 
 
 def _still(scene: Scene, names) -> list[Problem]:
@@ -234,14 +246,24 @@ def _moves_visibly(scene, view, uv, moving_steps) -> list[Problem]:
     problems = []
     timing = ("start_delay", "seconds", "fps")
     if moving_steps < MIN_MOTION_FRAMES or moving_steps / scene.fps < MIN_MOTION_SECONDS:
-        problems.append(Problem(f"the ball moves during {moving_steps} frame steps ({moving_steps / scene.fps:.2f} s); "
-                                f"a statement about its motion needs {MIN_MOTION_FRAMES} and "
-                                f"{MIN_MOTION_SECONDS:g} s", timing))
+        problems.append(
+            Problem(
+                f"the ball moves during {moving_steps} frame steps ({moving_steps / scene.fps:.2f} s); "
+                f"a statement about its motion needs {MIN_MOTION_FRAMES} and "
+                f"{MIN_MOTION_SECONDS:g} s",
+                timing,
+            )
+        )
     travel = float(np.linalg.norm(uv[-1] - uv[0]))
     need = max(MIN_TRAVEL_PX, view.size("ball"))
     if travel < need:
-        problems.append(Problem(f"the ball travels {travel:.1f} px in the image; it must travel {need:.1f} px "
-                                f"(its own size, at least {MIN_TRAVEL_PX:g})", (*timing, "resolution", "speed")))
+        problems.append(
+            Problem(
+                f"the ball travels {travel:.1f} px in the image; it must travel {need:.1f} px "
+                f"(its own size, at least {MIN_TRAVEL_PX:g})",
+                (*timing, "resolution", "speed"),
+            )
+        )
     return problems
 
 
@@ -288,8 +310,12 @@ def check_ordering(scene, p, view, true, false):
         gap = centres[b.name][0] - centres[a.name][0]
         need = max(MIN_SEPARATION_PX, 0.5 * max(view.size(a.name), view.size(b.name)))
         if gap < need:
-            problems.append(Problem(f"{a.name} and {b.name} are {gap:.1f} px apart left to right, less than "
-                                    f"{need:.1f} px", ("spacing", "resolution")))
+            problems.append(
+                Problem(
+                    f"{a.name} and {b.name} are {gap:.1f} px apart left to right, less than {need:.1f} px",
+                    ("spacing", "resolution"),
+                )
+            )
     names = [f"{_color_name(o.color[0])} {'ball' if o.shape == 'sphere' else 'cube'}" for o in row]
     seen = ", ".join(names)
     if len(set(names)) != len(names):
@@ -310,8 +336,12 @@ def check_relational(scene, p, view, true, false):
     side = "left" if ball_u < barrier_u else "right"
     need = max(MIN_SEPARATION_PX, view.size("ball") / 2)
     if abs(ball_u - barrier_u) < need:
-        problems.append(Problem(f"the ball's centre is {abs(ball_u - barrier_u):.1f} px from the barrier's, "
-                                f"less than {need:.1f} px", ("distance", "resolution")))
+        problems.append(
+            Problem(
+                f"the ball's centre is {abs(ball_u - barrier_u):.1f} px from the barrier's, less than {need:.1f} px",
+                ("distance", "resolution"),
+            )
+        )
     if true != side:
         problems.append(Problem(f"says {true}, but the ball is on the {side} of the barrier in the image"))
     if false == side:
@@ -335,10 +365,20 @@ def check_pixels(test: str, scene: Scene, visible_pixels: dict) -> list[str]:
         counts = np.asarray(visible_pixels[name])
         if counts.min() < MIN_VISIBLE_PIXELS:
             t = int(np.argmin(counts))
-            problems.append(Problem(f"{name} covers {int(counts[t])} rendered pixels at frame {t}, fewer than "
-                                    f"{MIN_VISIBLE_PIXELS}", ("resolution",)))
+            problems.append(
+                Problem(
+                    f"{name} covers {int(counts[t])} rendered pixels at frame {t}, fewer than {MIN_VISIBLE_PIXELS}",
+                    ("resolution",),
+                )
+            )
     return problems
 
 
-CHECKS = {"shape": check_shape, "color": check_color, "directionality": check_directionality,
-          "movement": check_movement, "ordering": check_ordering, "relational": check_relational}
+CHECKS = {
+    "shape": check_shape,
+    "color": check_color,
+    "directionality": check_directionality,
+    "movement": check_movement,
+    "ordering": check_ordering,
+    "relational": check_relational,
+}

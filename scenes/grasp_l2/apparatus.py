@@ -49,8 +49,16 @@ COVER_SPEED = 0.5  # m/s: GRASP covers drop/rise/slide at a constant 0.5 units/s
 WALL_BEIGE = (0.59, 0.55, 0.47)  # linear RGB of the beige wall texture before tinting
 # Eight wood tints (linear RGB) standing in for GRASP's 8 wood materials (DarkWood, FineGrainedWood, Plywood,
 # Wood02, Wood04, WoodPeelingPaint, WoodTableWorn, WoodWall); one per video, chosen by wood_seed.
-WOOD_TINTS = ((0.20, 0.11, 0.05), (0.55, 0.38, 0.22), (0.72, 0.56, 0.36), (0.45, 0.28, 0.14),
-              (0.62, 0.42, 0.25), (0.60, 0.58, 0.52), (0.35, 0.22, 0.12), (0.50, 0.36, 0.24))
+WOOD_TINTS = (
+    (0.20, 0.11, 0.05),
+    (0.55, 0.38, 0.22),
+    (0.72, 0.56, 0.36),
+    (0.45, 0.28, 0.14),
+    (0.62, 0.42, 0.25),
+    (0.60, 0.58, 0.52),
+    (0.35, 0.22, 0.12),
+    (0.50, 0.36, 0.24),
+)
 COVER_TINT = (0.16, 0.26, 0.17)  # GreenMetalRust
 FABRIC_TINT = (0.45, 0.40, 0.52)  # FabricPattern3 (Test 5 cube, Test 15 bottom block)
 
@@ -68,8 +76,12 @@ def S(sx: float, sy: float, sz: float) -> np.ndarray:
 def camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov: float = 70.0) -> dict:
     """SPACE leaves for the camera: offsets in metres added to the nominal eye along our x (right), y (depth,
     + away from the viewer) and z (up); GRASP's Unity ranges (x, y, z) map to (dx, dz, dy). fov in degrees."""
-    return {"dx": Range(*dx, domain=COORDINATE), "dy": Range(*dy, domain=COORDINATE),
-            "dz": Range(*dz, domain=COORDINATE), "fov": Fixed(fov, domain=FOV)}
+    return {
+        "dx": Range(*dx, domain=COORDINATE),
+        "dy": Range(*dy, domain=COORDINATE),
+        "dz": Range(*dz, domain=COORDINATE),
+        "fov": Fixed(fov, domain=FOV),
+    }
 
 
 def background_color(p) -> tuple:
@@ -83,34 +95,69 @@ def room(scene: Scene, p) -> None:
     """Parquet floor and plaster walls; the back wall (the background of every front view) tinted by
     p.background. The room is never mirrored."""
     _room(scene, floor_z=-TABLE_HEIGHT, walls=("left", "right", "front"), wall_texture_seed=int(p.wood_seed) % 97)
-    scene.add("wall_back", "box", (18.0, 1.0, 10.0), (0.0, 9.5, -TABLE_HEIGHT + 5.0), role="wall", fixture=True,
-              color=background_color(p), texture={"pattern": "plaster", "seed": int(p.wood_seed) % 89})
+    scene.add(
+        "wall_back",
+        "box",
+        (18.0, 1.0, 10.0),
+        (0.0, 9.5, -TABLE_HEIGHT + 5.0),
+        role="wall",
+        fixture=True,
+        color=background_color(p),
+        texture={"pattern": "plaster", "seed": int(p.wood_seed) % 89},
+    )
 
 
 def wood_tint(p) -> tuple:
     return WOOD_TINTS[int(p.wood_seed) % len(WOOD_TINTS)]
 
 
-def wood(scene: Scene, name: str, dims, center, p, role: str = "apparatus", collider: bool = True,
-         friction: float = 0.5) -> SceneObject:
+def wood(
+    scene: Scene, name: str, dims, center, p, role: str = "apparatus", collider: bool = True, friction: float = 0.5
+) -> SceneObject:
     """A plywood part: a box with the video's wood texture (all wood parts share it, as in GRASP)."""
-    return scene.add(name, "box", dims, center, role=role, fixture=True, color=wood_tint(p),
-                     texture={"pattern": "wood", "seed": int(p.wood_seed)},
-                     body=RigidBody("passive", friction=friction) if collider else None)
+    return scene.add(
+        name,
+        "box",
+        dims,
+        center,
+        role=role,
+        fixture=True,
+        color=wood_tint(p),
+        texture={"pattern": "wood", "seed": int(p.wood_seed)},
+        body=RigidBody("passive", friction=friction) if collider else None,
+    )
 
 
 def dark(scene: Scene, name: str, dims, center, role: str = "apparatus", collider: bool = True) -> SceneObject:
     """A dark grey "Pole" panel (back panels, the black barrier)."""
-    return scene.add(name, "box", dims, center, role=role, fixture=True, color=POLE_GREY,
-                     body=RigidBody("passive") if collider else None)
+    return scene.add(
+        name,
+        "box",
+        dims,
+        center,
+        role=role,
+        fixture=True,
+        color=POLE_GREY,
+        body=RigidBody("passive") if collider else None,
+    )
 
 
-def cover(scene: Scene, name: str, dims, center, role: str = "occluder", body: RigidBody | None = None,
-          seed: int = 5) -> SceneObject:
+def cover(
+    scene: Scene, name: str, dims, center, role: str = "occluder", body: RigidBody | None = None, seed: int = 5
+) -> SceneObject:
     """A green rusty-metal cover/occluder (GRASP's GreenMetalRust). No collider unless `body` is given
     (e.g. RigidBody("kinematic") for a cover that things rest on)."""
-    return scene.add(name, "box", dims, center, role=role, fixture=True, color=COVER_TINT,
-                     texture={"pattern": "rust", "seed": seed}, body=body)
+    return scene.add(
+        name,
+        "box",
+        dims,
+        center,
+        role=role,
+        fixture=True,
+        color=COVER_TINT,
+        texture={"pattern": "rust", "seed": seed},
+        body=body,
+    )
 
 
 def move_by(obj: SceneObject, delta, speed: float, start_frame: int, fps: float) -> int:
@@ -132,8 +179,7 @@ def look(scene: Scene, p, eye, target, fov: float | None = None) -> None:
     """The camera at `eye` + (p.camera.dx, dy, dz), looking at `target` (our coordinates)."""
     c = p.camera
     offset = np.array([c.dx, c.dy, c.dz], float)
-    scene.look(np.asarray(eye, float) + offset, np.asarray(target, float),
-               fov_deg=float(c.fov if fov is None else fov))
+    scene.look(np.asarray(eye, float) + offset, np.asarray(target, float), fov_deg=float(c.fov if fov is None else fov))
 
 
 ROOM_OBJECTS = ("floor", "wall_left", "wall_right", "wall_front", "wall_back")  # what room() adds
@@ -207,9 +253,15 @@ def smooth_profile(distance: float, speed: float, accel: float, n: int, start_fr
     t_cruise = (distance - speed * t_acc) / speed
     total = 2 * t_acc + t_cruise
     t = np.clip((np.arange(n) - start_frame) / fps, 0.0, total)
-    s = np.where(t < t_acc, 0.5 * accel * t**2,
-                 np.where(t < t_acc + t_cruise, 0.5 * speed * t_acc + speed * (t - t_acc),
-                          distance - 0.5 * accel * np.maximum(total - t, 0.0) ** 2))
+    s = np.where(
+        t < t_acc,
+        0.5 * accel * t**2,
+        np.where(
+            t < t_acc + t_cruise,
+            0.5 * speed * t_acc + speed * (t - t_acc),
+            distance - 0.5 * accel * np.maximum(total - t, 0.0) ** 2,
+        ),
+    )
     return s, int(np.ceil(start_frame + total * fps - 1e-9))
 
 

@@ -81,8 +81,18 @@ def over_the_edge(v0: float, r: float):
     return np.array(ts), np.array(phis)
 
 
-__all__ = ["G", "ROLL_FACTOR", "UP", "decelerate", "frame_times", "orientations", "over_the_edge", "polyline", "require",
-           "rolling_rotations"]
+__all__ = [
+    "G",
+    "ROLL_FACTOR",
+    "UP",
+    "decelerate",
+    "frame_times",
+    "orientations",
+    "over_the_edge",
+    "polyline",
+    "require",
+    "rolling_rotations",
+]
 
 
 def require(ok: bool, scene, test: str, what: str, keys=("start_delay",)) -> None:

@@ -11,12 +11,33 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.params import (
-    COORDINATE, COUNT, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, SIGNED_FRACTION, Choice, Domain, Range)
+    COORDINATE,
+    COUNT,
+    FRACTION,
+    INDEX,
+    NON_NEGATIVE,
+    POSITIVE,
+    SIGNED_FRACTION,
+    Choice,
+    Domain,
+    Range,
+)
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, \
-    move_by, room, wood
+from voebench.scenes.grasp_l2.apparatus import (
+    S,
+    U,
+    camera_space,
+    cover,
+    dark,
+    finish,
+    hidden_frames,
+    look,
+    move_by,
+    room,
+    wood,
+)
 
 NUMBER = 1
 OBSERVATION = "the outcome of the experiment"
@@ -25,8 +46,15 @@ PRINCIPLES = ["unchangeableness"]
 DELAYS = ("start_delay", "hold")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 # The 7 spawn points of the Unity scene (Unity x, z) on the platform, in their order.
-SPAWNS = ((2.907, -0.127), (3.368, -0.639), (4.200, -0.229), (4.702, -0.784), (4.189, -1.243), (3.437, -1.243),
-          (2.799, -1.403))
+SPAWNS = (
+    (2.907, -0.127),
+    (3.368, -0.639),
+    (4.200, -0.229),
+    (4.702, -0.784),
+    (4.189, -1.243),
+    (3.437, -1.243),
+    (2.799, -1.403),
+)
 PLATFORM_TOP = U(0, 11.228, 0)[2]  # z of the box floor
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
 FRONT_UZ = -1.54  # Unity z of the front-most object face (the screen rises at z = -1.6)
@@ -42,8 +70,10 @@ SPACE = {
     "n_objects": Range(1, 3, integer=True, domain=N_OBJECTS),  # how many objects (supplementary Section 3: 1-3)
     # which spawn point each object takes (indices into the 7 Unity spawns; a taken one moves on to the next free)
     "slots": {f"o{i}": Range(0, len(SPAWNS) - 1, integer=True, domain=SPAWN) for i in range(3)},
-    "jitter": {f"o{i}": {"x": Range(-0.06, 0.06, domain=COORDINATE), "y": Range(-0.06, 0.06, domain=COORDINATE)}
-               for i in range(3)},  # m, around the spawn
+    "jitter": {
+        f"o{i}": {"x": Range(-0.06, 0.06, domain=COORDINATE), "y": Range(-0.06, 0.06, domain=COORDINATE)}
+        for i in range(3)
+    },  # m, around the spawn
     "shape0": Choice(SOLIDS),  # the first object's shape; the others take the next shapes in turn, so all differ
     "shape_step": Choice((1, 2), domain=COUNT),  # the order in which the others take the shapes
     # implausible shape change: the changed object becomes the shape this far on
@@ -51,7 +81,8 @@ SPACE = {
     "hue0": Range(0.0, 1.0, domain=FRACTION),  # the objects' hues are hue0 + i/n (+ jitter), so their colours differ
     "hue_jitter": {f"o{i}": Range(-0.06, 0.06, domain=SIGNED_FRACTION) for i in range(3)},
     # HSV of the objects (GRASP: s, v ~ U(0.6, 1))
-    "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION),
+    "saturation": Range(0.6, 1.0, domain=FRACTION),
+    "value": Range(0.6, 1.0, domain=FRACTION),
     "changed": Range(0, 2, integer=True, domain=INDEX),  # implausible: which object changes (modulo the count)
     "change": Choice(("color", "shape")),  # implausible: what changes
     # implausible colour change: hue turns by this much (of the circle)
@@ -108,24 +139,36 @@ def build(scene, p, condition):
     # the object a shape change turns into (exists in both conditions, shown only after an implausible swap)
     k = int(p.changed) % p.n_objects
     name_k, shape_k, pos_k, hue_k = objs[k]
-    alt = scene.add(f"{name_k}_changed", SOLIDS[(SOLIDS.index(shape_k) + int(p.new_shape_step)) % 3], (SIZE,) * 3, pos_k,
-                    role="object", color=hsv_color(hue_k, p.saturation, p.value), visible=False)
+    alt = scene.add(
+        f"{name_k}_changed",
+        SOLIDS[(SOLIDS.index(shape_k) + int(p.new_shape_step)) % 3],
+        (SIZE,) * 3,
+        pos_k,
+        role="object",
+        color=hsv_color(hue_k, p.saturation, p.value),
+        visible=False,
+    )
 
     up = move_by(screen, (0, 0, h), p.screen_speed, scene.frame(p.start_delay), scene.fps)
     down = up + int(round(p.hold * scene.fps))
     lowered = move_by(screen, (0, 0, -h), p.screen_speed, down, scene.fps)
     # the reveal (screen back down) must fit, in both conditions: 2 h / screen_speed s plus the pauses
-    within_video(lowered < scene.n_frames, scene, "t01", "the screen going down again",
-                 ("start_delay", "screen_speed", "hold"))
+    within_video(
+        lowered < scene.n_frames, scene, "t01", "the screen going down again", ("start_delay", "screen_speed", "hold")
+    )
     look(scene, p, U(3.811, 12.347, -3.345), U(3.811, 11.699, -0.130))
 
     if condition == "implausible":
         # the change happens mid-way through the frames in which the screen hides the object completely
-        hidden = np.flatnonzero(hidden_frames(scene, name_k, "screen", margin=0.03)
-                                & hidden_frames(scene, alt.name, "screen", margin=0.03))
+        hidden = np.flatnonzero(
+            hidden_frames(scene, name_k, "screen", margin=0.03) & hidden_frames(scene, alt.name, "screen", margin=0.03)
+        )
         hidden = hidden[(hidden >= up - 1) & (hidden <= down + 1)]
-        need(len(hidden) >= 2, "t01: the screen never hides the changed object completely (for 2 frames)",
-             ("hold", "fps", "camera.dx", "camera.dy", "camera.dz"))
+        need(
+            len(hidden) >= 2,
+            "t01: the screen never hides the changed object completely (for 2 frames)",
+            ("hold", "fps", "camera.dx", "camera.dy", "camera.dz"),
+        )
         f = int(hidden[len(hidden) // 2])
         if p.change == "color":
             new = hsv_color((hue_k + p.new_hue_shift) % 1.0, p.saturation, p.value)
@@ -145,12 +188,16 @@ def describe(scene, p, condition):
         what = f"{n} objects of different shapes and colors ({kinds}) sit on the flat floor of a box at different positions"
     else:
         what = f"One object ({kinds}) sits on the flat floor of a box"
-    text = (f"{what}. After {p.start_delay:.1f} s a screen "
-            f"rises at the front of the box so that the objects cannot be seen for a short while, then it goes "
-            f"down again. ")
+    text = (
+        f"{what}. After {p.start_delay:.1f} s a screen "
+        f"rises at the front of the box so that the objects cannot be seen for a short while, then it goes "
+        f"down again. "
+    )
     if condition == "plausible":
         return text + "All objects are still in the same position as before and have the same shape and color."
     k = int(p.changed) % n
     change = "color" if p.change == "color" else "shape"
-    return text + (f"All objects are still in the same position as before, but one "
-                   f"(the {NOUN[objs[k][1]]}) has changed its {change}.")
+    return text + (
+        f"All objects are still in the same position as before, but one "
+        f"(the {NOUN[objs[k][1]]}) has changed its {change}."
+    )

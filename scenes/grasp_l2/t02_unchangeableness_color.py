@@ -29,8 +29,12 @@ BALL_Z = -0.271  # Unity z of the ball's path
 START_UX, END_UX = 2.511, 5.111  # ball centre touching the left / right inner side wall (Unity x)
 
 SPACE = {
-    "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "ball": {
+        "diameter": Fixed(0.2, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     "speed": Range(0.8, 1.4, domain=POSITIVE),  # m/s when it starts rolling (GRASP: constant U(0.5, 1.2))
     # speed at the far wall as a fraction of the start speed (rolling resistance)
     "arrive_fraction": Range(0.25, 0.5, domain=FRACTION),
@@ -55,20 +59,27 @@ def build(scene, p, condition):
     start = U(START_UX, 0, BALL_Z)
     start[2] = FLOOR_TOP + d / 2
     hue = p.ball.hue
-    ball = scene.add("ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(hue, p.ball.saturation, p.ball.value))
+    ball = scene.add(
+        "ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(hue, p.ball.saturation, p.ball.value)
+    )
     length = END_UX - START_UX
     v1 = p.arrive_fraction * p.speed
     deceleration = (p.speed**2 - v1**2) / (2 * length)
     # rolls without slipping, slowing down, until it touches the far wall, where it stops (inelastic contact)
-    roll(ball, start, (1.0, 0.0, 0.0), p.speed, deceleration, scene.frame(p.start_delay), scene.fps, max_distance=length)
+    roll(
+        ball, start, (1.0, 0.0, 0.0), p.speed, deceleration, scene.frame(p.start_delay), scene.fps, max_distance=length
+    )
     look(scene, p, U(3.811, 12.183, -2.259), U(3.811, 11.990, -0.130))
 
     if condition == "implausible":
         hidden = np.flatnonzero(hidden_frames(scene, "ball", "occluder", margin=0.02))
         hidden = hidden[hidden > scene.frame(p.start_delay)]
-        need(len(hidden) >= 2, "t02: the ball is never completely behind the occluder for 2 frames (too fast for "
-             "the frame rate, or the video ends first)",
-             ("fps", "seconds", "speed", "start_delay", "camera.dx", "camera.dz"))
+        need(
+            len(hidden) >= 2,
+            "t02: the ball is never completely behind the occluder for 2 frames (too fast for "
+            "the frame rate, or the video ends first)",
+            ("fps", "seconds", "speed", "start_delay", "camera.dx", "camera.dz"),
+        )
         f = int(hidden[len(hidden) // 2])
         new = hsv_color((hue + p.new_hue_shift) % 1.0, p.ball.saturation, p.ball.value)
         edits.recolor(scene, "ball", f, new, PRINCIPLES, hidden=True)
@@ -77,10 +88,12 @@ def build(scene, p, condition):
 
 def describe(scene, p, condition):
     side, other = ("right", "left") if p.mirror else ("left", "right")
-    text = (f"After {p.start_delay:.1f} s a sphere rolls into view from the {side} and rolls towards the {other}, "
-            f"slowing down on the way. There is an occluding object, larger than the sphere, in the foreground. "
-            f"When the sphere rolls behind that object it disappears from view and then reappears on the other side "
-            f"of the object. ")
+    text = (
+        f"After {p.start_delay:.1f} s a sphere rolls into view from the {side} and rolls towards the {other}, "
+        f"slowing down on the way. There is an occluding object, larger than the sphere, in the foreground. "
+        f"When the sphere rolls behind that object it disappears from view and then reappears on the other side "
+        f"of the object. "
+    )
     if condition == "plausible":
         text += "When the sphere reappears it looks exactly the same as before."
     else:

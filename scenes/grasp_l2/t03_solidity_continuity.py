@@ -16,8 +16,19 @@ from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITI
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, \
-    move_by, room, wood
+from voebench.scenes.grasp_l2.apparatus import (
+    S,
+    U,
+    camera_space,
+    cover,
+    dark,
+    finish,
+    hidden_frames,
+    look,
+    move_by,
+    room,
+    wood,
+)
 
 NUMBER = 3
 OBSERVATION = "the final position of the ball"
@@ -34,8 +45,12 @@ BACK_FACE_UZ = 0.315  # Unity z of the back wall's front face
 PLANK_LEFT_UX = 1.202  # Unity x of the plank's left end
 
 SPACE = {
-    "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "ball": {
+        "diameter": Fixed(0.2, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     # m, first barrier at Unity x 4.025 + this (supplementary Section 3)
     "inner_offset": Range(-0.4, 0.4, domain=COORDINATE),
     "outer_offset": Range(-1.0, 0.0, domain=COORDINATE),  # m, second barrier at Unity x 6.177 + this
@@ -73,9 +88,19 @@ def layout(d: float) -> dict:
     cover_h = 0.45 + grow
     barrier_h = 0.85 + grow
     panel_h = 0.6 + grow  # the front panel that hides the dropped cover
-    return {"path_uz": path_uz, "forward": forward, "start_ux": start_ux, "lintel_ux": lintel_ux, "box_h": box_h,
-            "lintel_bottom": d + 0.03, "cover_h": cover_h, "barrier_h": barrier_h, "panel_h": panel_h,
-            "lower_top": 10.457 - grow, "back_h": 1.45 + grow}
+    return {
+        "path_uz": path_uz,
+        "forward": forward,
+        "start_ux": start_ux,
+        "lintel_ux": lintel_ux,
+        "box_h": box_h,
+        "lintel_bottom": d + 0.03,
+        "cover_h": cover_h,
+        "barrier_h": barrier_h,
+        "panel_h": panel_h,
+        "lower_top": 10.457 - grow,
+        "back_h": 1.45 + grow,
+    }
 
 
 def build(scene, p, condition):
@@ -97,8 +122,14 @@ def build(scene, p, condition):
     wood(scene, "start_front", S(bw, bh, 0.02), U(bx, 10.957 + bh / 2, -0.16 - fw), p)
     wood(scene, "start_top", S(bw, 0.02, 0.55 + fw), U(bx, 10.957 + bh, 0.105 - fw / 2), p)
     lh = bh - g["lintel_bottom"]  # from the top down to 3 cm over the ball
-    wood(scene, "start_lintel", S(0.02, lh, 0.55 + fw), U(lx, 10.957 + g["lintel_bottom"] + lh / 2, 0.105 - fw / 2), p,
-         collider=False)
+    wood(
+        scene,
+        "start_lintel",
+        S(0.02, lh, 0.55 + fw),
+        U(lx, 10.957 + g["lintel_bottom"] + lh / 2, 0.105 - fw / 2),
+        p,
+        collider=False,
+    )
     inner, outer = barriers(p)
     h_b = g["barrier_h"]
     for name, ux in (("barrier_first", inner), ("barrier_second", outer)):
@@ -109,13 +140,16 @@ def build(scene, p, condition):
     start_ux = g["start_ux"]
     start = U(start_ux, 0, g["path_uz"])
     start[2] = PLANK_TOP + r
-    ball = scene.add("ball", "sphere", (d,) * 3, start, role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    ball = scene.add(
+        "ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
+    )
     d_first = inner - BARRIER_T / 2 - r - start_ux  # rolled distance when it touches the first barrier
     d_second = outer - BARRIER_T / 2 - r - start_ux
-    need(d_first > 0 and d_second > d_first + 2 * r + BARRIER_T,
-         "t03: the ball does not fit between the start box and the first barrier, or between the barriers",
-         ("ball.diameter", "inner_offset", "outer_offset"))
+    need(
+        d_first > 0 and d_second > d_first + 2 * r + BARRIER_T,
+        "t03: the ball does not fit between the start box and the first barrier, or between the barriers",
+        ("ball.diameter", "inner_offset", "outer_offset"),
+    )
     a = min(p.deceleration, p.speed**2 * (1 - 0.6**2) / (2 * d_second))
     f0 = scene.fps
     go = scene.frame(p.start_delay)
@@ -136,9 +170,11 @@ def build(scene, p, condition):
         overlap = np.flatnonzero((s > d_first + 1e-9) & (s < d_first + 2 * r + BARRIER_T))
         first = int(past[0])
         last = max(first, int(overlap[-1]) if len(overlap) else first)
-        need(hidden_frames(scene, "ball", "cover", margin=0.0)[first:last + 1].all(),
-             "t03: the cover does not hide the ball where it passes through the barrier",
-             ("ball.diameter", "camera.dz", "camera.dx"))
+        need(
+            hidden_frames(scene, "ball", "cover", margin=0.0)[first : last + 1].all(),
+            "t03: the cover does not hide the ball where it passes through the barrier",
+            ("ball.diameter", "camera.dz", "camera.dx"),
+        )
         edits.record(scene, PRINCIPLES, "pass_through", "ball", first, last, hidden=True)
     finish(scene, p, X0)
 
@@ -146,12 +182,14 @@ def build(scene, p, condition):
 def describe(scene, p, condition):
     side, other = ("right", "left") if p.mirror else ("left", "right")
     inner, outer = barriers(p)
-    text = (f"A sphere rolls on a flat, solid plank with a wall at its back. After {p.start_delay:.1f} s it comes "
-            f"into view on the {side} and rolls towards the {other}. An occluder stands at the front edge of the "
-            f"plank; it is higher than the sphere but does not reach the ceiling. Two walls, {outer - inner:.1f} m "
-            f"apart, are visible above the occluder and extend from the front to the back of the plank. The sphere "
-            f"rolls along the plank until it disappears behind the occluder. After a short while the occluder is "
-            f"removed by a mechanism, revealing the bottom parts of the two walls, which reach all the way down to "
-            f"the plank. ")
+    text = (
+        f"A sphere rolls on a flat, solid plank with a wall at its back. After {p.start_delay:.1f} s it comes "
+        f"into view on the {side} and rolls towards the {other}. An occluder stands at the front edge of the "
+        f"plank; it is higher than the sphere but does not reach the ceiling. Two walls, {outer - inner:.1f} m "
+        f"apart, are visible above the occluder and extend from the front to the back of the plank. The sphere "
+        f"rolls along the plank until it disappears behind the occluder. After a short while the occluder is "
+        f"removed by a mechanism, revealing the bottom parts of the two walls, which reach all the way down to "
+        f"the plank. "
+    )
     where = "first" if condition == "plausible" else "second"
     return text + f"The sphere has come to rest at the {where} wall along its trajectory."

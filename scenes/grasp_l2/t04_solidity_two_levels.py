@@ -36,8 +36,12 @@ BALL_UZ = -0.327
 ROOM_Z = (-0.55, 0.30)  # Unity z extent of the floors (front, back)
 
 SPACE = {
-    "ball": {"diameter": Fixed(0.25, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "ball": {
+        "diameter": Fixed(0.25, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     # m, gap in the upper floor (supplementary Section 3; GRASP: U(0, d - 0.05))
     "gap": Range(0.0, 0.2, domain=NON_NEGATIVE),
     # m, the two holders of the upper floor move apart/together by this
@@ -92,8 +96,14 @@ def build(scene, p, condition):
     # upper floor: two plates meeting in the middle, a gap opened between them, on two holders
     w = 1.4 - p.gap / 2
     for side, sign in (("left", -1), ("right", 1)):
-        wood(scene, f"upper_floor_{side}", S(w, PLATE_T, depth), U(3.811 + sign * (p.gap / 2 + w / 2), 11.538 - PLATE_T / 2, zc), p,
-             role="floor_upper")
+        wood(
+            scene,
+            f"upper_floor_{side}",
+            S(w, PLATE_T, depth),
+            U(3.811 + sign * (p.gap / 2 + w / 2), 11.538 - PLATE_T / 2, zc),
+            p,
+            role="floor_upper",
+        )
     for side, ux in zip(("left", "right"), holders(p)):
         hh = 11.538 - PLATE_T - 11.228
         wood(scene, f"holder_{side}", S(0.01, hh, depth), U(ux, 11.228 + hh / 2, zc), p)
@@ -101,8 +111,9 @@ def build(scene, p, condition):
     occ = cover(scene, "occluder", S(1.5, h, 0.01), U(3.811, 11.145 + h / 2, -0.598))
 
     start = U(3.811, 13.08, BALL_UZ)
-    ball = scene.add("ball", "sphere", (d,) * 3, start, role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    ball = scene.add(
+        "ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
+    )
     go, T, fps = scene.frame(p.start_delay), scene.n_frames, scene.fps
     z_upper = UPPER_TOP + np.sqrt(r**2 - (p.gap / 2) ** 2)  # resting on the gap's edges (or flat on the plate)
     z_lower = LOWER_TOP + r
@@ -127,12 +138,16 @@ def build(scene, p, condition):
 
 
 def describe(scene, p, condition):
-    text = ("There is a room enclosed by walls at the sides and at the back, with a lower floor at the very bottom "
-            "and an upper floor parallel to it a certain height above. Both floors are solid and extend to the "
-            f"back wall and the side walls; the upper floor has a gap of {p.gap * 100:.0f} cm in the middle, "
-            "narrower than the sphere. An occluder at the front of the room starts at the lower floor and "
-            f"extends over the upper floor. After {p.start_delay:.1f} s a sphere falls into the room from above "
-            "and disappears behind the occluder. The part of the occluder that reaches over the upper floor is "
-            "higher and wider than the diameter of the sphere. The occluder is removed by a mechanism and both "
-            "floors are completely visible. ")
-    return text + ("The sphere lies on the upper floor." if condition == "plausible" else "The sphere lies on the lower floor.")
+    text = (
+        "There is a room enclosed by walls at the sides and at the back, with a lower floor at the very bottom "
+        "and an upper floor parallel to it a certain height above. Both floors are solid and extend to the "
+        f"back wall and the side walls; the upper floor has a gap of {p.gap * 100:.0f} cm in the middle, "
+        "narrower than the sphere. An occluder at the front of the room starts at the lower floor and "
+        f"extends over the upper floor. After {p.start_delay:.1f} s a sphere falls into the room from above "
+        "and disappears behind the occluder. The part of the occluder that reaches over the upper floor is "
+        "higher and wider than the diameter of the sphere. The occluder is removed by a mechanism and both "
+        "floors are completely visible. "
+    )
+    return text + (
+        "The sphere lies on the upper floor." if condition == "plausible" else "The sphere lies on the lower floor."
+    )

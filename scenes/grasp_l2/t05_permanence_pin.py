@@ -22,8 +22,19 @@ from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITI
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, dark, finish, look, \
-    move_by, smooth_profile, room, wood
+from voebench.scenes.grasp_l2.apparatus import (
+    FABRIC_TINT,
+    S,
+    U,
+    camera_space,
+    dark,
+    finish,
+    look,
+    move_by,
+    smooth_profile,
+    room,
+    wood,
+)
 
 NUMBER = 5
 OBSERVATION = "the location of the cube"
@@ -43,17 +54,27 @@ SPACE = {
     # Unity x where the left occluder starts (GRASP 4.542); the right one is 2 m on
     "left_start": Range(4.442, 4.642, domain=COORDINATE),
     # m and m/s (GRASP: 0.5 wide, 1.0 unit/s)
-    "occluder": {"width": Fixed(0.7, domain=POSITIVE), "speed": Range(0.8, 1.2, domain=POSITIVE),
-                 "hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
-                 "value": Range(0.6, 1.0, domain=FRACTION)},
+    "occluder": {
+        "width": Fixed(0.7, domain=POSITIVE),
+        "speed": Range(0.8, 1.2, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     # m/s (GRASP U(1, 1.5)); m/s^2 start/stop (< friction 4.9)
-    "pin": {"speed": Range(1.0, 1.5, domain=POSITIVE), "accel": Fixed(2.5, domain=POSITIVE),
-            "hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
-            "value": Range(0.6, 1.0, domain=FRACTION),
-            "pause": Range(0.2, 0.6, domain=NON_NEGATIVE)},  # s between the end of the push and the retraction
+    "pin": {
+        "speed": Range(1.0, 1.5, domain=POSITIVE),
+        "accel": Fixed(2.5, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+        "pause": Range(0.2, 0.6, domain=NON_NEGATIVE),
+    },  # s between the end of the push and the retraction
     "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the occluders move (GRASP: 50-150 frames)
     "pin_delay": Range(0.3, 0.8, domain=NON_NEGATIVE),  # s after the occluders stop until the pin moves
-    "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=60.0),  # GRASP: x +-0.5 (narrowed: parallax), fov 70
+    "camera": camera_space(
+        dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=60.0
+    ),  # GRASP: x +-0.5 (narrowed: parallax), fov 70
     **VISUAL,
 }
 
@@ -73,10 +94,18 @@ def build(scene, p, condition):
     w = p.occluder.width
     ocolor = hsv_color(p.occluder.hue, p.occluder.saturation, p.occluder.value)
     xl0 = p.left_start
-    occ_l = scene.add("occluder_left", "box", S(w, 1.0, 0.01), U(xl0, 11.975, SLOT_UZ), role="occluder",
-                      fixture=True, color=ocolor)
-    occ_r = scene.add("occluder_right", "box", S(w, 1.0, 0.01), U(xl0 + 2.0, 11.975, SLOT_UZ), role="occluder",
-                      fixture=True, color=ocolor)
+    occ_l = scene.add(
+        "occluder_left", "box", S(w, 1.0, 0.01), U(xl0, 11.975, SLOT_UZ), role="occluder", fixture=True, color=ocolor
+    )
+    occ_r = scene.add(
+        "occluder_right",
+        "box",
+        S(w, 1.0, 0.01),
+        U(xl0 + 2.0, 11.975, SLOT_UZ),
+        role="occluder",
+        fixture=True,
+        color=ocolor,
+    )
     go = scene.frame(p.start_delay)
     arrive = move_by(occ_l, (-1.0, 0, 0), p.occluder.speed, go, fps)
     move_by(occ_r, (-1.0, 0, 0), p.occluder.speed, go, fps)
@@ -85,15 +114,29 @@ def build(scene, p, condition):
     x_left_end, x_right_end = U(xl0 - 1.0, 0, 0)[0], U(xl0 + 1.0, 0, 0)[0]
     x_mid_end = U(xl0, 0, 0)[0]  # between the occluders' final places
     cz = SHELF_TOP + CUBE[2] / 2
-    cube = scene.add("cube", "box", CUBE, (x_left_end, U(0, 0, CUBE_UZ)[1], cz), role="cube", color=FABRIC_TINT,
-                     texture={"pattern": "fabric", "seed": 3})
+    cube = scene.add(
+        "cube",
+        "box",
+        CUBE,
+        (x_left_end, U(0, 0, CUBE_UZ)[1], cz),
+        role="cube",
+        color=FABRIC_TINT,
+        texture={"pattern": "fabric", "seed": 3},
+    )
 
     # the pin: starts inside the housing, pushes the cube from the left occluder's place to the middle, retracts
     pin_color = hsv_color(p.pin.hue, p.pin.saturation, p.pin.value)
     tip0 = U(0.478 + 2.5 - 0.45, 0, 0)[0]  # deep enough inside the housing not to show through its open end
     tip1 = x_mid_end - CUBE[0] / 2
-    pin = scene.add("pin", "box", (PIN_LEN, 0.1, 0.1), (tip0 - PIN_LEN / 2, U(0, 0, CUBE_UZ)[1], cz), role="pin",
-                    fixture=True, color=pin_color)
+    pin = scene.add(
+        "pin",
+        "box",
+        (PIN_LEN, 0.1, 0.1),
+        (tip0 - PIN_LEN / 2, U(0, 0, CUBE_UZ)[1], cz),
+        role="pin",
+        fixture=True,
+        color=pin_color,
+    )
     push = arrive + int(round(p.pin_delay * fps))
     s, done = smooth_profile(tip1 - tip0, p.pin.speed, p.pin.accel, T, push, fps)
     back = done + int(round(p.pin.pause * fps))
@@ -110,8 +153,11 @@ def build(scene, p, condition):
     # MAX_SPEED / jump frames per second that is indistinguishable (to the audit, and to a model at that frame
     # rate) from the cube being launched from rest, so the teleport would not be a teleport
     jump = abs(x_right_end - pushed[min(push, T - 1)])
-    need(jump * fps > MAX_SPEED, f"t05: a {jump:.1f} m jump in one frame at {fps:g} fps is no faster than a real "
-         f"motion ({MAX_SPEED:g} m/s)", ("fps",))
+    need(
+        jump * fps > MAX_SPEED,
+        f"t05: a {jump:.1f} m jump in one frame at {fps:g} fps is no faster than a real motion ({MAX_SPEED:g} m/s)",
+        ("fps",),
+    )
     if condition == "implausible":
         cube.position[:push, 0] = x_right_end  # stood between the occluders until the pin starts
         # The pair differs from frame 0 (where the cube stands), so the record's window starts there and ends
@@ -122,10 +168,12 @@ def build(scene, p, condition):
 
 def describe(scene, p, condition):
     left, right = ("right", "left") if p.mirror else ("left", "right")
-    where = (f"on the {left} side of the two occluders" if condition == "plausible" else "between the two occluders")
+    where = f"on the {left} side of the two occluders" if condition == "plausible" else "between the two occluders"
     which = left if condition == "plausible" else right
-    return (f"There is a mechanism moving two occluders in parallel. There is a little cube {where}. The cube is "
-            f"smaller than the occluders. After {p.start_delay:.1f} s the occluders are moved sideways from {right} to "
-            f"{left} until the {which} occluder covers the cube. Another mechanism moves a pin horizontally from "
-            f"{left} to {right} behind the occluders. It pushes out the cube from behind the {left} occluder to a "
-            f"position between the two occluders. After pushing out the cube, the pin is retracted.")
+    return (
+        f"There is a mechanism moving two occluders in parallel. There is a little cube {where}. The cube is "
+        f"smaller than the occluders. After {p.start_delay:.1f} s the occluders are moved sideways from {right} to "
+        f"{left} until the {which} occluder covers the cube. Another mechanism moves a pin horizontally from "
+        f"{left} to {right} behind the occluders. It pushes out the cube from behind the {left} occluder to a "
+        f"position between the two occluders. After pushing out the cube, the pin is retracted."
+    )

@@ -38,8 +38,12 @@ OCC_UZ = -0.305
 START_UX = 1.561  # ball centre touching the left wall
 
 SPACE = {
-    "ball": {"diameter": Fixed(0.3, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "ball": {
+        "diameter": Fixed(0.3, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     # height of the low middle as a fraction of the ball's diameter
     "middle_fraction": Range(0.35, 0.55, domain=FRACTION),
     "block_width": Fixed(0.6, domain=POSITIVE),  # m, width of each tall part (GRASP 0.5); the low middle is 0.5 wide
@@ -68,13 +72,18 @@ def build(scene, p, condition):
     sunk = 0.05  # the occluder stands in a groove of the floor, 5 cm deep
     cover(scene, "occluder_base", S(0.5, h_mid + sunk, 0.05), U(3.811, 11.326 + (h_mid - sunk) / 2, OCC_UZ))
     for name, sign in (("occluder_left", -1), ("occluder_right", 1)):
-        cover(scene, name, S(bw, h_tall + sunk, 0.05),
-              U(3.811 + sign * (0.25 + bw / 2), 11.326 + (h_tall - sunk) / 2, OCC_UZ))
+        cover(
+            scene,
+            name,
+            S(bw, h_tall + sunk, 0.05),
+            U(3.811 + sign * (0.25 + bw / 2), 11.326 + (h_tall - sunk) / 2, OCC_UZ),
+        )
 
     start = U(START_UX, 0, BALL_UZ)
     start[2] = FLOOR_TOP + r
-    ball = scene.add("ball", "sphere", (d,) * 3, start, role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    ball = scene.add(
+        "ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
+    )
     dist = p.stop_x - START_UX
     roll(ball, start, (1.0, 0.0, 0.0), p.speed, p.speed**2 / (2 * dist), scene.frame(p.start_delay), scene.fps)
     eye = U(3.811, 11.326 + h_mid, -2.4)  # GRASP: z -2.921, higher, looking down
@@ -84,9 +93,12 @@ def build(scene, p, condition):
         runs = []
         for block in ("occluder_left", "occluder_right"):
             h = np.flatnonzero(hidden_frames(scene, "ball", block, margin=0.02))
-            need(len(h) > 0, f"t06: the ball is never completely behind {block} (it stops first, the video ends "
-                 "first, or it passes between two frames)",
-                 ("seconds", "fps", "start_delay", "speed", "stop_x", "camera.dx"))
+            need(
+                len(h) > 0,
+                f"t06: the ball is never completely behind {block} (it stops first, the video ends "
+                "first, or it passes between two frames)",
+                ("seconds", "fps", "start_delay", "speed", "stop_x", "camera.dx"),
+            )
             runs.append(h)
         first = int(runs[0][len(runs[0]) // 2])
         last = int(runs[1][len(runs[1]) // 2])
@@ -96,13 +108,17 @@ def build(scene, p, condition):
 
 def describe(scene, p, condition):
     side, other = ("right", "left") if p.mirror else ("left", "right")
-    text = (f"After {p.start_delay:.1f} s a sphere rolls from the {side} side to the {other} side, slowing down, "
-            f"passing behind an occluder on the way. The occluder is higher on the left and the right side and lower "
-            f"in the middle. At the low part in the middle, the height of the occluder is less than the diameter of "
-            f"the sphere. The sphere disappears behind the occluder on one side and reappears on the other side. ")
+    text = (
+        f"After {p.start_delay:.1f} s a sphere rolls from the {side} side to the {other} side, slowing down, "
+        f"passing behind an occluder on the way. The occluder is higher on the left and the right side and lower "
+        f"in the middle. At the low part in the middle, the height of the occluder is less than the diameter of "
+        f"the sphere. The sphere disappears behind the occluder on one side and reappears on the other side. "
+    )
     if condition == "plausible":
         text += "While it is behind the low middle part, the top of the sphere can be seen above it."
     else:
         text += "While it is behind the occluder, it remains entirely out of sight."
-    return text + (" The scene is viewed right from the front, with a line of sight exactly at the top of the lower "
-                   "part of the occluder.")
+    return text + (
+        " The scene is viewed right from the front, with a line of sight exactly at the top of the lower "
+        "part of the occluder."
+    )

@@ -18,8 +18,18 @@ from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITI
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import COVER_TINT, S, U, camera_space, dark, finish, hidden_frames, look, \
-    room, wood
+from voebench.scenes.grasp_l2.apparatus import (
+    COVER_TINT,
+    S,
+    U,
+    camera_space,
+    dark,
+    finish,
+    hidden_frames,
+    look,
+    room,
+    wood,
+)
 
 NUMBER = 7
 OBSERVATION = "the trajectory of the rotating plank"
@@ -36,9 +46,13 @@ OBJ_DEPTH = 0.1
 
 SPACE = {
     # m (GRASP h U(0.4, 0.8)); Unity x 2.995 + x
-    "object": {"height": Range(0.4, 0.7, domain=POSITIVE), "x": Range(-0.3, 0.3, domain=COORDINATE),
-               "hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
-               "value": Range(0.6, 1.0, domain=FRACTION)},
+    "object": {
+        "height": Range(0.4, 0.7, domain=POSITIVE),
+        "x": Range(-0.3, 0.3, domain=COORDINATE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     # deg/s, constant (GRASP U(35, 50): too slow for the implausible 2 x 180 deg in 10 s)
     "speed": Range(55.0, 70.0, domain=POSITIVE),
     "pause": Range(0.3, 0.8, domain=NON_NEGATIVE),  # s the plank rests before it turns back
@@ -72,17 +86,36 @@ def build(scene, p, condition):
     dark(scene, "back_panel", S(5.0, 1.1, 0.05), U(3.745, 11.66 + 0.55, 0.34))
     h = o.height
     ux = 2.995 + o.x
-    scene.add("object", "box", S(2.0, h, OBJ_DEPTH), U(ux, 11.66 + h / 2, OBJ_UZ), role="object",
-              color=hsv_color(o.hue, o.saturation, o.value))
-    plank = scene.add("plank", "box", S(5.0, PLANK_T, 1.0), U(3.745, 11.66 + PLANK_T / 2, HINGE_UZ - 0.5), role="plank",
-                      fixture=True, color=COVER_TINT, texture={"pattern": "rust", "seed": 5})
+    scene.add(
+        "object",
+        "box",
+        S(2.0, h, OBJ_DEPTH),
+        U(ux, 11.66 + h / 2, OBJ_UZ),
+        role="object",
+        color=hsv_color(o.hue, o.saturation, o.value),
+    )
+    plank = scene.add(
+        "plank",
+        "box",
+        S(5.0, PLANK_T, 1.0),
+        U(3.745, 11.66 + PLANK_T / 2, HINGE_UZ - 0.5),
+        role="plank",
+        fixture=True,
+        color=COVER_TINT,
+        texture={"pattern": "rust", "seed": 5},
+    )
     hinge = U(3.745, 11.66 + PLANK_T, HINGE_UZ)
     go = scene.frame(p.start_delay)
     target = contact_angle(h) if condition == "plausible" else 180.0
     a = angles(scene.n_frames, scene.fps, go, p.speed, target, p.pause)
     # the implausible plank turns 180 deg over and back: the pair is built only where that fits the video
-    within_video(go + (2 * 180.0 / p.speed + p.pause) * scene.fps < scene.n_frames, scene, "t07",
-                 "the plank's turn over and back", ("start_delay", "speed", "pause"))
+    within_video(
+        go + (2 * 180.0 / p.speed + p.pause) * scene.fps < scene.n_frames,
+        scene,
+        "t07",
+        "the plank's turn over and back",
+        ("start_delay", "speed", "pause"),
+    )
     # turning about -x lifts the front edge up and over toward the back
     rotate_about(plank, hinge, (-1.0, 0.0, 0.0), np.radians(a))
     look(scene, p, U(4.330, 12.950, -5.001), U(2.995, 11.665, -1.672))
@@ -95,23 +128,31 @@ def build(scene, p, condition):
         peak = int(np.argmax(a))
         up = np.flatnonzero(hidden[:peak] & (a[:peak] < c - 1.0))
         down = np.flatnonzero(hidden[peak:] & (a[peak:] < c - 1.0)) + peak
-        need(len(up) > 0 and len(down) > 0, "t07: the upright plank never hides the object completely, on the way "
-             "up and on the way down", ("object.height", "camera.dz", "fps"))
+        need(
+            len(up) > 0 and len(down) > 0,
+            "t07: the upright plank never hides the object completely, on the way up and on the way down",
+            ("object.height", "camera.dz", "fps"),
+        )
         up_run = np.split(up, np.flatnonzero(np.diff(up) > 1) + 1)[-1]  # the last contiguous run on the way up
         down_run = np.split(down, np.flatnonzero(np.diff(down) > 1) + 1)[0]  # the first one on the way down
         # vanish and reappear in the middle of those runs, so the frames around both moments are hidden too
-        edits.vanish(scene, "object", int(up_run[len(up_run) // 2]), int(down_run[len(down_run) // 2]), PRINCIPLES,
-                     hidden=True)
+        edits.vanish(
+            scene, "object", int(up_run[len(up_run) // 2]), int(down_run[len(down_run) // 2]), PRINCIPLES, hidden=True
+        )
     finish(scene, p, X0)
 
 
 def describe(scene, p, condition):
-    text = ("A solid object is standing on a solid and flat surface. A mechanism moves a plank in a rotating motion. "
-            f"The plank starts out flat on the surface in front of the object. After {p.start_delay:.1f} s it is "
-            "rotated upwards until it stands vertically on the surface and occludes the object, ")
+    text = (
+        "A solid object is standing on a solid and flat surface. A mechanism moves a plank in a rotating motion. "
+        f"The plank starts out flat on the surface in front of the object. After {p.start_delay:.1f} s it is "
+        "rotated upwards until it stands vertically on the surface and occludes the object, "
+    )
     if condition == "plausible":
         text += "and rotated further until it rests on top of the object. "
     else:
         text += "and rotated further until it lies flat on the surface again on the other side, where the object was standing before. "
-    return text + ("Its movement stops and then it is rotated back until it lies flat in its initial position again. "
-                   "While the plank is rotating back the object is revealed in its initial position.")
+    return text + (
+        "Its movement stops and then it is rotated back until it lies flat in its initial position again. "
+        "While the plank is rotating back the object is revealed in its initial position."
+    )

@@ -14,8 +14,15 @@ from voebench.generator import edits
 from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, SIGN, Choice, Range
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
-from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times, orientations, polyline, require, \
-    rolling_rotations
+from voebench.scenes.grasp_l2.motion import (
+    UP,
+    decelerate,
+    frame_times,
+    orientations,
+    polyline,
+    require,
+    rolling_rotations,
+)
 
 NUMBER = 8
 OBSERVATION = "the trajectory of the ball"
@@ -66,8 +73,15 @@ def build(scene, p, condition):
     tray = td.build_tray(scene, p)
     r = p.ball.diameter / 2
     # the white line along the middle of the tray, from the roof to the far wall
-    scene.add("white_line", "box", (td.INNER + 1.4, 0.08, 0.004), tray.world((td.INNER - 1.4) / 2, 0.0, td.FLOOR_TOP + 0.002),
-              role="marking", fixture=True, color=(1.0, 1.0, 1.0))
+    scene.add(
+        "white_line",
+        "box",
+        (td.INNER + 1.4, 0.08, 0.004),
+        tray.world((td.INNER - 1.4) / 2, 0.0, td.FLOOR_TOP + 0.002),
+        role="marking",
+        fixture=True,
+        color=(1.0, 1.0, 1.0),
+    )
     pts = path(p, True)
     ball = td.add_ball(scene, p, tray, *pts[0])
     pos, s, to_wall = track(scene, p, tray, reflect=True)
@@ -83,9 +97,14 @@ def build(scene, p, condition):
 
 
 def describe(scene, p, condition):
-    back = "on the other side of the line, at the same angle" if condition == "plausible" else \
-        "straight back along its incoming path, on the same side of the line"
-    return (f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "
-            f"and heads diagonally, at {p.angle:.0f} degrees to a white line along the middle of the tray, toward "
-            f"the far wall, slowing down slightly. It hits the wall at the line and rolls back {back}, "
-            f"disappearing under the roof again.")
+    back = (
+        "on the other side of the line, at the same angle"
+        if condition == "plausible"
+        else "straight back along its incoming path, on the same side of the line"
+    )
+    return (
+        f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "
+        f"and heads diagonally, at {p.angle:.0f} degrees to a white line along the middle of the tray, toward "
+        f"the far wall, slowing down slightly. It hits the wall at the line and rolls back {back}, "
+        f"disappearing under the roof again."
+    )

@@ -38,8 +38,12 @@ PANEL_W = 0.6  # the end panels cover 0.6 m at each end (Unity x 1.811-2.411 and
 SPACE = {
     "angle": Range(10.0, 30.0, domain=INCLINE),  # deg, the plank's inclination (supplementary Section 3: 10-30)
     "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the ball appears (GRASP: 50-150 frames)
-    "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "ball": {
+        "diameter": Fixed(0.2, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(0.0, 1.0), fov=70.0),  # GRASP: x +-0.3, up 0-1
     **VISUAL,
 }
@@ -85,24 +89,35 @@ def build(scene, p, condition):
         wood(scene, f"end_wall_{side}", S(0.1, 3.0, 0.5), U(ux, 10.326 + 1.5, -0.13), p)
     t = 0.02
     mid = high + down * length / 2 - normal * t / 2
-    wood(scene, "plank", (length, 0.5, t), (mid[0], DEPTH_Y, mid[1]), p, role="plank").quaternion[:] = \
+    wood(scene, "plank", (length, 0.5, t), (mid[0], DEPTH_Y, mid[1]), p, role="plank").quaternion[:] = (
         quat_from_axis_angle((0, 1, 0), a)
+    )
     for side, x in (("left", WALL_LEFT - 0.1 + PANEL_W / 2), ("right", WALL_RIGHT + 0.1 - PANEL_W / 2)):
-        wood(scene, f"panel_{side}", (PANEL_W, 0.02, 3.0), (x, U(0, 0, -0.40)[1], FLOOR_TOP + 1.5), p,
-             role="occluder")
+        wood(scene, f"panel_{side}", (PANEL_W, 0.02, 3.0), (x, U(0, 0, -0.40)[1], FLOOR_TOP + 1.5), p, role="occluder")
 
     r = p.ball.diameter / 2
     start = scene.frame(p.start_delay)
     pos, n = roll_track(scene, p, True, start)
-    ball = scene.add("ball", "sphere", (2 * r,) * 3, pos[0], role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    ball = scene.add(
+        "ball",
+        "sphere",
+        (2 * r,) * 3,
+        pos[0],
+        role="ball",
+        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
+    )
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, n, r))
     ball.visible[:start] = False  # it comes into existence behind the left panel
     if condition == "implausible":
         up, _ = roll_track(scene, p, False, start)
-        require(up[-1, 2] > up[0, 2] + 0.5 * (geometry(p)[0][1] - FLOOR_TOP), scene, "t09", "the climb up the plank",
-                ("start_delay", "angle"))
+        require(
+            up[-1, 2] > up[0, 2] + 0.5 * (geometry(p)[0][1] - FLOOR_TOP),
+            scene,
+            "t09",
+            "the climb up the plank",
+            ("start_delay", "angle"),
+        )
         quat = orientations(ball.quaternion[0], rolling_rotations(up, n, r))
         edits.replace_track(scene, "ball", start, up[start:], quat[start:], PRINCIPLES, kind="rolls_uphill")
     look(scene, p, U(3.811, 11.726, -2.257), U(3.811, 11.726, -0.130))
@@ -110,9 +125,13 @@ def build(scene, p, condition):
 
 
 def describe(scene, p, condition):
-    how = ("rolls down the plank, speeding up, and disappears behind the panel at the low end"
-           if condition == "plausible" else
-           "appears at the low end and rolls up the plank, speeding up, and disappears behind the panel at the high end")
-    return (f"A plank lies diagonally in a box, inclined at {p.angle:.0f} degrees; tall panels hide both ends. "
-            f"After {p.start_delay:.1f} s a ball {'appears at the high end and ' if condition == 'plausible' else ''}"
-            f"{how}.")
+    how = (
+        "rolls down the plank, speeding up, and disappears behind the panel at the low end"
+        if condition == "plausible"
+        else "appears at the low end and rolls up the plank, speeding up, and disappears behind the panel at the high end"
+    )
+    return (
+        f"A plank lies diagonally in a box, inclined at {p.angle:.0f} degrees; tall panels hide both ends. "
+        f"After {p.start_delay:.1f} s a ball {'appears at the high end and ' if condition == 'plausible' else ''}"
+        f"{how}."
+    )

@@ -20,8 +20,19 @@ from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.motion import require
-from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
-    look, move_by, room, wood
+from voebench.scenes.grasp_l2.apparatus import (
+    COVER_SPEED,
+    U,
+    camera_space,
+    cover,
+    dark,
+    finish,
+    hidden_frames,
+    look,
+    move_by,
+    room,
+    wood,
+)
 
 NUMBER = 10
 OBSERVATION = "the final position of the ball"
@@ -43,13 +54,20 @@ SPACE = {
     "holder_x": Range(0.45, 0.6, domain=POSITIVE),  # m from the centre to each holder block
     # s between the ball coming to rest and the occluder starting to drop
     "reveal_wait": Range(0.3, 1.0, domain=NON_NEGATIVE),
-    "ball": {"diameter": Fixed(0.25, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "ball": {
+        "diameter": Fixed(0.25, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.3, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
 }
 TOP_PANEL = (1.35, 2.8)  # m above the floor: bottom and top edge of the panel hiding the release point
-OCCLUDER = (1.5, 1.0)  # m, width and height above the floor (GRASP: 1.5 x 0.8; taller so the hovering ball is hidden from every camera)
+OCCLUDER = (
+    1.5,
+    1.0,
+)  # m, width and height above the floor (GRASP: 1.5 x 0.8; taller so the hovering ball is hidden from every camera)
 
 
 def fall(n_frames: int, fps: float, start_frame: int, z0: float, z_rest: float, e: float) -> tuple[np.ndarray, int]:
@@ -86,11 +104,24 @@ def build(scene, p, condition):
     dark(scene, "back_panel", (w, 0.05, 3.0), (X0, 8.93, FLOOR_TOP + 1.5))
     for side, sx in (("left", -1), ("right", 1)):
         wood(scene, f"side_{side}", (0.1, 1.0, 3.0), (X0 + sx * (w / 2 + 0.05), 8.4, FLOOR_TOP + 1.5), p)
-        wood(scene, f"holder_{side}", (0.1, 0.4, 0.3), (X0 + sx * p.holder_x, DEPTH_Y, FLOOR_TOP + 0.15), p, role="holder")
+        wood(
+            scene,
+            f"holder_{side}",
+            (0.1, 0.4, 0.3),
+            (X0 + sx * p.holder_x, DEPTH_Y, FLOOR_TOP + 0.15),
+            p,
+            role="holder",
+        )
     wood(scene, "front_skirt", (w, 0.02, 1.1), (X0, FRONT_Y - 0.03, FLOOR_TOP - 0.55), p)
     # the top panel stands just in front of the fall line, so it hides the released ball even from low cameras
-    wood(scene, "top_panel", (w, 0.02, TOP_PANEL[1] - TOP_PANEL[0]), (X0, DEPTH_Y - 0.17, FLOOR_TOP + sum(TOP_PANEL) / 2),
-         p, role="occluder")
+    wood(
+        scene,
+        "top_panel",
+        (w, 0.02, TOP_PANEL[1] - TOP_PANEL[0]),
+        (X0, DEPTH_Y - 0.17, FLOOR_TOP + sum(TOP_PANEL) / 2),
+        p,
+        role="occluder",
+    )
     ow, oh = OCCLUDER
     occ = cover(scene, "occluder", (ow, 0.01, oh), (X0, FRONT_Y, FLOOR_TOP + oh / 2))
 
@@ -98,8 +129,14 @@ def build(scene, p, condition):
     z0 = FLOOR_TOP + p.drop_height + r
     start = scene.frame(p.start_delay)
     z, rest = fall(scene.n_frames, scene.fps, start, z0, z_rest, p.restitution)
-    ball = scene.add("ball", "sphere", (2 * r,) * 3, (X0, DEPTH_Y, z0), role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    ball = scene.add(
+        "ball",
+        "sphere",
+        (2 * r,) * 3,
+        (X0, DEPTH_Y, z0),
+        role="ball",
+        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
+    )
     ball.position[:, 2] = z
     drop = min(rest + max(2, scene.frame(p.reveal_wait)), scene.n_frames - 1)
     lowered = move_by(occ, (0, 0, -oh - 0.02), COVER_SPEED, drop, scene.fps)
@@ -111,14 +148,22 @@ def build(scene, p, condition):
         z_hover = FLOOR_TOP + p.hover_gap + r
         f = int(np.flatnonzero((np.arange(scene.n_frames) > start) & (z <= z_hover))[0])
         ball.position[f:, 2] = z_hover
-        need(hidden_frames(scene, "ball", "occluder", margin=0.01)[f:rest + 1].all(),
-             "t10: the occluder does not hide the ball where it stops", ("hover_gap", "camera.dz", "camera.dx"))
+        need(
+            hidden_frames(scene, "ball", "occluder", margin=0.01)[f : rest + 1].all(),
+            "t10: the occluder does not hide the ball where it stops",
+            ("hover_gap", "camera.dz", "camera.dx"),
+        )
         edits.record(scene, PRINCIPLES, "freeze", "ball", f, rest, hidden=True)
     finish(scene, p, X0)
 
 
 def describe(scene, p, condition):
-    end = ("the ball lies on the floor" if condition == "plausible" else
-           "the ball hovers in mid-air above the floor, level with the small blocks")
-    return (f"After {p.start_delay:.1f} s a ball falls from the top of a box into view, speeding up, and disappears "
-            f"behind an occluder standing in front of the floor. The occluder is lowered: {end}.")
+    end = (
+        "the ball lies on the floor"
+        if condition == "plausible"
+        else "the ball hovers in mid-air above the floor, level with the small blocks"
+    )
+    return (
+        f"After {p.start_delay:.1f} s a ball falls from the top of a box into view, speeding up, and disappears "
+        f"behind an occluder standing in front of the floor. The occluder is lowered: {end}."
+    )

@@ -35,14 +35,20 @@ FRONT_Y = DEPTH_Y - 0.42  # the end panels' plane, just in front of the block
 PANEL_W = 0.6
 
 SPACE = {
-    "block": {"extra_length": Range(0.0, 0.7, domain=NON_NEGATIVE),
-              "extra_height": Range(0.0, 1.0, domain=NON_NEGATIVE)},  # m added to 1.3 x 1.0
+    "block": {
+        "extra_length": Range(0.0, 0.7, domain=NON_NEGATIVE),
+        "extra_height": Range(0.0, 1.0, domain=NON_NEGATIVE),
+    },  # m added to 1.3 x 1.0
     "speed": Range(0.7, 2.0, domain=POSITIVE),  # m/s when it starts rolling (GRASP: 0.7-2.0 units/s)
     "rolling_resistance": Fixed(0.05, domain=NON_NEGATIVE),  # m/s^2
     "start_delay": Range(0.0, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 0-100 frames)
     "implausible": Choice(("float", "drop")),  # what the implausible ball does past the edge
-    "ball": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "ball": {
+        "diameter": Fixed(0.2, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
 }
@@ -105,13 +111,25 @@ def build(scene, p, condition):
         wood(scene, f"end_wall_{side}", (0.1, 1.0, 2.8), (x, DEPTH_Y, FLOOR_TOP + 1.4), p)
     pos, past, top, edge, v_edge, spin, t_all, t1, t_sep, t_land = tracks(scene, p)
     length = edge - WALL_LEFT
-    wood(scene, "block", (length, 0.8, top - FLOOR_TOP), (WALL_LEFT + length / 2, DEPTH_Y, (top + FLOOR_TOP) / 2), p,
-         role="ledge")
+    wood(
+        scene,
+        "block",
+        (length, 0.8, top - FLOOR_TOP),
+        (WALL_LEFT + length / 2, DEPTH_Y, (top + FLOOR_TOP) / 2),
+        p,
+        role="ledge",
+    )
     for side, x in (("left", WALL_LEFT - 0.1 + PANEL_W / 2), ("right", WALL_RIGHT + 0.1 - PANEL_W / 2)):
         wood(scene, f"panel_{side}", (PANEL_W, 0.02, 2.8), (x, FRONT_Y, FLOOR_TOP + 1.4), p, role="occluder")
 
-    ball = scene.add("ball", "sphere", (2 * r,) * 3, pos[0], role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    ball = scene.add(
+        "ball",
+        "sphere",
+        (2 * r,) * 3,
+        pos[0],
+        role="ball",
+        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
+    )
     # rolling on the block, round the edge and on the floor; in flight it keeps the spin it left the edge with
     rot = rolling_rotations(pos, UP, r)
     pivot = (t_all[:-1] >= t1) & (t_all[:-1] < t_sep)
@@ -148,19 +166,30 @@ def build(scene, p, condition):
             rot_bad[:past] = rot[:past]
             rot_bad[past:f_stop] = (0.0, v_edge / r / scene.fps, 0.0)
         quat = orientations(ball.quaternion[0], rot_bad)
-        edits.replace_track(scene, "ball", past, bad[past:], quat[past:], PRINCIPLES,
-                            kind="floats" if p.implausible == "float" else "drops_straight")
+        edits.replace_track(
+            scene,
+            "ball",
+            past,
+            bad[past:],
+            quat[past:],
+            PRINCIPLES,
+            kind="floats" if p.implausible == "float" else "drops_straight",
+        )
     look(scene, p, U(3.811, 11.726, -2.692), U(3.811, 11.726, 0.320))
     finish(scene, p, X0)
 
 
 def describe(scene, p, condition):
     if condition == "plausible":
-        end = ("past the edge it falls in a curve, keeping its sideways motion, lands on the floor and rolls on in "
-               "the same direction until it disappears behind the panel at the other end")
+        end = (
+            "past the edge it falls in a curve, keeping its sideways motion, lands on the floor and rolls on in "
+            "the same direction until it disappears behind the panel at the other end"
+        )
     elif p.implausible == "float":
         end = "past the edge it keeps moving sideways at the same height, floating in the air, until it disappears"
     else:
         end = "just past the edge it stops, drops straight down and stays where it lands"
-    return (f"After {p.start_delay:.1f} s a ball comes out from behind a panel, rolling along the top of a block "
-            f"at {p.speed:.1f} m/s; {end}.")
+    return (
+        f"After {p.start_delay:.1f} s a ball comes out from behind a panel, rolling along the top of a block "
+        f"at {p.speed:.1f} m/s; {end}."
+    )

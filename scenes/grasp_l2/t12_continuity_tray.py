@@ -29,8 +29,11 @@ SPACE = {
     **td.CORNER_SPACE,
     "cover_depth": Fixed(1.6, domain=POSITIVE),  # m of the tray's far end under the cover
     # m: the plank meets both walls `leg` from the corner
-    "plank": {"leg": Fixed(0.9, domain=POSITIVE), "thickness": Fixed(0.05, domain=POSITIVE),
-              "height": Fixed(0.3, domain=POSITIVE)},
+    "plank": {
+        "leg": Fixed(0.9, domain=POSITIVE),
+        "thickness": Fixed(0.05, domain=POSITIVE),
+        "height": Fixed(0.3, domain=POSITIVE),
+    },
     **VISUAL,
 }
 
@@ -41,12 +44,26 @@ def build(scene, p, condition):
     k = p.plank
     length = k.leg * 2**0.5 + 2 * k.thickness  # its ends tuck into the walls
     pos, quat = td.plank_pose(tray, -p.corner, k.leg, k.thickness, k.height)
-    scene.add("plank", "box", (length, k.thickness, k.height), pos, quaternion=quat, role="plank", fixture=True,
-              color=td.wood_tint(p), texture={"pattern": "wood", "seed": int(p.wood_seed)})
+    scene.add(
+        "plank",
+        "box",
+        (length, k.thickness, k.height),
+        pos,
+        quaternion=quat,
+        role="plank",
+        fixture=True,
+        color=td.wood_tint(p),
+        texture={"pattern": "wood", "seed": int(p.wood_seed)},
+    )
     td.look_down(scene, p, tray)
     # both conditions: the pair is built only where the reveal fits the video
-    require(arrive < lift < opened < scene.n_frames, scene, "t12", "the reveal",
-            ("start_delay", "speed", "arrival_speed", "cover_wait"))
+    require(
+        arrive < lift < opened < scene.n_frames,
+        scene,
+        "t12",
+        "the reveal",
+        ("start_delay", "speed", "arrival_speed", "cover_wait"),
+    )
     if condition == "implausible":
         frame = (arrive + lift) // 2  # the ball at rest in its corner, the cover not yet moving
         pos, quat = td.plank_pose(tray, p.corner, k.leg, k.thickness, k.height)
@@ -56,10 +73,14 @@ def build(scene, p, condition):
 
 
 def describe(scene, p, condition):
-    end = ("the ball lies in the corner it rolled toward, and the other corner, closed off by a diagonal plank, "
-           "is empty" if condition == "plausible" else
-           "the corner the ball rolled toward is closed off by a diagonal plank, and the ball lies inside the "
-           "triangle behind the plank; the other corner is empty")
-    return (f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "
-            f"and heads diagonally toward one of the far corners, slowing down, until it disappears under a cover "
-            f"over the far end of the tray. The cover slides away: {end}.")
+    end = (
+        "the ball lies in the corner it rolled toward, and the other corner, closed off by a diagonal plank, is empty"
+        if condition == "plausible"
+        else "the corner the ball rolled toward is closed off by a diagonal plank, and the ball lies inside the "
+        "triangle behind the plank; the other corner is empty"
+    )
+    return (
+        f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "
+        f"and heads diagonally toward one of the far corners, slowing down, until it disappears under a cover "
+        f"over the far end of the tray. The cover slides away: {end}."
+    )

@@ -21,8 +21,19 @@ from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, R
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need
-from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, U, camera_space, cover, dark, finish, hidden_frames, \
-    look, move_by, room, wood
+from voebench.scenes.grasp_l2.apparatus import (
+    COVER_SPEED,
+    U,
+    camera_space,
+    cover,
+    dark,
+    finish,
+    hidden_frames,
+    look,
+    move_by,
+    room,
+    wood,
+)
 from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge, require, rolling_rotations
 
 NUMBER = 13
@@ -47,8 +58,12 @@ SPACE = {
     "start_delay": Range(0.5, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
     # s between the ball coming to rest and the occluder starting to drop
     "reveal_wait": Range(0.3, 0.8, domain=NON_NEGATIVE),
-    "ball": {"diameter": Fixed(0.1, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-             "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "ball": {
+        "diameter": Fixed(0.1, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.0), fov=70.0),  # GRASP: x +-0.5, y -0.5..0
     **VISUAL,
 }
@@ -64,8 +79,11 @@ def plausible_path(p, t):
     x0, x_end = LEFT + r + 0.02, RIGHT - r
     dec = p.rolling_resistance
     t = np.clip(np.asarray(t, float), 0.0, None)
-    need(p.speed**2 > 2 * dec * (GAP_LEFT - x0), "t13: the ball stops before it reaches the gap",
-         ("speed", "rolling_resistance"))
+    need(
+        p.speed**2 > 2 * dec * (GAP_LEFT - x0),
+        "t13: the ball stops before it reaches the gap",
+        ("speed", "rolling_resistance"),
+    )
     v_edge = np.sqrt(p.speed**2 - 2 * dec * (GAP_LEFT - x0))
     t_edge = (p.speed - v_edge) / dec
     piv_t, piv_phi = over_the_edge(v_edge, r)
@@ -98,8 +116,11 @@ def crossing_path(p, t):
     x0, x_end = LEFT + r + 0.02, RIGHT - r
     dec = p.rolling_resistance
     t = np.clip(np.asarray(t, float), 0.0, None)
-    need(p.speed**2 > 2 * dec * (x_end - x0), "t13: the implausible ball stops before the end wall",
-         ("speed", "rolling_resistance"))
+    need(
+        p.speed**2 > 2 * dec * (x_end - x0),
+        "t13: the implausible ball stops before the end wall",
+        ("speed", "rolling_resistance"),
+    )
     t_wall = (p.speed - np.sqrt(p.speed**2 - 2 * dec * (x_end - x0))) / dec
     tc = np.minimum(t, t_wall)
     return x0 + p.speed * tc - 0.5 * dec * tc**2, np.full_like(t, UPPER_TOP + r), t_wall
@@ -128,11 +149,23 @@ def build(scene, p, condition):
     y_mid = 8.9 - depth / 2
     dark(scene, "back_panel", (w + 0.2, 0.05, 1.6), (X0, 8.93, LOWER_TOP + 0.4))
     wood(scene, "lower_plank", (w, depth, 0.1), (X0, y_mid, LOWER_TOP - 0.05), p, role="plank")
-    wood(scene, "upper_plank_left", (GAP_LEFT - LEFT, depth, T_PLANK), ((LEFT + GAP_LEFT) / 2, y_mid, UPPER_TOP - T_PLANK / 2),
-         p, role="plank")
+    wood(
+        scene,
+        "upper_plank_left",
+        (GAP_LEFT - LEFT, depth, T_PLANK),
+        ((LEFT + GAP_LEFT) / 2, y_mid, UPPER_TOP - T_PLANK / 2),
+        p,
+        role="plank",
+    )
     g1 = GAP_LEFT + p.gap
-    wood(scene, "upper_plank_right", (RIGHT - g1, depth, T_PLANK), ((g1 + RIGHT) / 2, y_mid, UPPER_TOP - T_PLANK / 2), p,
-         role="plank")
+    wood(
+        scene,
+        "upper_plank_right",
+        (RIGHT - g1, depth, T_PLANK),
+        ((g1 + RIGHT) / 2, y_mid, UPPER_TOP - T_PLANK / 2),
+        p,
+        role="plank",
+    )
     for side, x in (("left", LEFT - 0.05), ("right", RIGHT + 0.05)):
         wood(scene, f"end_wall_{side}", (0.1, depth, 1.0), (x, y_mid, LOWER_TOP + 0.4), p)
     wood(scene, "start_box", (0.5, 0.02, 0.2), (LEFT + 0.25, 8.12, UPPER_TOP + 0.1), p, role="occluder")
@@ -147,8 +180,14 @@ def build(scene, p, condition):
     # a fast ball flies over the gap (or hits its far edge): the plausible event, falling in, cannot happen
     need(clears_gap(p), "t13: the falling ball would touch an edge of the gap", ("speed", "gap"))
     pos = np.stack([x, np.full_like(x, BALL_Y), z], axis=1)
-    ball = scene.add("ball", "sphere", (2 * r,) * 3, pos[0], role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    ball = scene.add(
+        "ball",
+        "sphere",
+        (2 * r,) * 3,
+        pos[0],
+        role="ball",
+        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
+    )
     rot = rolling_rotations(pos, UP, r)
     tt = t[:-1]
     pivot = (tt >= t_edge) & (tt < t_sep)
@@ -170,15 +209,23 @@ def build(scene, p, condition):
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
         ball.position[first:], ball.quaternion[first:] = bad[first:], quat[first:]
         last = max(rest, first)
-        need(hidden_frames(scene, "ball", "occluder", margin=0.005)[first:last + 1].all(),
-             "t13: the occluder does not hide the ball over the gap", ("camera.dx", "camera.dz"))
+        need(
+            hidden_frames(scene, "ball", "occluder", margin=0.005)[first : last + 1].all(),
+            "t13: the occluder does not hide the ball over the gap",
+            ("camera.dx", "camera.dz"),
+        )
         edits.record(scene, PRINCIPLES, "crosses_gap", "ball", first, last, hidden=True)
     finish(scene, p, X0)
 
 
 def describe(scene, p, condition):
-    end = ("the ball lies at rest on the lower plank, below the gap's far side" if condition == "plausible" else
-           "the ball lies at rest on the upper plank, on the far side of the gap")
-    return (f"After {p.start_delay:.1f} s a ball rolls slowly out of a small box along an upper plank, with a "
-            f"second plank below it, until it disappears behind an occluder. The occluder is lowered, revealing a "
-            f"gap in the upper plank wider than the ball: {end}.")
+    end = (
+        "the ball lies at rest on the lower plank, below the gap's far side"
+        if condition == "plausible"
+        else "the ball lies at rest on the upper plank, on the far side of the gap"
+    )
+    return (
+        f"After {p.start_delay:.1f} s a ball rolls slowly out of a small box along an upper plank, with a "
+        f"second plank below it, until it disappears behind an occluder. The occluder is lowered, revealing a "
+        f"gap in the upper plank wider than the ball: {end}."
+    )

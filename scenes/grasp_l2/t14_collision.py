@@ -45,9 +45,13 @@ SPACE = {
     "gap": Range(0.02, 0.1, domain=NON_NEGATIVE),  # m between the incline's foot and the resting ball
     "friction": Fixed(0.3, domain=NON_NEGATIVE),  # sliding friction coefficient, ball on floor
     "rolling_resistance": Fixed(0.05, domain=NON_NEGATIVE),  # m/s^2, deceleration of a rolling ball
-    "balls": {"diameter": Fixed(0.2, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-              "hue_shift": Range(0.25, 0.75, domain=FRACTION),  # second ball's hue offset
-              "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)},
+    "balls": {
+        "diameter": Fixed(0.2, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "hue_shift": Range(0.25, 0.75, domain=FRACTION),  # second ball's hue offset
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x +-0.3, y +-0.5
     **VISUAL,
 }
@@ -67,8 +71,20 @@ def simulate(p, n_frames: int, fps: float, start_frame: int, immovable: bool, su
     mu_g, crr = p.friction * G, p.rolling_resistance
     out = np.zeros((n_frames, 5))
     x2 = x_land + 2 * r + p.gap
-    st = {"x1": x_top, "v1": 0.0, "w1": 0.0, "x2": x2, "v2": 0.0, "w2": 0.0, "phi1": 0.0, "phi2": 0.0,
-          "on_slope": True, "s": 0.0, "t": 0.0, "hit": False}
+    st = {
+        "x1": x_top,
+        "v1": 0.0,
+        "w1": 0.0,
+        "x2": x2,
+        "v2": 0.0,
+        "w2": 0.0,
+        "phi1": 0.0,
+        "phi2": 0.0,
+        "on_slope": True,
+        "s": 0.0,
+        "t": 0.0,
+        "hit": False,
+    }
     dt = 1.0 / fps / substeps
 
     def ball(v, w):
@@ -121,8 +137,10 @@ def simulate(p, n_frames: int, fps: float, start_frame: int, immovable: bool, su
 
 def set_tracks(scene, track):
     y = (0.0, 1.0, 0.0)
-    for name, x, z, phi in (("ball1", track[:, 0], track[:, 1], track[:, 2]),
-                            ("ball2", track[:, 3], None, track[:, 4])):
+    for name, x, z, phi in (
+        ("ball1", track[:, 0], track[:, 1], track[:, 2]),
+        ("ball2", track[:, 3], None, track[:, 4]),
+    ):
         b = scene[name]
         b.position[:, 0] = x
         if z is not None:
@@ -142,10 +160,17 @@ def build(scene, p, condition):
     run = LOW_END - WALL_LEFT
     length, t = run / np.cos(a), 0.02
     mid = np.array([WALL_LEFT + run / 2, FLOOR_TOP + run * np.tan(a) / 2]) - t / 2 * np.array([np.sin(a), np.cos(a)])
-    wood(scene, "incline", (length, 0.9, t), (mid[0], DEPTH_Y, mid[1]), p, role="plank").quaternion[:] = \
+    wood(scene, "incline", (length, 0.9, t), (mid[0], DEPTH_Y, mid[1]), p, role="plank").quaternion[:] = (
         quat_from_axis_angle((0, 1, 0), a)
-    wood(scene, "panel_left", (PANEL_W, 0.02, 3.0), (WALL_LEFT - 0.1 + PANEL_W / 2, U(0, 0, -0.60)[1], FLOOR_TOP + 1.5),
-         p, role="occluder")
+    )
+    wood(
+        scene,
+        "panel_left",
+        (PANEL_W, 0.02, 3.0),
+        (WALL_LEFT - 0.1 + PANEL_W / 2, U(0, 0, -0.60)[1], FLOOR_TOP + 1.5),
+        p,
+        role="occluder",
+    )
 
     colors = [hsv_color((p.balls.hue + k * p.balls.hue_shift) % 1.0, p.balls.saturation, p.balls.value) for k in (0, 1)]
     for k, name in enumerate(("ball1", "ball2")):
@@ -157,11 +182,18 @@ def build(scene, p, condition):
     if condition == "implausible":
         good = {n: (scene[n].position.copy(), scene[n].quaternion.copy()) for n in ("ball1", "ball2")}
         set_tracks(scene, simulate(p, scene.n_frames, scene.fps, start, immovable=True))
-        differs = [np.any(scene[n].position != good[n][0], axis=1) | np.any(scene[n].quaternion != good[n][1], axis=1)
-                   for n in ("ball1", "ball2")]
+        differs = [
+            np.any(scene[n].position != good[n][0], axis=1) | np.any(scene[n].quaternion != good[n][1], axis=1)
+            for n in ("ball1", "ball2")
+        ]
         changed = np.flatnonzero(differs[0] | differs[1])
-        require(len(changed) > 0 and changed[0] < scene.n_frames - 10, scene, "t14", "the collision",
-                ("start_delay", "angle"))
+        require(
+            len(changed) > 0 and changed[0] < scene.n_frames - 10,
+            scene,
+            "t14",
+            "the collision",
+            ("start_delay", "angle"),
+        )
         first = int(changed[0])
         edits.record(scene, PRINCIPLES, "no_transfer", "ball2", first, scene.n_frames - 1)
     look(scene, p, U(3.811, 11.656, -2.544), (X0, U(0, 0, -0.130)[1], FLOOR_TOP + 0.8))  # GRASP aims 1.4 m up
@@ -171,8 +203,13 @@ def build(scene, p, condition):
 
 
 def describe(scene, p, condition):
-    what = ("it pushes that ball away toward the wall at the end of the box, where it stops; the first ball rolls "
-            "on behind it and comes to rest right behind it" if condition == "plausible" else
-            "that ball stays exactly where it was, and the first ball stops next to it")
-    return (f"After {p.start_delay:.1f} s a ball rolls down an incline of {p.angle:.0f} degrees, speeding up. "
-            f"At the bottom it hits a second ball of the same size and mass lying in its path: {what}.")
+    what = (
+        "it pushes that ball away toward the wall at the end of the box, where it stops; the first ball rolls "
+        "on behind it and comes to rest right behind it"
+        if condition == "plausible"
+        else "that ball stays exactly where it was, and the first ball stops next to it"
+    )
+    return (
+        f"After {p.start_delay:.1f} s a ball rolls down an incline of {p.angle:.0f} degrees, speeding up. "
+        f"At the bottom it hits a second ball of the same size and mass lying in its path: {what}."
+    )

@@ -18,8 +18,18 @@ from voebench.generator import edits
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, S, U, camera_space, dark, finish, look, room, \
-    smooth_profile, wood
+from voebench.scenes.grasp_l2.apparatus import (
+    FABRIC_TINT,
+    S,
+    U,
+    camera_space,
+    dark,
+    finish,
+    look,
+    room,
+    smooth_profile,
+    wood,
+)
 
 NUMBER = 15
 OBSERVATION = "the final position of the top cube"
@@ -36,13 +46,20 @@ PIN_LEN = 3.5
 
 SPACE = {
     "size": Range(0.5, 0.9, domain=POSITIVE),  # m, block height/depth = cube edge (GRASP U(0.5, 0.9))
-    "cube": {"hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
-             "value": Range(0.6, 1.0, domain=FRACTION)},
+    "cube": {
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+    },
     # m/s (GRASP U(1.5, 2)); m/s^2 start/stop (< friction 4.9)
-    "pin": {"speed": Range(1.5, 2.0, domain=POSITIVE), "accel": Fixed(2.5, domain=POSITIVE),
-            "hue": Range(0.0, 1.0, domain=FRACTION), "saturation": Range(0.6, 1.0, domain=FRACTION),
-            "value": Range(0.6, 1.0, domain=FRACTION),
-            "pause": Range(0.2, 0.6, domain=NON_NEGATIVE)},  # s before the pin is retracted
+    "pin": {
+        "speed": Range(1.5, 2.0, domain=POSITIVE),
+        "accel": Fixed(2.5, domain=POSITIVE),
+        "hue": Range(0.0, 1.0, domain=FRACTION),
+        "saturation": Range(0.6, 1.0, domain=FRACTION),
+        "value": Range(0.6, 1.0, domain=FRACTION),
+        "pause": Range(0.2, 0.6, domain=NON_NEGATIVE),
+    },  # s before the pin is retracted
     "gap": Range(0.1, 0.8, domain=NON_NEGATIVE),  # plausible: m left between the cube and the edge where the push ends
     # implausible: fraction of the cube's width pushed beyond the edge
     "overhang": Range(0.7, 1.2, domain=NON_NEGATIVE),
@@ -58,8 +75,16 @@ def build(scene, p, condition):
     s = p.size
     wood(scene, "table", S(10.0, 0.3, 2.0), U(3.728, 11.794 - 0.15, -0.63), p)
     dark(scene, "back_panel", S(9.98, 2.0, 0.05), U(3.728, 11.794 + 1.0, 0.34))
-    scene.add("block", "box", S(BLOCK_LEN, s, s), U(BLOCK_UX, 11.794 + s / 2, BLOCK_UZ), role="support", fixture=True,
-              color=FABRIC_TINT, texture={"pattern": "fabric", "seed": 4})
+    scene.add(
+        "block",
+        "box",
+        S(BLOCK_LEN, s, s),
+        U(BLOCK_UX, 11.794 + s / 2, BLOCK_UZ),
+        role="support",
+        fixture=True,
+        color=FABRIC_TINT,
+        texture={"pattern": "fabric", "seed": 4},
+    )
     # the pin's housing at the right end: front and top panels
     hh = s + 0.6
     wood(scene, "housing_front", S(4.0, hh, 0.02), U(HOUSING_UX + 2.0, 11.794 + hh / 2, -1.58), p)
@@ -68,12 +93,25 @@ def build(scene, p, condition):
     top = TABLE_TOP + s
     x_edge = U(EDGE_UX, 0, 0)[0]
     x_start = U(HOUSING_UX - 0.1, 0, 0)[0] - s / 2  # cube centre, left of the housing
-    cube = scene.add("cube", "box", (s, s, s), (x_start, U(0, 0, BLOCK_UZ)[1], top + s / 2), role="cube",
-                     color=hsv_color(p.cube.hue, p.cube.saturation, p.cube.value))
+    cube = scene.add(
+        "cube",
+        "box",
+        (s, s, s),
+        (x_start, U(0, 0, BLOCK_UZ)[1], top + s / 2),
+        role="cube",
+        color=hsv_color(p.cube.hue, p.cube.saturation, p.cube.value),
+    )
     pin_color = hsv_color(p.pin.hue, p.pin.saturation, p.pin.value)
     tip0 = U(HOUSING_UX + 0.45, 0, 0)[0]  # deep enough inside the housing not to show through its open end
-    pin = scene.add("pin", "box", (PIN_LEN, 0.2, 0.2), (tip0 + PIN_LEN / 2, U(0, 0, BLOCK_UZ)[1], top + s / 2),
-                    role="pin", fixture=True, color=pin_color)
+    pin = scene.add(
+        "pin",
+        "box",
+        (PIN_LEN, 0.2, 0.2),
+        (tip0 + PIN_LEN / 2, U(0, 0, BLOCK_UZ)[1], top + s / 2),
+        role="pin",
+        fixture=True,
+        color=pin_color,
+    )
 
     if condition == "plausible":
         x_end = x_edge + s / 2 + p.gap
@@ -101,10 +139,15 @@ def build(scene, p, condition):
 
 def describe(scene, p, condition):
     side = "left" if not p.mirror else "right"
-    text = (f"A box rests on an object that has a flat and solid surface. After {p.start_delay:.1f} s a pin pushes "
-            f"the box sideways along that surface, to the {side}. ")
+    text = (
+        f"A box rests on an object that has a flat and solid surface. After {p.start_delay:.1f} s a pin pushes "
+        f"the box sideways along that surface, to the {side}. "
+    )
     if condition == "plausible":
         text += "Before the box reaches the edge of the surface the pin is retracted. "
     else:
         text += "After the box has been pushed more than halfway over the edge of the surface, the pin is retracted. "
-    return text + "The box rests at its new position. It has a different horizontal but the same vertical position as before."
+    return (
+        text
+        + "The box rests at its new position. It has a different horizontal but the same vertical position as before."
+    )

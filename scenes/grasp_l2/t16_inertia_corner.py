@@ -29,8 +29,13 @@ def build(scene, p, condition):
     ball, arrive, lift, opened = td.corner_run(scene, p, tray, p.cover_depth)
     td.look_down(scene, p, tray)
     # both conditions: the pair is built only where the reveal fits the video
-    require(arrive < lift < opened < scene.n_frames, scene, "t16", "the reveal",
-            ("start_delay", "speed", "arrival_speed", "cover_wait"))
+    require(
+        arrive < lift < opened < scene.n_frames,
+        scene,
+        "t16",
+        "the reveal",
+        ("start_delay", "speed", "arrival_speed", "cover_wait"),
+    )
     if condition == "implausible":
         other = td.corner(tray, -p.corner, p.ball.diameter / 2)
         frame = (arrive + lift) // 2  # at rest in its corner, the cover not yet moving
@@ -38,9 +43,13 @@ def build(scene, p, condition):
 
 
 def describe(scene, p, condition):
-    end = ("the ball lies in the corner it was rolling toward; the other corner is empty"
-           if condition == "plausible" else
-           "the corner the ball was rolling toward is empty; the ball lies in the other corner")
-    return (f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "
-            f"and heads diagonally toward one of the far corners, slowing down, until it disappears under a cover "
-            f"over the far end of the tray. The cover slides away: {end}.")
+    end = (
+        "the ball lies in the corner it was rolling toward; the other corner is empty"
+        if condition == "plausible"
+        else "the corner the ball was rolling toward is empty; the ball lies in the other corner"
+    )
+    return (
+        f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "
+        f"and heads diagonally toward one of the far corners, slowing down, until it disappears under a cover "
+        f"over the far end of the tray. The cover slides away: {end}."
+    )

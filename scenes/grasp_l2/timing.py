@@ -50,5 +50,8 @@ def need(ok: bool, reason: str, keys) -> None:
 def within_video(ok: bool, scene, test: str, what: str, keys=()) -> None:
     """The event `what` must happen before the video ends; otherwise the trial is infeasible for this length
     (an implausible video whose violation falls outside it would be mislabelled)."""
-    need(ok, f"{test}: {what} does not happen within the video ({scene.n_frames / scene.fps:g} s at "
-             f"{scene.fps:g} fps)", ("seconds", *keys))
+    need(
+        ok,
+        f"{test}: {what} does not happen within the video ({scene.n_frames / scene.fps:g} s at {scene.fps:g} fps)",
+        ("seconds", *keys),
+    )

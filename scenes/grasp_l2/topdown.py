@@ -14,7 +14,18 @@ import numpy as np
 
 from voebench.generator.kinematics import quat_from_euler_z
 from voebench.generator.params import (
-    ANGLE, COORDINATE, FOV, FRACTION, NON_NEGATIVE, POSITIVE, SIGN, SIGNED_FRACTION, Choice, Fixed, Range)
+    ANGLE,
+    COORDINATE,
+    FOV,
+    FRACTION,
+    NON_NEGATIVE,
+    POSITIVE,
+    SIGN,
+    SIGNED_FRACTION,
+    Choice,
+    Fixed,
+    Range,
+)
 from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, hsv_color, room, table
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, background_color, wood_tint
 from voebench.scenes.grasp_l2.motion import UP, orientations, polyline, rolling_rotations
@@ -29,17 +40,25 @@ ROOF_Z = FLOOR_TOP + WALL_H + 0.06  # underside of the start roof and the end co
 ROOF_INNER_U = -1.4  # the start roof covers the tray from its entry wall to here
 CAMERA_HEIGHT = 5.5  # m above the table (Unity: 15.774 - 10.274)
 
-BALL = {"diameter": Fixed(0.3, domain=POSITIVE), "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION), "value": Range(0.6, 1.0, domain=FRACTION)}
+BALL = {
+    "diameter": Fixed(0.3, domain=POSITIVE),
+    "hue": Range(0.0, 1.0, domain=FRACTION),
+    "saturation": Range(0.6, 1.0, domain=FRACTION),
+    "value": Range(0.6, 1.0, domain=FRACTION),
+}
 
 
 def camera_space(roll_lo: float, roll_hi: float) -> dict:
     # m, camera and look-at shift
-    return {"offset_x": Range(-0.5, 0.5, domain=COORDINATE), "offset_y": Range(-0.5, 0.5, domain=COORDINATE),
-            # deg, in-plane rotation of the image; 0 = far wall at the top
-            "roll": Range(roll_lo, roll_hi, domain=ANGLE),
-            # m above the table; vertical field of view, deg
-            "height": Fixed(CAMERA_HEIGHT, domain=POSITIVE), "fov": Fixed(70.0, domain=FOV)}
+    return {
+        "offset_x": Range(-0.5, 0.5, domain=COORDINATE),
+        "offset_y": Range(-0.5, 0.5, domain=COORDINATE),
+        # deg, in-plane rotation of the image; 0 = far wall at the top
+        "roll": Range(roll_lo, roll_hi, domain=ANGLE),
+        # m above the table; vertical field of view, deg
+        "height": Fixed(CAMERA_HEIGHT, domain=POSITIVE),
+        "fov": Fixed(70.0, domain=FOV),
+    }
 
 
 class Tray:
@@ -63,26 +82,58 @@ def build_tray(scene, p, start_roof: bool = True) -> Tray:
     table(scene)
     room(scene, floor_z=-TABLE_HEIGHT, wall_color=background_color(p), wall_texture_seed=int(p.wood_seed) % 97)
     wood = {"pattern": "wood", "seed": int(p.wood_seed)}
-    scene.add("tray_floor", "box", (SIZE, SIZE, FLOOR_TOP), (0.0, 0.0, FLOOR_TOP / 2), role="tray",
-              fixture=True, color=POLE_GREY)
+    scene.add(
+        "tray_floor",
+        "box",
+        (SIZE, SIZE, FLOOR_TOP),
+        (0.0, 0.0, FLOOR_TOP / 2),
+        role="tray",
+        fixture=True,
+        color=POLE_GREY,
+    )
     z = FLOOR_TOP + WALL_H / 2
     half = SIZE / 2 - WALL_T / 2
-    for name, u, v, du, dv in [("wall_far", half, 0.0, WALL_T, SIZE), ("wall_entry", -half, 0.0, WALL_T, SIZE),
-                               ("wall_side_a", 0.0, half, SIZE, WALL_T), ("wall_side_b", 0.0, -half, SIZE, WALL_T)]:
-        scene.add(f"tray_{name}", "box", (du, dv, WALL_H), tray.world(u, v, z), role="wall",
-                  fixture=True, color=wood_tint(p),
-                  texture=wood)
+    for name, u, v, du, dv in [
+        ("wall_far", half, 0.0, WALL_T, SIZE),
+        ("wall_entry", -half, 0.0, WALL_T, SIZE),
+        ("wall_side_a", 0.0, half, SIZE, WALL_T),
+        ("wall_side_b", 0.0, -half, SIZE, WALL_T),
+    ]:
+        scene.add(
+            f"tray_{name}",
+            "box",
+            (du, dv, WALL_H),
+            tray.world(u, v, z),
+            role="wall",
+            fixture=True,
+            color=wood_tint(p),
+            texture=wood,
+        )
     if start_roof:
         u0, u1 = -SIZE / 2 - 0.15, ROOF_INNER_U
-        scene.add("start_roof", "box", (u1 - u0, SIZE + 0.3, 0.03), tray.world((u0 + u1) / 2, 0.0, ROOF_Z + 0.015),
-                  role="occluder", fixture=True, color=wood_tint(p), texture=wood)
+        scene.add(
+            "start_roof",
+            "box",
+            (u1 - u0, SIZE + 0.3, 0.03),
+            tray.world((u0 + u1) / 2, 0.0, ROOF_Z + 0.015),
+            role="occluder",
+            fixture=True,
+            color=wood_tint(p),
+            texture=wood,
+        )
     return tray
 
 
 def add_ball(scene, p, tray: Tray, u: float, v: float):
     d = p.ball.diameter
-    return scene.add("ball", "sphere", (d, d, d), tray.world(u, v, FLOOR_TOP + d / 2), role="ball",
-                     color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value))
+    return scene.add(
+        "ball",
+        "sphere",
+        (d, d, d),
+        tray.world(u, v, FLOOR_TOP + d / 2),
+        role="ball",
+        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
+    )
 
 
 def end_cover(scene, p, tray: Tray, depth: float, lift_frame: int, speed: float):
@@ -92,8 +143,16 @@ def end_cover(scene, p, tray: Tray, depth: float, lift_frame: int, speed: float)
     u1 = SIZE / 2 + 0.1
     u0 = INNER - depth
     centre = tray.world((u0 + u1) / 2, 0.0, ROOF_Z + 0.015)
-    cover = scene.add("end_cover", "box", (u1 - u0, SIZE + 0.3, 0.03), centre, role="occluder", fixture=True,
-                      color=COVER_TINT, texture={"pattern": "rust", "seed": int(p.wood_seed) + 1})
+    cover = scene.add(
+        "end_cover",
+        "box",
+        (u1 - u0, SIZE + 0.3, 0.03),
+        centre,
+        role="occluder",
+        fixture=True,
+        color=COVER_TINT,
+        texture={"pattern": "rust", "seed": int(p.wood_seed) + 1},
+    )
     travel = u1 - u0 + 0.1
     t = (np.arange(scene.n_frames) - lift_frame) / scene.fps
     shift = np.clip(t * speed, 0.0, travel)
@@ -152,8 +211,11 @@ def corner_run(scene, p, tray: Tray, cover_depth: float):
     moving, frame the far end is uncovered)."""
     r = p.ball.diameter / 2
     # beyond +-1 of the half width the ball would start inside a side wall
-    need(abs(p.start) <= 1.0, f"the ball's start {p.start:.2f} (fraction of the half width) is outside the tray",
-         ("start",))
+    need(
+        abs(p.start) <= 1.0,
+        f"the ball's start {p.start:.2f} (fraction of the half width) is outside the tray",
+        ("start",),
+    )
     start = np.array([-INNER + 0.25, p.start * (INNER - r - 0.1)])
     goal = corner(tray, p.corner, r)
     ball = add_ball(scene, p, tray, *start)
