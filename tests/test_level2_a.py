@@ -28,7 +28,10 @@ TRACKS = ("position", "quaternion", "color", "visible")
 TRIALS = (0, 1, 2, 3)
 
 
-def pair(test, index, overrides=None, timing=Timing(10, 50)):
+GRASP_TIMING = Timing(10, 50)
+
+
+def pair(test, index, overrides=None, timing=GRASP_TIMING):
     space = SUITE.space(test).override(overrides or {})
     seed, p = SUITE.sample(test, space, 0, index)
     scenes = {

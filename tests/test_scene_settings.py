@@ -288,7 +288,7 @@ def _random_settings(tmp_path, suite_name, test, seed, n, seconds_max=20.0):
     passes the audit's state checks."""
     suite = REGISTRY.get(suite_name)
     failures = []
-    for k, (seconds, fps, s) in enumerate(settings(zlib.crc32(f"{seed}/{test}".encode()), n)):
+    for seconds, fps, s in settings(zlib.crc32(f"{seed}/{test}".encode()), n):
         seconds = min(seconds, seconds_max)
         rng = np.random.default_rng(s)
         ov = widened(suite.space(test), rng)

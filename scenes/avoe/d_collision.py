@@ -233,7 +233,8 @@ def describe(scene, p, condition) -> str:
     L, R = p.left.shape.replace("_", " "), p.right.shape.replace("_", " ")
     an = "an" if R[0] in "aeiou" else "a"
     return (
-        f"A{'n' if L[0] in 'aeiou' else ''} {L} {hl * UNIT:.1f} m tall slides right at {vl * p.speed_scale:.1f} m/s and {an} {R} "
+        f"A{'n' if L[0] in 'aeiou' else ''} {L} {hl * UNIT:.1f} m tall slides right at "
+        f"{vl * p.speed_scale:.1f} m/s and {an} {R} "
         f"{hr * UNIT:.1f} m tall slides left at {vr * p.speed_scale:.1f} m/s on a frictionless floor; they "
         f"collide. Afterwards the left object {after('left_object', vl)} and the right object "
         f"{after('right_object', vr)}."

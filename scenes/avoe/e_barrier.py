@@ -11,8 +11,8 @@ only: E1 the curtain stops the object like a wall; E2 the object passes through 
 (the doorway acts as closed, or the wall lets the object through). The change happens behind the screen.
 
 Original (docs/scene-facts.md Part 6 E): object extent 2 m along x, 2w deep, 2h tall, moved from x = -11.5 to -4.5
-over frames 40-50 and released (ours: launched at 12-15 m/s so it reaches -4.5 at frame 50); wall 2 x 8 x 4.3 m at x = 0; screen 9 x 6.4 m at y = -5, down over frames
-30-40, up over 60-70; frames 20-69 are rendered.
+over frames 40-50 and released (ours: launched at 12-15 m/s so it reaches -4.5 at frame 50); wall 2 x 8 x 4.3 m
+at x = 0; screen 9 x 6.4 m at y = -5, down over frames 30-40, up over 60-70; frames 20-69 are rendered.
 """
 
 import numpy as np

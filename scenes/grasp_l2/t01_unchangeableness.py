@@ -185,7 +185,10 @@ def describe(scene, p, condition):
     n = len(objs)
     kinds = ", ".join(f"a {NOUN[s]}" for _, s, _, _ in objs)
     if n > 1:
-        what = f"{n} objects of different shapes and colors ({kinds}) sit on the flat floor of a box at different positions"
+        what = (
+            f"{n} objects of different shapes and colors ({kinds}) sit on the flat floor of a box at different "
+            "positions"
+        )
     else:
         what = f"One object ({kinds}) sits on the flat floor of a box"
     text = (

@@ -151,7 +151,10 @@ def describe(scene, p, condition):
     if condition == "plausible":
         text += "and rotated further until it rests on top of the object. "
     else:
-        text += "and rotated further until it lies flat on the surface again on the other side, where the object was standing before. "
+        text += (
+            "and rotated further until it lies flat on the surface again on the other side, where the object was "
+            "standing before. "
+        )
     return text + (
         "Its movement stops and then it is rotated back until it lies flat in its initial position again. "
         "While the plank is rotating back the object is revealed in its initial position."

@@ -128,7 +128,8 @@ def describe(scene, p, condition):
     how = (
         "rolls down the plank, speeding up, and disappears behind the panel at the low end"
         if condition == "plausible"
-        else "appears at the low end and rolls up the plank, speeding up, and disappears behind the panel at the high end"
+        else "appears at the low end and rolls up the plank, speeding up, and disappears behind the panel at the "
+        "high end"
     )
     return (
         f"A plank lies diagonally in a box, inclined at {p.angle:.0f} degrees; tall panels hide both ends. "

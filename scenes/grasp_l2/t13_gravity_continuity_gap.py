@@ -7,8 +7,9 @@ rolled on to the end wall,
 where it lies at rest. Implausible: the ball rolled on across the gap as if the plank were continuous and
 lies at rest at the end wall on the upper plank, beyond the gap.
 
-The two balls part at the moment the ball's centre passes the gap's edge, behind the occluder (checked geometrically), until both are at rest, still before the
-occluder moves: that window is the recorded hidden violation. Unity original (reference Part 3, Test 13):
+The two balls part at the moment the ball's centre passes the gap's edge, behind the occluder (checked
+geometrically), until both are at rest, still before the occluder moves: that window is the recorded hidden
+violation. Unity original (reference Part 3, Test 13):
 the ball moves on a straight kinematic line to a target just past the gap on the lower plank, and the
 implausible ball is teleported to the opposite spawn point. Built unmirrored, mirrored by `apparatus.finish`.
 """
