@@ -67,7 +67,9 @@ test-all: $(VENV)/.all
 # -- static checks ----------------------------------------------------------------------------------------------
 LINT_TREE := .lint-tree
 # mypy's packages; add the others (voebench.contract, the generator's params, runner, io) as they pass.
-MYPY_PACKAGES ?= voebench.evaluate
+MYPY_PACKAGES ?= voebench.evaluate voebench.contract voebench.generator.io
+MYPY_MODULES  ?= voebench.generator.params voebench.generator.runner voebench.generator.trial \
+                 voebench.generator.feasibility voebench.generator.output
 
 $(VENV)/.lint: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[lint]"
@@ -88,7 +90,7 @@ lint-imports: $(VENV)/.lint lint-tree
 
 lint-types: $(VENV)/.lint lint-tree
 	cd $(LINT_TREE) && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml \
-	  --cache-dir $(CURDIR)/.mypy_cache $(addprefix -p ,$(MYPY_PACKAGES))
+	  --cache-dir $(CURDIR)/.mypy_cache $(addprefix -p ,$(MYPY_PACKAGES)) $(addprefix -m ,$(MYPY_MODULES))
 
 # every check runs, and lint fails if any did
 lint: $(VENV)/.lint

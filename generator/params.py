@@ -193,7 +193,7 @@ class Range(Dist):
             parts = value.split(":")
             if len(parts) not in (1, 2):
                 raise UsageError(f"{key}: expected a number or a range lo:hi, got {value!r}")
-            lo, hi = parts[0], parts[-1]
+            lo, hi = parts[0], parts[-1]  # type: ignore[assignment]  # text, converted to numbers below
         else:
             raise UsageError(f"{key}: expected a number or a range lo:hi, got {value!r}")
         try:

@@ -308,7 +308,7 @@ def _execute_pool(tasks, cfg, workers, threads):
     deaths: dict[str, int] = {}
     while pending:
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
-            running = {}
+            running: dict = {}
             broken = False
             while (pending or running) and not broken:
                 while pending and len(running) < 2 * workers:

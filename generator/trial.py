@@ -210,7 +210,7 @@ def produce_trial(
     kinds: dict[str, int] = {}
     for r in rejections:
         kinds[r.kind] = kinds.get(r.kind, 0) + 1
-    common = max(kinds, key=kinds.get) if kinds else "-"
+    common = max(kinds, key=lambda k: kinds[k]) if kinds else "-"
     example = next((r.reason for r in reversed(rejections) if r.kind == common), "")
     raise TrialFailed(
         f"no valid draw in {MAX_ATTEMPTS} attempts (most often {common}, {kinds.get(common, 0)}x: {example})"
@@ -332,6 +332,7 @@ def write_files(
             )
             try:
                 if "rgb" in passes:
+                    assert mp4_path is not None, "an rgb pass needs an mp4 path"
                     video = VideoWriter(mp4_path, cfg.width, cfg.height, cfg.fps)
                 for frame in renderer.frames(passes, reuse=cfg.reuse_frames):
                     if video is not None:

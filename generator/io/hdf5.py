@@ -48,7 +48,7 @@ class StatesWriter:
                 **COMPRESSION,
             )
         self.pixel_counts = np.zeros((T, len(scene.objects) + 1), np.int64)
-        self._unique_counts = []
+        self._unique_counts: list[np.ndarray] = []
 
     def add_frame(self, t: int, unique: int, depth: np.ndarray | None, segmentation: np.ndarray | None) -> None:
         self.frame_to_unique[t] = unique
@@ -90,6 +90,7 @@ class StatesWriter:
             g.create_dataset("visible", data=obj.visible)
             g.create_dataset("visible_pixels", data=self.pixel_counts[:, obj.id])
         cam = f.create_group("camera")
+        assert sc.camera is not None, "Suite.make_scene refuses a build that set no camera"
         cam.create_dataset("intrinsics", data=sc.camera.intrinsics(self.w, self.h))
         cam.create_dataset("extrinsics", data=_extrinsics(sc.camera))
         cam.attrs["fov_deg"] = sc.camera.fov_deg
@@ -115,7 +116,8 @@ def _extrinsics(camera) -> np.ndarray:
     poses = np.ascontiguousarray(
         np.concatenate([np.asarray(camera.position, np.float64), np.asarray(camera.look_at, np.float64)], axis=1)
     )
-    first, index = {}, np.empty(len(poses), np.int64)
+    first: dict[bytes, int] = {}
+    index = np.empty(len(poses), np.int64)
     for t, row in enumerate(poses):
         index[t] = first.setdefault(row.tobytes(), len(first))
     starts = {u: t for t, u in reversed(list(enumerate(index)))}
