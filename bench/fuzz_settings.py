@@ -11,6 +11,7 @@ through the real command line and then judged from outside:
 - rendered: exit 0, `voebench audit` passes every video, `voebench verify` is OK, every pair is complete, and every
   Level 1 statement is true of the ground truth (`scenes/grasp_l1/truth.py`, the gate's check, re-run here on the
   files);
+- empty: exit 0 and no video (an AVoE sub-type none of whose category's first N trials shows; render says so);
 - anything else is a failure, and so is a refusal that prints more than one line.
 
 Results are appended one JSON line per configuration (resumable: configurations already in the file are
@@ -145,6 +146,8 @@ def judge(out: str, cfg: dict) -> dict:
     if v.returncode != 0:
         problems.append("verify: " + (v.stdout.strip().splitlines() or ["exit code"])[0])
     entries = [json.loads(line) for line in open(os.path.join(out, "manifest.jsonl"))]
+    if not entries:  # an AVoE sub-type with no trial among its category's first N (render says so): nothing to judge
+        return {"outcome": "empty", "videos": 0, "attempts": [], "accepted": []}
     pairs = defaultdict(list)
     for e in entries:
         if e.get("pair_id"):
@@ -182,9 +185,17 @@ def level1_statements(out: str, entries: list) -> list:
     return problems
 
 
+def outcome(r: dict) -> str:
+    # rows written before the "empty" outcome existed: an empty set failed only because audit refuses to judge it
+    if r["outcome"] == "failure" and r.get("videos") == 0 and r.get("problems") == ["audit exit code"]:
+        return "empty"
+    return r["outcome"]
+
+
 def summarize(results: list) -> str:
     by = defaultdict(list)
     for r in results:
+        r["outcome"] = outcome(r)
         by[r["outcome"]].append(r)
     attempts = [a for r in by["rendered"] for a in r["attempts"]]
     videos = sum(r.get("videos", 0) for r in by["rendered"])
@@ -286,7 +297,7 @@ def main(argv=None) -> int:
             shutil.rmtree(os.path.join(args.work, f"c{i:04d}"), ignore_errors=True)
     results = [json.loads(line) for line in open(args.results)]
     print(summarize(results))
-    return 1 if any(r["outcome"] == "failure" for r in results) else 0
+    return 1 if any(outcome(r) == "failure" for r in results) else 0
 
 
 if __name__ == "__main__":

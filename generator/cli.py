@@ -257,6 +257,12 @@ def cmd_render(args) -> int:
         f"({result.seconds:.1f} s, {result.frames} frames, {result.rendered_frames} rendered, {rate:.0f} frames/s)",
         file=sys.stderr,
     )
+    for test in result.empty_tests:
+        print(
+            f"note: {cfg.suite}/{test}: none of the first {cfg.trials} trials is a {test} trial (a category's trials "
+            "fall into its sub-types by their draw); ask for more with --videos-per-test",
+            file=sys.stderr,
+        )
     if result.failed:  # each failure was reported in one line as it happened; the tracebacks are in the log
         from voebench.generator.progress import ERRORS_LOG, failure_summary
 

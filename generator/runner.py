@@ -209,6 +209,8 @@ class RunResult:
     seconds: float
     frames: int
     rendered_frames: int
+    #: selected tests that got no trial (an AVoE sub-type none of its category's first N trials shows)
+    empty_tests: list = field(default_factory=list)
 
 
 def run(
@@ -258,7 +260,10 @@ def run(
     write_manifest(mpath, entries.values())
     record_acceptance(cfg, entries.values())
     failed_videos = sum(len(t.conditions) for t in todo if t.id in {tid for tid, _ in failed})
-    return RunResult(n_todo - failed_videos, n_videos - n_todo, failed, time.perf_counter() - t0, frames, rendered)
+    empty = [t for t in cfg.tests if not any(tr.test == t for tr in trials)] if cfg.shard[1] == 1 else []
+    return RunResult(
+        n_todo - failed_videos, n_videos - n_todo, failed, time.perf_counter() - t0, frames, rendered, empty
+    )
 
 
 def default_workers() -> int:
