@@ -68,7 +68,7 @@ test-all: $(VENV)/.all
 LINT_TREE := .lint-tree
 # mypy's packages; add the others (voebench.contract, the generator's params, runner, io) as they pass.
 MYPY_PACKAGES ?= voebench.evaluate voebench.contract voebench.generator.io
-MYPY_MODULES  ?= voebench.generator.params voebench.generator.runner voebench.generator.trial \
+MYPY_MODULES  ?= voebench.generator.params voebench.generator.domains voebench.generator.runner voebench.generator.trial \
                  voebench.generator.feasibility voebench.generator.output
 
 $(VENV)/.lint: pyproject.toml | $(BIN)/python
