@@ -217,6 +217,6 @@ def test_tiny_render_one_trial_per_category(tmp_path):
         assert e["split"] in ("train", "validation", "test") and e["pair_id"]
         with h5py.File(out / e["states"]) as f:
             assert json.loads(f["labels"].attrs["posterior_rules"]) == e["labels"]["posterior_rules"]
-            assert f["depth"].shape == (17, 48, 64)
+            assert f["depth"].shape == (e["n_frames"], 48, 64)
             assert ("violation" in f) == (e["condition"] == "surprising")
         assert (out / e["video"]).stat().st_size > 0

@@ -18,7 +18,7 @@ from voebench.errors import Infeasible
 from voebench.generator import audit
 from voebench.generator.io.hdf5 import StatesWriter
 from voebench.generator.params import Range
-from voebench.generator.runner import RunConfig, plan, produce
+from voebench.generator.runner import RunConfig, plan_trials, produce
 from voebench.generator.suite import Job, Timing
 from voebench.scenes import REGISTRY
 
@@ -91,12 +91,11 @@ def render_and_audit(tmp_path, suite_name, test, index, seconds, fps, width=64, 
         overrides={test: overrides} if overrides else {},
         options={"both_conditions": True},
     )
-    jobs = [j for j in plan(cfg, REGISTRY.get(suite_name)) if j.index == index]
+    trial = next(t for t in plan_trials(cfg, REGISTRY.get(suite_name)) if t.index == index)
     os.makedirs(out, exist_ok=True)
+    result = produce(trial, cfg)  # through the generation gate: the kept draw has passed its own audit
     with open(os.path.join(out, "manifest.jsonl"), "w") as f:
-        for j in jobs:
-            e = produce(j, cfg)
-            e.pop("_timing", None)
+        for e in result.entries:
             f.write(json.dumps(e) + "\n")
     return {r.condition: r for r in audit.audit_set(out)}
 
@@ -265,6 +264,12 @@ def widened(space, rng):
     if r.integer:
         lo, hi = int(np.floor(lo)), int(np.ceil(hi))
         lo, hi = max(lo, int(r.lo)) if r.lo >= 0 else lo, hi
+    d = r.domain  # out-of-domain values are refused up front (tests/generator/test_malformed_inputs.py)
+    if d is not None:
+        lo, hi = max(lo, d.lo), min(hi, d.hi)
+        lo, hi = (int(lo), int(hi)) if r.integer else (lo, hi)
+        if (d.lo_open and lo <= d.lo) or (d.hi_open and hi >= d.hi) or lo > hi:
+            return {}
     return {key: f"{lo}:{hi}"}
 
 

@@ -62,7 +62,7 @@ UNIQUE_DATASETS = ("_unique/depth", "_unique/segmentation", "_unique/frame_to_un
 GROUPS = ("objects", "camera", "violation", "labels", "_unique")
 
 #: Attributes of `objects/<name>`; `texture` only on textured objects.
-OBJECT_ATTRS = ("id", "role", "shape", "dimensions", "dynamic", "texture")
+OBJECT_ATTRS = ("id", "role", "shape", "dimensions", "dynamic", "fixture", "texture")
 OBJECT_REQUIRED_ATTRS = ("id", "role", "shape", "dimensions", "dynamic")
 #: Datasets of `objects/<name>`: name -> trailing shape after the frame axis.
 OBJECT_SERIES = {"position": (3,), "quaternion": (4,), "color": (3,), "visible": (), "visible_pixels": ()}
