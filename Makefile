@@ -103,7 +103,7 @@ lint: $(VENV)/.lint
 # only, and for 3.12 pip would download a CUDA build of several GB on every fresh CI machine.
 EVAL_PYTHON ?= python3.11
 EVAL_VENV   ?= .venv-eval
-EVAL_TESTS  ?= tests/test_evaluate_*.py tests/test_baseline_*.py tests/test_export_parser.py
+EVAL_TESTS  ?= tests/evaluate tests/contract/test_baseline_labels.py
 
 $(EVAL_VENV)/.eval: pyproject.toml
 	$(EVAL_PYTHON) -m venv $(EVAL_VENV)

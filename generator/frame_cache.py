@@ -15,7 +15,7 @@ together with a fingerprint of everything else that reaches the image: each obje
 dimensions, mesh, texture and first colour (textures are made from it), the camera's field of view and up
 vector, the lights, the background, the render settings and the passes. Two scenes that differ in any of these
 never share a frame. Rendering is a deterministic function of all that, so a video's bytes are the same with or
-without the cache (tests/test_render_batch.py checks it); the cache only saves time.
+without the cache (tests/generator/test_render_batch.py checks it); the cache only saves time.
 
 The cache stops taking new frames at `max_bytes` (it never evicts, so what it holds does not depend on timing).
 """

@@ -9,6 +9,9 @@ import sys
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Tests are laid out like the code (tests/generator, tests/scenes, tests/evaluate, tests/contract); the helpers they
+# share (fake_suite, contract_fixtures, evaluate_fixtures, this module) live here and are imported by name.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 # The evaluate tests' tiny rendered set (`tiny_set`), offered to every test module without an import.
 pytest_plugins = ["evaluate_fixtures"]
 

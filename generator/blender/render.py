@@ -190,7 +190,7 @@ class Renderer:
         fo.format.color_depth = "32"
         fo.format.exr_codec = "NONE"
         # one channel ("V") instead of RGBA: a quarter of the bytes to write, read and hold in /dev/shm, and the
-        # same floats (tests/test_render_batch.py compares it with the R channel of an RGBA EXR)
+        # same floats (tests/generator/test_render_batch.py compares it with the R channel of an RGBA EXR)
         fo.format.color_mode = DEPTH_COLOR_MODE
         ng.links.new(rl.outputs["Depth"], fo.inputs["depth"])
         if s.engine == "cycles":

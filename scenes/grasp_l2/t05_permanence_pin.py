@@ -7,7 +7,7 @@ behind the right occluder to behind the left one the moment the pin starts: the 
 
 As in the description (and the Unity scene), the two videos differ from the first frame in where the cube
 stands, so the recorded window runs from frame 0 to the teleport (`hidden` is False for the window as a whole;
-the teleport itself, frames push-1 -> push, happens behind the occluders, checked in tests/test_level2_a.py).
+the teleport itself, frames push-1 -> push, happens behind the occluders, checked in tests/scenes/test_level2_a.py).
 
 Unity original (reference Part 3, Test 5, mirror index 1): occluders 0.5 x 1.0 start at x 4.542 and 6.542 and
 move -1 at 1 unit/s; shelf top y = 11.79; cube 0.3 x 0.4 x 0.3 at z = 0.07; pin 2.0 x 0.1 x 0.1 at U(1, 1.5)

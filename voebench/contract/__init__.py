@@ -4,7 +4,7 @@ generator, the scenes and `evaluate` can all depend on it.
 
 Every reader here is strict: a file that breaks the contract raises `ContractError` (a `UsageError`, so the
 command line prints one line and exits 2) naming the file and, for a manifest, the line. docs/schema.md
-documents every key named here; tests/test_schema_doc.py keeps the two in step.
+documents every key named here; tests/contract/test_schema_doc.py keeps the two in step.
 """
 
 from voebench.errors import UsageError

@@ -1,5 +1,5 @@
 """Every list of names the contract defines, by the name docs/schema.md uses to mark its table
-(`<!-- contract: NAME -->` above the table). tests/test_schema_doc.py checks each table lists exactly these
+(`<!-- contract: NAME -->` above the table). tests/contract/test_schema_doc.py checks each table lists exactly these
 names, so the document and the code cannot drift apart."""
 
 from voebench.contract import dataset, hdf5, manifest

@@ -460,7 +460,7 @@ def test_evaluate_never_imports_the_blender_side():
     import subprocess
     import sys
 
-    root = pathlib.Path(__file__).resolve().parents[1] / "evaluate"
+    root = pathlib.Path(__file__).resolve().parents[2] / "evaluate"
     for f in root.rglob("*.py"):
         if "baseline" in f.parts:
             continue

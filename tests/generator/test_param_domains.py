@@ -27,7 +27,7 @@ from voebench.generator.params import (
     config_loader,
 )
 
-RECORD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "spaces_record.json")
+RECORD = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data", "spaces_record.json")
 
 
 def _all_spaces():

@@ -10,7 +10,7 @@ import pytest
 
 from voebench.evaluate.parsing import INVALID, OPEN_CHOICES, score
 
-UTILS = pathlib.Path(__file__).resolve().parents[1] / "evaluate" / "export" / "lmms_eval_utils.py"
+UTILS = pathlib.Path(__file__).resolve().parents[2] / "evaluate" / "export" / "lmms_eval_utils.py"
 
 
 @pytest.fixture(scope="module")
