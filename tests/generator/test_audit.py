@@ -1,5 +1,8 @@
 """`voebench audit`: passes on clean ground truth, fails on each kind of broken input.
 
+(Longer than our ~500-line guide on purpose: one file per audited concern would repeat the synthetic-set
+builders below in each; the tests are grouped by check under comment headers instead.)
+
 Synthetic sets are written with the project's own HDF5 writer from Scenes built in numpy (exact analytic
 motion, a made-up segmentation), so each test controls exactly what is wrong. One test audits a real tiny
 Level 1 render."""

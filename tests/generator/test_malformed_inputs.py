@@ -4,7 +4,8 @@ names the offending flag or key, and leave every file as it was: the cases run a
 set voebench made, and the whole folder (bytes and mtimes) is compared before and after.
 
 Each case is one `python -m voebench` process; they run a few at a time (they only parse and validate), so the
-file takes seconds. Malformed output folders, manifests and HDF5 files are tests/generator/test_malformed_outputs.py's."""
+file takes seconds. Malformed output folders, manifests and HDF5 files are
+tests/generator/test_malformed_outputs.py's."""
 
 from __future__ import annotations
 
