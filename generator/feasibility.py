@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from voebench.errors import GeneratorBug, UsageError
+from voebench.generator.suite import Timing
 
 if TYPE_CHECKING:
     from voebench.generator.runner import RunConfig
@@ -137,16 +138,22 @@ def remedies(suite: Suite, test: str, cfg: RunConfig) -> list[str]:
             leaf = default_leaves[key]
             value = leaf.describe() if hasattr(leaf, "describe") else leaf
             out.append(f"{key} at its default {value} ({probe.accepted} of {probe.draws} draws valid)")
+    # the length or the frame rate alone first (the smallest change that works), then both
     default = suite.default_timing
-    if (cfg.seconds, cfg.fps) != (default.seconds, default.fps):
-        probe = probe_test(suite, test, cfg, timing=default)
+    tried = []
+    for seconds, fps in ((default.seconds, cfg.fps), (cfg.seconds, default.fps), (default.seconds, default.fps)):
+        if (seconds, fps) == (cfg.seconds, cfg.fps) or (seconds, fps) in tried:
+            continue
+        tried.append((seconds, fps))
+        probe = probe_test(suite, test, cfg, timing=Timing(seconds, fps))
         if probe.feasible:
             flags = [
-                f"--{name} {value:g}"
-                for name, value, mine in (("seconds", default.seconds, cfg.seconds), ("fps", default.fps, cfg.fps))
-                if value != mine
+                f"--{name} {v:g}"
+                for name, v, mine in (("seconds", seconds, cfg.seconds), ("fps", fps, cfg.fps))
+                if v != mine
             ]
             out.append(f"{' '.join(flags)} ({probe.accepted} of {probe.draws} draws valid)")
+            break
     return out
 
 
