@@ -192,9 +192,16 @@ def _lift(scene, M, peek):
     z_c = _crossing(pts)[1]
     i = int(np.argmax(z_c))
     lift = max(0.0, (min(M + peek, SCREEN_H - 0.2) - z_c[i]) / s[i])
-    o.position[a : b + 1, 2] += lift
-    hidden = all(len(visible_points(scene, "object", t, PANELS)) == 0 for t in (a, b))
-    edits.record(scene, ["object permanence", "solidity"], "teleport", "object", a, b, hidden=hidden)
+    edits.shift(
+        scene,
+        "object",
+        a,
+        b,
+        (0.0, 0.0, lift),
+        ["object permanence", "solidity"],
+        "teleport",
+        hidden=lambda a, b: all(len(visible_points(scene, "object", t, PANELS)) == 0 for t in (a, b)),
+    )
 
 
 def labels(scene, p) -> dict:

@@ -32,12 +32,9 @@ from voebench.scenes.avoe.world import (
     AVOE_SHAPES,
     UNIT,
     add_object,
-    first_divergence,
     hidden,
     object_size,
-    simulate_variant,
     stage,
-    take_track,
     world_points,
 )
 
@@ -268,16 +265,19 @@ def _violate(scene, kind):
             twin["container"].body = None
             twin["ground"].body = None
 
-    twin = simulate_variant(scene, change)
-    o = scene["object"]
-    first = first_divergence(
-        np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion], tol=1e-3
+    twin = edits.simulate_twin(scene, change)
+    # the object reaches the container after the video ends (a short --seconds): nothing to show
+    never = Infeasible("C: the object does not reach the container within the video", ("seconds",))
+    edits.diverge_hidden(
+        scene, twin, ["continuity", "solidity"], kind, "object", never, hidden=lambda first, _: _screened(scene, first)
     )
-    if first is None:  # the object reaches the container after the video ends (a short --seconds)
-        raise Infeasible("C: the object does not reach the container within the video", ("seconds",))
-    take_track(scene, twin, "object", first)
-    hid = hidden(scene, "object", range(max(first - 1, 0), first + 1), ("screen",))
-    edits.record(scene, ["continuity", "solidity"], kind, "object", first, scene.n_frames - 1, hidden=hid)
+
+
+def _screened(scene, first: int) -> bool:
+    """Whether the screen hides the object at the divergence and the frame before it (C's window: the change of
+    course at the container's opening is a single contact; C tests points geometrically, without E's pixel
+    margin, and the audit is what measures pixels)."""
+    return hidden(scene, "object", range(max(first - 1, 0), first + 1), ("screen",))
 
 
 def outcome(scene, p) -> tuple[bool, bool]:

@@ -34,12 +34,9 @@ from voebench.scenes.avoe.world import (
     UNIT,
     WALL_COLOR,
     add_object,
-    first_divergence,
     hidden,
     object_size,
-    simulate_variant,
     stage,
-    take_track,
     world_points,
 )
 
@@ -269,30 +266,21 @@ def _violate(scene, p, kind, barrier):
             for name in barrier:
                 twin[name].body = None
 
-    twin = simulate_variant(scene, change, substeps=p.substeps)
-    o = scene["object"]
-    first = first_divergence(
-        np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion], tol=1e-3
-    )
-    if first is None:  # the object reaches the barrier after the video ends (a short --seconds)
-        raise Infeasible("E: the object does not reach the barrier within the video", ("seconds", "push.speed"))
-    take_track(scene, twin, "object", first)
+    twin = edits.simulate_twin(scene, change, substeps=p.substeps)
     blockers = ("screen",) + tuple(barrier)
-    # hidden means: at every frame of the manipulation's events (the divergence and the frame either side, every
-    # frame the object is inside the wall, the abrupt stop at an invisible collider), which is what the audit
-    # checks for zero pixels; the screen may already be rising while the object is still inside the wall
-    frames = _event_frames(scene, barrier, first)
-    hid = hidden(scene, "object", frames, blockers, margin=PIXEL_MARGIN_RAD)
+
+    def screened(first, _last) -> bool:
+        # hidden means: at every frame of the manipulation's events (the divergence and the frame either side,
+        # every frame the object is inside the wall, the abrupt stop at an invisible collider), which is what the
+        # audit checks for zero pixels; the screen may already be rising while the object is still inside the wall
+        frames = _event_frames(scene, barrier, first)
+        return hidden(scene, "object", frames, blockers, margin=PIXEL_MARGIN_RAD)
+
     kinds = {"soft": "solid_curtain", "normal": "pass_through"}
-    edits.record(
-        scene,
-        ["solidity"],
-        kinds.get(kind, "closed_opening" if passed else "pass_through"),
-        "object",
-        first,
-        scene.n_frames - 1,
-        hidden=hid,
-    )
+    # the object reaches the barrier after the video ends (a short --seconds): nothing to show
+    never = Infeasible("E: the object does not reach the barrier within the video", ("seconds", "push.speed"))
+    kind_name = kinds.get(kind, "closed_opening" if passed else "pass_through")
+    edits.diverge_hidden(scene, twin, ["solidity"], kind_name, "object", never, hidden=screened)
 
 
 def _event_frames(scene, barrier, first: int) -> list[int]:

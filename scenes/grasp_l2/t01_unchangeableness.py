@@ -174,9 +174,7 @@ def build(scene, p, condition):
             new = hsv_color((hue_k + p.new_hue_shift) % 1.0, p.saturation, p.value)
             edits.recolor(scene, name_k, f, new, PRINCIPLES, hidden=True)
         else:
-            scene[name_k].visible[f:] = False
-            alt.visible[f:] = True
-            edits.record(scene, PRINCIPLES, "reshape", name_k, f - 1, f, hidden=True)
+            edits.swap(scene, name_k, alt.name, f, PRINCIPLES, hidden=True)
     finish(scene, p, X0)
 
 

@@ -67,9 +67,7 @@ def build(scene, p, condition):
     if condition == "implausible":
         frame = (arrive + lift) // 2  # the ball at rest in its corner, the cover not yet moving
         pos, quat = td.plank_pose(tray, p.corner, k.leg, k.thickness, k.height)
-        plank = scene["plank"]
-        plank.position[frame:], plank.quaternion[frame:] = pos, quat
-        edits.record(scene, PRINCIPLES, "teleport", "plank", frame - 1, frame, hidden=True)
+        edits.repose(scene, "plank", frame, pos, quat, PRINCIPLES, hidden=True)
 
 
 def describe(scene, p, condition):
