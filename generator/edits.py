@@ -24,8 +24,10 @@ def _hidden(hidden: Hidden, first: int, last: int) -> bool:
     return bool(hidden(first, last)) if callable(hidden) else bool(hidden)
 
 
-def record(scene: Scene, principles, kind: str, obj: str, first: int, last: int, hidden: bool = False) -> Violation:
-    scene.violation = Violation(list(principles), kind, obj, int(first), int(last), bool(hidden))
+def record(scene: Scene, principles, kind: str, obj: str, first: int, last: int, hidden: Hidden = False) -> Violation:
+    """Record a violation the script built itself (a whole implausible motion computed alongside the plausible
+    one); the edits below change the arrays and then call this."""
+    scene.violation = Violation(list(principles), kind, obj, int(first), int(last), _hidden(hidden, first, last))
     return scene.violation
 
 
@@ -86,15 +88,17 @@ def replace_track(
     quaternion=None,
     principles=(),
     kind="trajectory",
-    hidden: bool = False,
+    hidden: Hidden = False,
+    last: int | None = None,
 ) -> Violation:
     """Replace the object's track from `first` on with an explicit one (for violations that are a whole
-    different motion, e.g. rolling up an incline)."""
+    different motion, e.g. rolling up an incline). The record's window ends at `last` (default: the last
+    frame), e.g. where the object comes to rest and the violation is no longer happening."""
     o = scene[obj]
     o.position[first:] = position
     if quaternion is not None:
         o.quaternion[first:] = quaternion
-    return record(scene, principles, kind, obj, first, o.n_frames - 1, hidden)
+    return record(scene, principles, kind, obj, first, o.n_frames - 1 if last is None else last, hidden)
 
 
 def shift(
@@ -106,7 +110,7 @@ def shift(
     for axis, d in enumerate(np.asarray(offset, float)):
         if d != 0.0:
             o.position[first : last + 1, axis] += d
-    return record(scene, principles, kind, obj, first, last, _hidden(hidden, first, last))
+    return record(scene, principles, kind, obj, first, last, hidden)
 
 
 # ----------------------------------------------------------------------------------------------- twins
@@ -164,7 +168,7 @@ def follow_twin(
     if hold is not None:
         scene[hold].hold(first)
     last = scene.n_frames - 1
-    return record(scene, principles, kind, obj, first, last, _hidden(hidden, first, last))
+    return record(scene, principles, kind, obj, first, last, hidden)
 
 
 def diverge_hidden(

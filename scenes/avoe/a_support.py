@@ -20,15 +20,7 @@ from voebench.generator.kinematics import quat_to_matrix
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (
-    SUPPORT_COLOR,
-    add_object,
-    local_points,
-    object_size,
-    stage,
-    tilt_deg,
-    z_extent,
-)
+from voebench.scenes.avoe.world import SUPPORT_COLOR, add_object, local_points, object_size, stage, tilt_deg, z_extent
 
 CATEGORY = "A"
 SUBTYPES = {

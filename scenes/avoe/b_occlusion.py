@@ -21,18 +21,8 @@ from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
 from voebench.generator.params import COORDINATE, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
-from voebench.scenes.avoe.world import (
-    CAMERA_EYE,
-    OCCLUDER_COLOR,
-    ORIGINAL_FPS,
-    AVOE_SHAPES,
-    add_object,
-    local_points,
-    object_size,
-    stage,
-    visible_points,
-    world_points,
-)
+from voebench.scenes.avoe.world import CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES
+from voebench.scenes.avoe.world import add_object, local_points, object_size, stage, visible_points, world_points
 
 CATEGORY = "B"
 SUBTYPES = {"B1": "the object is seen above the middle part", "B2": "the object is not seen in the middle"}

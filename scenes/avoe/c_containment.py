@@ -24,19 +24,8 @@ from voebench.generator import edits
 from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (
-    CAMERA_EYE,
-    CONTAINER_COLOR,
-    OCCLUDER_COLOR,
-    ORIGINAL_FPS,
-    AVOE_SHAPES,
-    UNIT,
-    add_object,
-    hidden,
-    object_size,
-    stage,
-    world_points,
-)
+from voebench.scenes.avoe.world import CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES, UNIT
+from voebench.scenes.avoe.world import add_object, hidden, object_size, stage, world_points
 
 CATEGORY = "C"
 SUBTYPES = {"C1": "the object goes in and is fully contained", "C2": "the object sticks out or does not fit"}

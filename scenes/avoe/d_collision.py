@@ -19,13 +19,7 @@ from voebench.generator import edits
 from voebench.generator.params import COUNT, FRACTION, POSITIVE, Choice, Fixed
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (
-    ORIGINAL_FPS,
-    UNIT,
-    add_object,
-    object_size,
-    stage,
-)
+from voebench.scenes.avoe.world import ORIGINAL_FPS, UNIT, add_object, object_size, stage
 
 CATEGORY = "D"
 SUBTYPES = {"D1": "different sizes, same speed", "D2": "same size, same speed", "D3": "same size, different speeds"}

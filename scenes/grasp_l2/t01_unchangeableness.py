@@ -25,19 +25,8 @@ from voebench.generator.params import (
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import (
-    S,
-    U,
-    camera_space,
-    cover,
-    dark,
-    finish,
-    hidden_frames,
-    look,
-    move_by,
-    room,
-    wood,
-)
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, hidden_frames, look
+from voebench.scenes.grasp_l2.apparatus import cover, dark, move_by, room, wood
 
 NUMBER = 1
 OBSERVATION = "the outcome of the experiment"
