@@ -239,6 +239,11 @@ def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None, mar
     return pts
 
 
+# The surprising twins (generator.edits.diverge_hidden / follow_twin) state their own hidden window, because
+# what a viewer could catch differs: A (centre of mass moved) and D (masses changed) happen in the open, as in the
+# original, so they claim nothing (hidden=False); C's change of course is one contact at the container's opening,
+# so it tests the divergence and the frame before it behind the screen; E's object can stay inside the wall or
+# stop at an invisible collider for several frames, so it tests every such event frame, with a pixel margin.
 def hidden(scene: Scene, name: str, frames, blockers, margin: float = 0.0) -> bool:
     """Whether the object (grown by `margin` radians, see visible_points) shows no surface point in any of
     `frames`."""
