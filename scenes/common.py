@@ -10,6 +10,7 @@ import colorsys
 
 import numpy as np
 
+from voebench.generator.params import FRACTION, POSITIVE, Fixed, Range
 from voebench.generator.scene import RigidBody, Scene
 
 # Pure colours, linear RGB (the GRASP originals use pure primaries).
@@ -38,6 +39,21 @@ def srgb_to_linear(c):
 def hsv_color(h: float, s: float, v: float):
     """An HSV colour (as Unity's Color.HSV, values in sRGB) as linear RGB."""
     return tuple(float(x) for x in srgb_to_linear(colorsys.hsv_to_rgb(h, s, v)))
+
+
+# SPACE leaves for a random colour bright enough to read on dark panels and the table (GRASP's Color.HSV ranges),
+# fed to hsv_color; spread into an object's SPACE dict (`**BRIGHT_HSV`) where its colour is declared, since
+# sampling draws leaves in declaration order
+BRIGHT_HSV = {
+    "hue": Range(0.0, 1.0, domain=FRACTION),
+    "saturation": Range(0.6, 1.0, domain=FRACTION),
+    "value": Range(0.6, 1.0, domain=FRACTION),
+}
+
+
+def ball_space(diameter: float) -> dict:
+    """SPACE leaves for a ball: a fixed diameter (m), then a bright colour."""
+    return {"diameter": Fixed(diameter, domain=POSITIVE), **BRIGHT_HSV}
 
 
 def room(

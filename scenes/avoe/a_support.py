@@ -20,17 +20,7 @@ from voebench.generator.kinematics import quat_to_matrix
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (
-    SUPPORT_COLOR,
-    add_object,
-    first_divergence,
-    local_points,
-    object_size,
-    simulate_variant,
-    stage,
-    tilt_deg,
-    z_extent,
-)
+from voebench.scenes.avoe.world import SUPPORT_COLOR, add_object, local_points, object_size, stage, tilt_deg, z_extent
 
 CATEGORY = "A"
 SUBTYPES = {
@@ -119,15 +109,13 @@ def shift_center_of_mass(scene, toward_support: bool) -> None:
         o.quaternion[:] = obj.quaternion[0]
         o.body.collision_shape = "CONVEX_HULL"
 
-    twin = simulate_variant(scene, change)
+    twin = edits.simulate_twin(scene, change)
     o = twin["object"]
-    centre = np.array([o.position[t] - quat_to_matrix(o.quaternion[t]) @ delta_local for t in range(scene.n_frames)])
-    first = first_divergence(np.c_[obj.position, obj.quaternion], np.c_[centre, o.quaternion], tol=1e-3)
-    if first is None:  # the shifted centre of mass changes nothing before the video ends (a short --seconds)
-        raise Infeasible("A: the object has not settled on the support within the video", ("seconds",))
-    obj.position[first:] = centre[first:]
-    obj.quaternion[first:] = o.quaternion[first:]
-    edits.record(scene, ["support", "gravity"], "center_of_mass", "object", first, scene.n_frames - 1, hidden=False)
+    # the twin's track is of its origin (the shifted centre of mass); the real object's is of its box centre
+    o.position[:] = [o.position[t] - quat_to_matrix(o.quaternion[t]) @ delta_local for t in range(scene.n_frames)]
+    # the shifted centre of mass changes nothing before the video ends (a short --seconds): nothing to show
+    never = Infeasible("A: the object has not settled on the support within the video", ("seconds",))
+    edits.diverge_hidden(scene, twin, ["support", "gravity"], "center_of_mass", "object", never, hidden=False)
 
 
 def _world_width(obj) -> float:

@@ -21,18 +21,8 @@ from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
 from voebench.generator.params import COORDINATE, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
-from voebench.scenes.avoe.world import (
-    CAMERA_EYE,
-    OCCLUDER_COLOR,
-    ORIGINAL_FPS,
-    AVOE_SHAPES,
-    add_object,
-    local_points,
-    object_size,
-    stage,
-    visible_points,
-    world_points,
-)
+from voebench.scenes.avoe.world import CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES
+from voebench.scenes.avoe.world import add_object, local_points, object_size, stage, visible_points, world_points
 
 CATEGORY = "B"
 SUBTYPES = {"B1": "the object is seen above the middle part", "B2": "the object is not seen in the middle"}
@@ -192,9 +182,16 @@ def _lift(scene, M, peek):
     z_c = _crossing(pts)[1]
     i = int(np.argmax(z_c))
     lift = max(0.0, (min(M + peek, SCREEN_H - 0.2) - z_c[i]) / s[i])
-    o.position[a : b + 1, 2] += lift
-    hidden = all(len(visible_points(scene, "object", t, PANELS)) == 0 for t in (a, b))
-    edits.record(scene, ["object permanence", "solidity"], "teleport", "object", a, b, hidden=hidden)
+    edits.shift(
+        scene,
+        "object",
+        a,
+        b,
+        (0.0, 0.0, lift),
+        ["object permanence", "solidity"],
+        "teleport",
+        hidden=lambda a, b: all(len(visible_points(scene, "object", t, PANELS)) == 0 for t in (a, b)),
+    )
 
 
 def labels(scene, p) -> dict:

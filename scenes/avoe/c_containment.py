@@ -24,22 +24,8 @@ from voebench.generator import edits
 from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (
-    CAMERA_EYE,
-    CONTAINER_COLOR,
-    OCCLUDER_COLOR,
-    ORIGINAL_FPS,
-    AVOE_SHAPES,
-    UNIT,
-    add_object,
-    first_divergence,
-    hidden,
-    object_size,
-    simulate_variant,
-    stage,
-    take_track,
-    world_points,
-)
+from voebench.scenes.avoe.world import CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES, UNIT
+from voebench.scenes.avoe.world import add_object, hidden, object_size, stage, world_points
 
 CATEGORY = "C"
 SUBTYPES = {"C1": "the object goes in and is fully contained", "C2": "the object sticks out or does not fit"}
@@ -268,16 +254,19 @@ def _violate(scene, kind):
             twin["container"].body = None
             twin["ground"].body = None
 
-    twin = simulate_variant(scene, change)
-    o = scene["object"]
-    first = first_divergence(
-        np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion], tol=1e-3
+    twin = edits.simulate_twin(scene, change)
+    # the object reaches the container after the video ends (a short --seconds): nothing to show
+    never = Infeasible("C: the object does not reach the container within the video", ("seconds",))
+    edits.diverge_hidden(
+        scene, twin, ["continuity", "solidity"], kind, "object", never, hidden=lambda first, _: _screened(scene, first)
     )
-    if first is None:  # the object reaches the container after the video ends (a short --seconds)
-        raise Infeasible("C: the object does not reach the container within the video", ("seconds",))
-    take_track(scene, twin, "object", first)
-    hid = hidden(scene, "object", range(max(first - 1, 0), first + 1), ("screen",))
-    edits.record(scene, ["continuity", "solidity"], kind, "object", first, scene.n_frames - 1, hidden=hid)
+
+
+def _screened(scene, first: int) -> bool:
+    """Whether the screen hides the object at the divergence and the frame before it (C's window: the change of
+    course at the container's opening is a single contact; C tests points geometrically, without E's pixel
+    margin, and the audit is what measures pixels)."""
+    return hidden(scene, "object", range(max(first - 1, 0), first + 1), ("screen",))
 
 
 def outcome(scene, p) -> tuple[bool, bool]:

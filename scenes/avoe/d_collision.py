@@ -19,16 +19,7 @@ from voebench.generator import edits
 from voebench.generator.params import COUNT, FRACTION, POSITIVE, Choice, Fixed
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
-from voebench.scenes.avoe.world import (
-    ORIGINAL_FPS,
-    UNIT,
-    add_object,
-    first_divergence,
-    object_size,
-    simulate_variant,
-    stage,
-    take_track,
-)
+from voebench.scenes.avoe.world import ORIGINAL_FPS, UNIT, add_object, object_size, stage
 
 CATEGORY = "D"
 SUBTYPES = {"D1": "different sizes, same speed", "D2": "same size, same speed", "D3": "same size, different speeds"}
@@ -109,6 +100,9 @@ def build(scene, p, condition):
         _violate(scene, p, hl, hr, vl, vr)
 
 
+PAIR = ("left_object", "right_object")
+
+
 def _violate(scene, p, hl, hr, vl, vr):
     ml, mr = hl**3, hr**3
     stop = None
@@ -129,9 +123,8 @@ def _violate(scene, p, hl, hr, vl, vr):
     def change(twin):
         twin["left_object"].body.mass, twin["right_object"].body.mass = ml, mr
 
-    twin = simulate_variant(scene, change, substeps=p.substeps)
-    tracks = lambda s: np.c_[s["left_object"].position, s["right_object"].position]  # noqa: E731
-    first = first_divergence(tracks(scene), tracks(twin), tol=1e-3)
+    twin = edits.simulate_twin(scene, change, substeps=p.substeps)
+    first = edits.twin_divergence(scene, twin, PAIR, rotation=False)
     if first is None:  # no contact within the video: nothing to change
         first = scene.n_frames - 1
     if stop is not None:
@@ -153,13 +146,9 @@ def _violate(scene, p, hl, hr, vl, vr):
 
         pos_l, pos_s = track[light][0], track[stop][0]
         if 0 < first < scene.n_frames - 1:
-            twin = simulate_variant(scene, halt, substeps=p.substeps)
-    for name in ("left_object", "right_object"):
-        take_track(scene, twin, name, first)
-    if stop is not None:
-        scene[stop].hold(first)
-    edits.record(
-        scene, ["momentum", "collision"], "mass_change", stop or "left_object", first, scene.n_frames - 1, hidden=False
+            twin = edits.simulate_twin(scene, halt, substeps=p.substeps)
+    edits.follow_twin(
+        scene, twin, PAIR, first, ["momentum", "collision"], "mass_change", stop or "left_object", hold=stop
     )
 
 

@@ -34,12 +34,9 @@ from voebench.scenes.avoe.world import (
     UNIT,
     WALL_COLOR,
     add_object,
-    first_divergence,
     hidden,
     object_size,
-    simulate_variant,
     stage,
-    take_track,
     world_points,
 )
 
@@ -140,20 +137,19 @@ def _screen_x():
     return float(CAMERA_EYE[0] + s * (0.0 - CAMERA_EYE[0]))
 
 
+def _wall_part(scene, name: str, dims, pos, color=None):
+    """A box the object collides with as with the wall; without a colour it is an invisible collider (the
+    surprising twins' solid curtain and closed doorway)."""
+    appearance = {"color": color} if color is not None else {"visible": False}
+    body = RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER)
+    return scene.add(name, "box", dims, pos, role="wall", fixture=True, body=body, **appearance)
+
+
 def _barrier(scene, p, kind) -> list[str]:
     """Add the barrier; return the names of its collider parts."""
     L, Hw = WALL["length"], WALL["height"]
     if kind == "normal":
-        scene.add(
-            "wall",
-            "box",
-            (WALL["thick"], L, Hw),
-            (0.0, 0.0, Hw / 2),
-            role="wall",
-            color=WALL_COLOR,
-            body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER),
-            fixture=True,
-        )
+        _wall_part(scene, "wall", (WALL["thick"], L, Hw), (0.0, 0.0, Hw / 2), color=WALL_COLOR)
         return ["wall"]
     if kind == "open":
         ow, oh, th = p.opening.width * UNIT / 2, p.opening.height * UNIT, WALL["open_thick"]
@@ -163,16 +159,7 @@ def _barrier(scene, p, kind) -> list[str]:
             ("wall_top", (th, 2 * ow, Hw - oh), (0.0, 0.0, (Hw + oh) / 2)),
         ]
         for name, dims, pos in parts:
-            scene.add(
-                name,
-                "box",
-                dims,
-                pos,
-                role="wall",
-                fixture=True,
-                color=WALL_COLOR,
-                body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER),
-            )
+            _wall_part(scene, name, dims, pos, color=WALL_COLOR)
         return [n for n, _, _ in parts]
     # soft: a curtain of strips hanging from a rod between two posts
     px, pz = PIVOT
@@ -243,56 +230,29 @@ def _violate(scene, p, kind, barrier):
     def change(twin):
         if kind == "soft":  # the curtain acts as a solid sheet
             px, pz = PIVOT
-            twin.add(
-                "curtain_collider",
-                "box",
-                (0.04, N_STRIPS * STRIP_W, STRIP_L),
-                (px, 0.0, pz - STRIP_L / 2),
-                role="wall",
-                fixture=True,
-                visible=False,
-                body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER),
-            )
+            _wall_part(twin, "curtain_collider", (0.04, N_STRIPS * STRIP_W, STRIP_L), (px, 0.0, pz - STRIP_L / 2))
         elif kind == "open" and passed:  # the doorway acts as closed
             th, L, Hw = WALL["open_thick"], WALL["length"], WALL["height"]
-            twin.add(
-                "door_collider",
-                "box",
-                (th, L, Hw),
-                (0.0, 0.0, Hw / 2),
-                role="wall",
-                fixture=True,
-                visible=False,
-                body=RigidBody("passive", friction=0.5, collision_shape=WALL_COLLIDER),
-            )
+            _wall_part(twin, "door_collider", (th, L, Hw), (0.0, 0.0, Hw / 2))
         else:  # the wall lets the object through
             for name in barrier:
                 twin[name].body = None
 
-    twin = simulate_variant(scene, change, substeps=p.substeps)
-    o = scene["object"]
-    first = first_divergence(
-        np.c_[o.position, o.quaternion], np.c_[twin["object"].position, twin["object"].quaternion], tol=1e-3
-    )
-    if first is None:  # the object reaches the barrier after the video ends (a short --seconds)
-        raise Infeasible("E: the object does not reach the barrier within the video", ("seconds", "push.speed"))
-    take_track(scene, twin, "object", first)
+    twin = edits.simulate_twin(scene, change, substeps=p.substeps)
     blockers = ("screen",) + tuple(barrier)
-    # hidden means: at every frame of the manipulation's events (the divergence and the frame either side, every
-    # frame the object is inside the wall, the abrupt stop at an invisible collider), which is what the audit
-    # checks for zero pixels; the screen may already be rising while the object is still inside the wall
-    frames = _event_frames(scene, barrier, first)
-    hid = hidden(scene, "object", frames, blockers, margin=PIXEL_MARGIN_RAD)
+
+    def screened(first, _last) -> bool:
+        # hidden means: at every frame of the manipulation's events (the divergence and the frame either side,
+        # every frame the object is inside the wall, the abrupt stop at an invisible collider), which is what the
+        # audit checks for zero pixels; the screen may already be rising while the object is still inside the wall
+        frames = _event_frames(scene, barrier, first)
+        return hidden(scene, "object", frames, blockers, margin=PIXEL_MARGIN_RAD)
+
     kinds = {"soft": "solid_curtain", "normal": "pass_through"}
-    edits.record(
-        scene,
-        ["solidity"],
-        kinds.get(kind, "closed_opening" if passed else "pass_through"),
-        "object",
-        first,
-        scene.n_frames - 1,
-        hidden=hid,
-    )
+    # the object reaches the barrier after the video ends (a short --seconds): nothing to show
+    never = Infeasible("E: the object does not reach the barrier within the video", ("seconds", "push.speed"))
+    kind_name = kinds.get(kind, "closed_opening" if passed else "pass_through")
+    edits.diverge_hidden(scene, twin, ["solidity"], kind_name, "object", never, hidden=screened)
 
 
 def _event_frames(scene, barrier, first: int) -> list[int]:

@@ -1,6 +1,6 @@
 """What the five AVoE scene scripts share: the original's camera, ground and colours, the seven object shapes,
-surface points for geometry (visibility, heights, footprints), and a scratch-scene simulation for the
-surprising variants.
+surface points for geometry (visibility, heights, footprints). (The twin simulation the surprising variants
+use is `generator.edits.simulate_twin`.)
 
 Coordinates are the original Blender scenes' (metres, z up, ground plane z = 0), so positions and sizes read
 like the AVoE scripts: one parameter unit is 2 m (supplementary 1.2), so an object of width `w` is `2 w` m wide.
@@ -8,13 +8,10 @@ like the AVoE scripts: one parameter unit is 2 m (supplementary 1.2), so an obje
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from voebench.generator.geometry import box_surface, segments_hit_box
 from voebench.generator.kinematics import quat_from_axis_angle, quat_to_matrix
-from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody, Scene
 
 UNIT = 2.0  # metres per parameter unit (supplementary 1.2: "a 1 is equivalent to 2m")
@@ -242,36 +239,16 @@ def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None, mar
     return pts
 
 
+# The surprising twins (generator.edits.diverge_hidden / follow_twin) state their own hidden window, because
+# what a viewer could catch differs: A (centre of mass moved) and D (masses changed) happen in the open, as in the
+# original, so they claim nothing (hidden=False); C's change of course is one contact at the container's opening,
+# so it tests the divergence and the frame before it behind the screen; E's object can stay inside the wall or
+# stop at an invisible collider for several frames, so it tests every such event frame, with a pixel margin.
 def hidden(scene: Scene, name: str, frames, blockers, margin: float = 0.0) -> bool:
     """Whether the object (grown by `margin` radians, see visible_points) shows no surface point in any of
     `frames`."""
     loc = local_points(scene[name])
     return all(len(visible_points(scene, name, int(t), blockers, loc, margin)) == 0 for t in frames)
-
-
-# ----------------------------------------------------------------------------------------------- physics
-
-
-def simulate_variant(scene: Scene, change, substeps: int = 10) -> Scene:
-    """Simulate a copy of `scene` after `change(copy)` alters its bodies (e.g. a collider removed, a mass
-    changed); returns the simulated copy. The real scene keeps its objects and only takes over tracks."""
-    twin = copy.deepcopy(scene)
-    change(twin)
-    simulate(twin, substeps=substeps)
-    return twin
-
-
-def first_divergence(a: np.ndarray, b: np.ndarray, tol: float = 1e-4) -> int | None:
-    """First frame where two (T, k) tracks differ by more than tol, or None."""
-    d = np.abs(np.asarray(a) - np.asarray(b)).reshape(len(a), -1).max(axis=1)
-    idx = np.nonzero(d > tol)[0]
-    return int(idx[0]) if len(idx) else None
-
-
-def take_track(scene: Scene, twin: Scene, name: str, first: int) -> None:
-    """Copy `name`'s track from frame `first` on from the twin scene."""
-    scene[name].position[first:] = twin[name].position[first:]
-    scene[name].quaternion[first:] = twin[name].quaternion[first:]
 
 
 def units(x_m: float) -> float:

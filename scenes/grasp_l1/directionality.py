@@ -15,6 +15,7 @@ from voebench.scenes.common import (
     top_down,
     tray,
     tray_point,
+    ball_space,
 )
 from voebench.scenes.grasp_l1 import other_label
 
@@ -39,12 +40,7 @@ SPACE = {
     "start_delay": Range(
         0.0, 0.3, domain=FRACTION
     ),  # fraction of the video before the ball starts (GRASP: 0-3 s of 10 s)
-    "ball": {
-        "diameter": Fixed(0.4, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.4),
     "camera": {"height": Fixed(4.17, domain=POSITIVE), "fov": Fixed(70.0, domain=FOV)},
 }
 

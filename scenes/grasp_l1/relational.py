@@ -2,8 +2,8 @@
 (as seen by the camera, which looks across the table from its far side)."""
 
 from voebench.errors import Infeasible
-from voebench.generator.params import ANGLE, COORDINATE, FOV, FRACTION, POSITIVE, Balanced, Fixed, Range
-from voebench.scenes.common import POLE_GREY, TABLE_SIZE, hsv_color, pitched, table_room
+from voebench.generator.params import ANGLE, COORDINATE, FOV, POSITIVE, Balanced, Fixed, Range
+from voebench.scenes.common import POLE_GREY, TABLE_SIZE, ball_space, hsv_color, pitched, table_room
 from voebench.scenes.grasp_l1 import other_label
 
 LABELS = ("left", "right")
@@ -14,12 +14,7 @@ KEYWORDS = {"left": ["left"], "right": ["right"]}
 SPACE = {
     "side": Balanced(LABELS),
     "distance": Range(1.6, 4.0, domain=POSITIVE),  # ball centre to barrier centre, m (GRASP: fixed 2.75)
-    "ball": {
-        "diameter": Fixed(2.0, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(2.0),
     "barrier": {
         "thickness": Fixed(0.5, domain=POSITIVE),
         "length": Fixed(5.0, domain=POSITIVE),

@@ -21,6 +21,7 @@ alike.
 API (additive changes only; other tests import it):
     U, S                              Unity -> ours coordinate / size conversion
     camera_space(dx, dy, dz)          SPACE leaves for camera offsets (m, ours axes)
+    add_ball(scene, p, center)        the ball of `common.ball_space` (p.ball.diameter, p.ball's colour)
     room(scene, p)                    floor, walls; the back wall tinted by p.background
     wood(scene, name, dims, center, p, ...)    a plywood part (texture from p.wood_seed), passive collider
     dark(scene, name, dims, center, ...)       a dark "Pole" panel (back panels), passive collider
@@ -31,6 +32,7 @@ API (additive changes only; other tests import it):
     look(scene, p, eye, target, fov)  the camera at eye + (p.camera.dx, dy, dz)
     finish(scene, p, x0)              mirror (if p.mirror) about x = x0, all but the room (ROOM_OBJECTS)
     hidden_frames(scene, obj, occluder, margin)   (T,) bool: obj cannot be seen, occluded by occluder
+    must_hide(scene, occluder, margin, why, keys)  an edit's `hidden` test: hidden over its window, or infeasible
     constants: COVER_SPEED (0.5 m/s), COVER_TINT, FABRIC_TINT, WOOD_TINTS, ROOM_OBJECTS
 """
 
@@ -42,7 +44,8 @@ from voebench.generator.geometry import fibonacci_sphere, segments_hit_box
 from voebench.generator.kinematics import quat_to_matrix
 from voebench.generator.params import COORDINATE, FOV, Fixed, Range
 from voebench.generator.scene import RigidBody, Scene, SceneObject
-from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, room as _room, srgb_to_linear
+from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, hsv_color, room as _room, srgb_to_linear
+from voebench.scenes.grasp_l2.timing import need
 
 UNITY_ORIGIN = (3.745, 10.224, -8.630)  # Unity point that maps to our origin (x, y-up, z-depth)
 COVER_SPEED = 0.5  # m/s: GRASP covers drop/rise/slide at a constant 0.5 units/s
@@ -84,6 +87,14 @@ def camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov: float = 70.
     }
 
 
+def add_ball(scene: Scene, p, center) -> SceneObject:
+    """The ball of `common.ball_space` at `center` (no collider: its track is scripted)."""
+    d = p.ball.diameter
+    return scene.add(
+        "ball", "sphere", (d,) * 3, center, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
+    )
+
+
 def background_color(p) -> tuple:
     """The back wall's colour: the beige wall texture tinted by VISUAL background (sRGB 0-1)."""
     b = p.background
@@ -111,35 +122,22 @@ def wood_tint(p) -> tuple:
     return WOOD_TINTS[int(p.wood_seed) % len(WOOD_TINTS)]
 
 
+def _panel(scene: Scene, name: str, dims, center, role: str, color, body, texture=None) -> SceneObject:
+    """Every apparatus part is a box that the script moves, if at all, as a mechanism (a fixture)."""
+    return scene.add(name, "box", dims, center, role=role, fixture=True, color=color, texture=texture, body=body)
+
+
 def wood(
     scene: Scene, name: str, dims, center, p, role: str = "apparatus", collider: bool = True, friction: float = 0.5
 ) -> SceneObject:
     """A plywood part: a box with the video's wood texture (all wood parts share it, as in GRASP)."""
-    return scene.add(
-        name,
-        "box",
-        dims,
-        center,
-        role=role,
-        fixture=True,
-        color=wood_tint(p),
-        texture={"pattern": "wood", "seed": int(p.wood_seed)},
-        body=RigidBody("passive", friction=friction) if collider else None,
-    )
+    body = RigidBody("passive", friction=friction) if collider else None
+    return _panel(scene, name, dims, center, role, wood_tint(p), body, {"pattern": "wood", "seed": int(p.wood_seed)})
 
 
 def dark(scene: Scene, name: str, dims, center, role: str = "apparatus", collider: bool = True) -> SceneObject:
     """A dark grey "Pole" panel (back panels, the black barrier)."""
-    return scene.add(
-        name,
-        "box",
-        dims,
-        center,
-        role=role,
-        fixture=True,
-        color=POLE_GREY,
-        body=RigidBody("passive") if collider else None,
-    )
+    return _panel(scene, name, dims, center, role, POLE_GREY, RigidBody("passive") if collider else None)
 
 
 def cover(
@@ -147,17 +145,7 @@ def cover(
 ) -> SceneObject:
     """A green rusty-metal cover/occluder (GRASP's GreenMetalRust). No collider unless `body` is given
     (e.g. RigidBody("kinematic") for a cover that things rest on)."""
-    return scene.add(
-        name,
-        "box",
-        dims,
-        center,
-        role=role,
-        fixture=True,
-        color=COVER_TINT,
-        texture={"pattern": "rust", "seed": seed},
-        body=body,
-    )
+    return _panel(scene, name, dims, center, role, COVER_TINT, body, {"pattern": "rust", "seed": seed})
 
 
 def move_by(obj: SceneObject, delta, speed: float, start_frame: int, fps: float) -> int:
@@ -239,6 +227,19 @@ def hidden_frames(scene: Scene, obj: str, occluder: str | list, margin: float = 
         pts = _hull_points(o, t, margin)
         out[t] = any(scene[c].visible[t] and _segments_hit_box(eye, pts, scene[c], t) for c in occs)
     return out
+
+
+def must_hide(scene: Scene, occluder: str, margin: float, why: str, keys, obj: str = "ball"):
+    """A `hidden` test for `generator.edits`: `occluder` hides `obj` (by `margin`, see hidden_frames) over the
+    edit's whole window, checked on the edited tracks. A Level 2 violation must not be seen happening, so a
+    trial where it would be is infeasible: raises Infeasible(why, keys) (the keys that move the view or the
+    object)."""
+
+    def test(first: int, last: int) -> bool:
+        need(hidden_frames(scene, obj, occluder, margin=margin)[first : last + 1].all(), why, keys)
+        return True
+
+    return test
 
 
 def smooth_profile(distance: float, speed: float, accel: float, n: int, start_frame: int, fps: float):

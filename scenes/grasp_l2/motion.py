@@ -81,6 +81,21 @@ def over_the_edge(v0: float, r: float):
     return np.array(ts), np.array(phis)
 
 
+def over_the_edge_rotations(
+    positions, t, t_edge: float, t_sep: float, t_land: float, spin: float, r: float, fps: float
+):
+    """Per-frame rotation vectors (T-1, 3) of a ball that rolls on a level surface (UP normal), pivots about a
+    square edge along +x between t_edge and t_sep (turning by its arc length / r about y), flies until t_land
+    keeping the spin it left the edge with (`spin` rad/s about y) and rolls on after landing. `t` (T,) the times
+    of the frames (s), as `over_the_edge` times them."""
+    rot = rolling_rotations(positions, UP, r)
+    tt = np.asarray(t)[:-1]
+    pivot = (tt >= t_edge) & (tt < t_sep)
+    rot[pivot] = np.linalg.norm(np.diff(positions, axis=0)[pivot], axis=1)[:, None] / r * np.array([0.0, 1.0, 0.0])
+    rot[(tt >= t_sep) & (tt < t_land)] = (0.0, spin / fps, 0.0)
+    return rot
+
+
 __all__ = [
     "G",
     "ROLL_FACTOR",
@@ -89,6 +104,7 @@ __all__ = [
     "frame_times",
     "orientations",
     "over_the_edge",
+    "over_the_edge_rotations",
     "polyline",
     "require",
     "rolling_rotations",

@@ -25,19 +25,8 @@ from voebench.generator.params import (
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import (
-    S,
-    U,
-    camera_space,
-    cover,
-    dark,
-    finish,
-    hidden_frames,
-    look,
-    move_by,
-    room,
-    wood,
-)
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, hidden_frames, look
+from voebench.scenes.grasp_l2.apparatus import cover, dark, move_by, room, wood
 
 NUMBER = 1
 OBSERVATION = "the outcome of the experiment"
@@ -174,9 +163,7 @@ def build(scene, p, condition):
             new = hsv_color((hue_k + p.new_hue_shift) % 1.0, p.saturation, p.value)
             edits.recolor(scene, name_k, f, new, PRINCIPLES, hidden=True)
         else:
-            scene[name_k].visible[f:] = False
-            alt.visible[f:] = True
-            edits.record(scene, PRINCIPLES, "reshape", name_k, f - 1, f, hidden=True)
+            edits.swap(scene, name_k, alt.name, f, PRINCIPLES, hidden=True)
     finish(scene, p, X0)
 
 

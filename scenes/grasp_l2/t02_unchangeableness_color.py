@@ -11,8 +11,8 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Range
+from voebench.scenes.common import ball_space, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
@@ -29,12 +29,7 @@ BALL_Z = -0.271  # Unity z of the ball's path
 START_UX, END_UX = 2.511, 5.111  # ball centre touching the left / right inner side wall (Unity x)
 
 SPACE = {
-    "ball": {
-        "diameter": Fixed(0.2, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.2),
     "speed": Range(0.8, 1.4, domain=POSITIVE),  # m/s when it starts rolling (GRASP: constant U(0.5, 1.2))
     # speed at the far wall as a fraction of the start speed (rolling resistance)
     "arrive_fraction": Range(0.25, 0.5, domain=FRACTION),

@@ -12,23 +12,12 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Range
+from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import (
-    S,
-    U,
-    camera_space,
-    cover,
-    dark,
-    finish,
-    hidden_frames,
-    look,
-    move_by,
-    room,
-    wood,
-)
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, look, must_hide
+from voebench.scenes.grasp_l2.apparatus import add_ball, cover, dark, move_by, room, wood
 
 NUMBER = 3
 OBSERVATION = "the final position of the ball"
@@ -45,12 +34,7 @@ BACK_FACE_UZ = 0.315  # Unity z of the back wall's front face
 PLANK_LEFT_UX = 1.202  # Unity x of the plank's left end
 
 SPACE = {
-    "ball": {
-        "diameter": Fixed(0.2, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.2),
     # m, first barrier at Unity x 4.025 + this (supplementary Section 3)
     "inner_offset": Range(-0.4, 0.4, domain=COORDINATE),
     "outer_offset": Range(-1.0, 0.0, domain=COORDINATE),  # m, second barrier at Unity x 6.177 + this
@@ -140,9 +124,7 @@ def build(scene, p, condition):
     start_ux = g["start_ux"]
     start = U(start_ux, 0, g["path_uz"])
     start[2] = PLANK_TOP + r
-    ball = scene.add(
-        "ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
-    )
+    ball = add_ball(scene, p, start)
     d_first = inner - BARRIER_T / 2 - r - start_ux  # rolled distance when it touches the first barrier
     d_second = outer - BARRIER_T / 2 - r - start_ux
     need(
@@ -170,12 +152,9 @@ def build(scene, p, condition):
         overlap = np.flatnonzero((s > d_first + 1e-9) & (s < d_first + 2 * r + BARRIER_T))
         first = int(past[0])
         last = max(first, int(overlap[-1]) if len(overlap) else first)
-        need(
-            hidden_frames(scene, "ball", "cover", margin=0.0)[first : last + 1].all(),
-            "t03: the cover does not hide the ball where it passes through the barrier",
-            ("ball.diameter", "camera.dz", "camera.dx"),
-        )
-        edits.record(scene, PRINCIPLES, "pass_through", "ball", first, last, hidden=True)
+        why = "t03: the cover does not hide the ball where it passes through the barrier"
+        hid = must_hide(scene, "cover", 0.0, why, ("ball.diameter", "camera.dz", "camera.dx"))
+        edits.record(scene, PRINCIPLES, "pass_through", "ball", first, last, hidden=hid)
     finish(scene, p, X0)
 
 

@@ -16,11 +16,12 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Range
+from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import within_video
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, look, move_by, room, wood
+from voebench.scenes.grasp_l2.apparatus import add_ball
 
 NUMBER = 4
 OBSERVATION = "the final position of the ball"
@@ -36,12 +37,7 @@ BALL_UZ = -0.327
 ROOM_Z = (-0.55, 0.30)  # Unity z extent of the floors (front, back)
 
 SPACE = {
-    "ball": {
-        "diameter": Fixed(0.25, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.25),
     # m, gap in the upper floor (supplementary Section 3; GRASP: U(0, d - 0.05))
     "gap": Range(0.0, 0.2, domain=NON_NEGATIVE),
     # m, the two holders of the upper floor move apart/together by this
@@ -83,7 +79,7 @@ def holders(p):
 
 def build(scene, p, condition):
     room(scene, p)
-    d, r = p.ball.diameter, p.ball.diameter / 2
+    r = p.ball.diameter / 2
     zc = (ROOM_Z[0] + ROOM_Z[1]) / 2
     depth = ROOM_Z[1] - ROOM_Z[0]
     wood(scene, "lower_floor", S(2.9, 0.1, depth), U(3.811, 11.178, zc), p)
@@ -111,9 +107,7 @@ def build(scene, p, condition):
     occ = cover(scene, "occluder", S(1.5, h, 0.01), U(3.811, 11.145 + h / 2, -0.598))
 
     start = U(3.811, 13.08, BALL_UZ)
-    ball = scene.add(
-        "ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
-    )
+    ball = add_ball(scene, p, start)
     go, T, fps = scene.frame(p.start_delay), scene.n_frames, scene.fps
     z_upper = UPPER_TOP + np.sqrt(r**2 - (p.gap / 2) ** 2)  # resting on the gap's edges (or flat on the plate)
     z_lower = LOWER_TOP + r

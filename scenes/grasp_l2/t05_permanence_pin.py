@@ -18,23 +18,12 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.audit import MAX_SPEED
-from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Fixed, Range
+from voebench.scenes.common import BRIGHT_HSV, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import (
-    FABRIC_TINT,
-    S,
-    U,
-    camera_space,
-    dark,
-    finish,
-    look,
-    move_by,
-    smooth_profile,
-    room,
-    wood,
-)
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, look, smooth_profile
+from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, dark, move_by, room, wood
 
 NUMBER = 5
 OBSERVATION = "the location of the cube"
@@ -57,17 +46,13 @@ SPACE = {
     "occluder": {
         "width": Fixed(0.7, domain=POSITIVE),
         "speed": Range(0.8, 1.2, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
+        **BRIGHT_HSV,
     },
     # m/s (GRASP U(1, 1.5)); m/s^2 start/stop (< friction 4.9)
     "pin": {
         "speed": Range(1.0, 1.5, domain=POSITIVE),
         "accel": Fixed(2.5, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
+        **BRIGHT_HSV,
         "pause": Range(0.2, 0.6, domain=NON_NEGATIVE),
     },  # s between the end of the push and the retraction
     "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the occluders move (GRASP: 50-150 frames)

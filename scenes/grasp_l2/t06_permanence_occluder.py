@@ -20,10 +20,11 @@ import numpy as np
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
 from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
+from voebench.scenes.grasp_l2.apparatus import add_ball
 
 NUMBER = 6
 OBSERVATION = "the trajectory of the ball"
@@ -38,12 +39,7 @@ OCC_UZ = -0.305
 START_UX = 1.561  # ball centre touching the left wall
 
 SPACE = {
-    "ball": {
-        "diameter": Fixed(0.3, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.3),
     # height of the low middle as a fraction of the ball's diameter
     "middle_fraction": Range(0.35, 0.55, domain=FRACTION),
     "block_width": Fixed(0.6, domain=POSITIVE),  # m, width of each tall part (GRASP 0.5); the low middle is 0.5 wide
@@ -81,9 +77,7 @@ def build(scene, p, condition):
 
     start = U(START_UX, 0, BALL_UZ)
     start[2] = FLOOR_TOP + r
-    ball = scene.add(
-        "ball", "sphere", (d,) * 3, start, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
-    )
+    ball = add_ball(scene, p, start)
     dist = p.stop_x - START_UX
     roll(ball, start, (1.0, 0.0, 0.0), p.speed, p.speed**2 / (2 * dist), scene.frame(p.start_delay), scene.fps)
     eye = U(3.811, 11.326 + h_mid, -2.4)  # GRASP: z -2.921, higher, looking down

@@ -14,22 +14,12 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import rotate_about
-from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Range
+from voebench.scenes.common import BRIGHT_HSV, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import (
-    COVER_TINT,
-    S,
-    U,
-    camera_space,
-    dark,
-    finish,
-    hidden_frames,
-    look,
-    room,
-    wood,
-)
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, hidden_frames, look
+from voebench.scenes.grasp_l2.apparatus import COVER_TINT, dark, room, wood
 
 NUMBER = 7
 OBSERVATION = "the trajectory of the rotating plank"
@@ -49,9 +39,7 @@ SPACE = {
     "object": {
         "height": Range(0.4, 0.7, domain=POSITIVE),
         "x": Range(-0.3, 0.3, domain=COORDINATE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
+        **BRIGHT_HSV,
     },
     # deg/s, constant (GRASP U(35, 50): too slow for the implausible 2 x 180 deg in 10 s)
     "speed": Range(55.0, 70.0, domain=POSITIVE),

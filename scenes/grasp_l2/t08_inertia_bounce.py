@@ -14,15 +14,8 @@ from voebench.generator import edits
 from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, SIGN, Choice, Range
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
-from voebench.scenes.grasp_l2.motion import (
-    UP,
-    decelerate,
-    frame_times,
-    orientations,
-    polyline,
-    require,
-    rolling_rotations,
-)
+from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times
+from voebench.scenes.grasp_l2.motion import orientations, polyline, require, rolling_rotations
 
 NUMBER = 8
 OBSERVATION = "the trajectory of the ball"

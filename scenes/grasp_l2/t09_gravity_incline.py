@@ -16,10 +16,10 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G, quat_from_axis_angle
-from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import INCLINE, NON_NEGATIVE, Range
+from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood, add_ball
 from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, frame_times, orientations, require, rolling_rotations
 
 NUMBER = 9
@@ -38,12 +38,7 @@ PANEL_W = 0.6  # the end panels cover 0.6 m at each end (Unity x 1.811-2.411 and
 SPACE = {
     "angle": Range(10.0, 30.0, domain=INCLINE),  # deg, the plank's inclination (supplementary Section 3: 10-30)
     "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the ball appears (GRASP: 50-150 frames)
-    "ball": {
-        "diameter": Fixed(0.2, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.2),
     "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(0.0, 1.0), fov=70.0),  # GRASP: x +-0.3, up 0-1
     **VISUAL,
 }
@@ -98,14 +93,7 @@ def build(scene, p, condition):
     r = p.ball.diameter / 2
     start = scene.frame(p.start_delay)
     pos, n = roll_track(scene, p, True, start)
-    ball = scene.add(
-        "ball",
-        "sphere",
-        (2 * r,) * 3,
-        pos[0],
-        role="ball",
-        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
-    )
+    ball = add_ball(scene, p, pos[0])
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, n, r))
     ball.visible[:start] = False  # it comes into existence behind the left panel

@@ -15,24 +15,12 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Range
+from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.motion import require
-from voebench.scenes.grasp_l2.apparatus import (
-    COVER_SPEED,
-    U,
-    camera_space,
-    cover,
-    dark,
-    finish,
-    hidden_frames,
-    look,
-    move_by,
-    room,
-    wood,
-)
+from voebench.scenes.grasp_l2.apparatus import U, camera_space, finish, look, must_hide
+from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, add_ball, cover, dark, move_by, room, wood
 
 NUMBER = 10
 OBSERVATION = "the final position of the ball"
@@ -54,12 +42,7 @@ SPACE = {
     "holder_x": Range(0.45, 0.6, domain=POSITIVE),  # m from the centre to each holder block
     # s between the ball coming to rest and the occluder starting to drop
     "reveal_wait": Range(0.3, 1.0, domain=NON_NEGATIVE),
-    "ball": {
-        "diameter": Fixed(0.25, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.25),
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.3, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
 }
@@ -129,14 +112,7 @@ def build(scene, p, condition):
     z0 = FLOOR_TOP + p.drop_height + r
     start = scene.frame(p.start_delay)
     z, rest = fall(scene.n_frames, scene.fps, start, z0, z_rest, p.restitution)
-    ball = scene.add(
-        "ball",
-        "sphere",
-        (2 * r,) * 3,
-        (X0, DEPTH_Y, z0),
-        role="ball",
-        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
-    )
+    ball = add_ball(scene, p, (X0, DEPTH_Y, z0))
     ball.position[:, 2] = z
     drop = min(rest + max(2, scene.frame(p.reveal_wait)), scene.n_frames - 1)
     lowered = move_by(occ, (0, 0, -oh - 0.02), COVER_SPEED, drop, scene.fps)
@@ -147,13 +123,11 @@ def build(scene, p, condition):
     if condition == "implausible":
         z_hover = FLOOR_TOP + p.hover_gap + r
         f = int(np.flatnonzero((np.arange(scene.n_frames) > start) & (z <= z_hover))[0])
-        ball.position[f:, 2] = z_hover
-        need(
-            hidden_frames(scene, "ball", "occluder", margin=0.01)[f : rest + 1].all(),
-            "t10: the occluder does not hide the ball where it stops",
-            ("hover_gap", "camera.dz", "camera.dx"),
-        )
-        edits.record(scene, PRINCIPLES, "freeze", "ball", f, rest, hidden=True)
+        hover = ball.position[f:].copy()
+        hover[:, 2] = z_hover
+        why = "t10: the occluder does not hide the ball where it stops"
+        hid = must_hide(scene, "occluder", 0.01, why, ("hover_gap", "camera.dz", "camera.dx"))
+        edits.replace_track(scene, "ball", f, hover, principles=PRINCIPLES, kind="freeze", hidden=hid, last=rest)
     finish(scene, p, X0)
 
 

@@ -14,11 +14,11 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
+from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood
-from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge, require, rolling_rotations
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood, add_ball
+from voebench.scenes.grasp_l2.motion import orientations, over_the_edge, over_the_edge_rotations, require
 
 NUMBER = 11
 OBSERVATION = "the trajectory of the ball"
@@ -43,12 +43,7 @@ SPACE = {
     "rolling_resistance": Fixed(0.05, domain=NON_NEGATIVE),  # m/s^2
     "start_delay": Range(0.0, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 0-100 frames)
     "implausible": Choice(("float", "drop")),  # what the implausible ball does past the edge
-    "ball": {
-        "diameter": Fixed(0.2, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.2),
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
 }
@@ -122,20 +117,9 @@ def build(scene, p, condition):
     for side, x in (("left", WALL_LEFT - 0.1 + PANEL_W / 2), ("right", WALL_RIGHT + 0.1 - PANEL_W / 2)):
         wood(scene, f"panel_{side}", (PANEL_W, 0.02, 2.8), (x, FRONT_Y, FLOOR_TOP + 1.4), p, role="occluder")
 
-    ball = scene.add(
-        "ball",
-        "sphere",
-        (2 * r,) * 3,
-        pos[0],
-        role="ball",
-        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
-    )
+    ball = add_ball(scene, p, pos[0])
     # rolling on the block, round the edge and on the floor; in flight it keeps the spin it left the edge with
-    rot = rolling_rotations(pos, UP, r)
-    pivot = (t_all[:-1] >= t1) & (t_all[:-1] < t_sep)
-    rot[pivot] = np.linalg.norm(np.diff(pos, axis=0)[pivot], axis=1)[:, None] / r * np.array([0.0, 1.0, 0.0])
-    flying = (t_all[:-1] >= t_sep) & (t_all[:-1] < t_land)
-    rot[flying] = np.array([0.0, spin / scene.fps, 0.0])
+    rot = over_the_edge_rotations(pos, t_all, t1, t_sep, t_land, spin, r, scene.fps)
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rot)
 

@@ -17,7 +17,6 @@ from voebench.generator import edits
 from voebench.generator.params import POSITIVE, Fixed
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
-from voebench.scenes.grasp_l2.motion import require
 
 NUMBER = 12
 OBSERVATION = "the final position of the ball"
@@ -56,20 +55,11 @@ def build(scene, p, condition):
         texture={"pattern": "wood", "seed": int(p.wood_seed)},
     )
     td.look_down(scene, p, tray)
-    # both conditions: the pair is built only where the reveal fits the video
-    require(
-        arrive < lift < opened < scene.n_frames,
-        scene,
-        "t12",
-        "the reveal",
-        ("start_delay", "speed", "arrival_speed", "cover_wait"),
-    )
+    td.require_reveal(scene, "t12", arrive, lift, opened)
     if condition == "implausible":
         frame = (arrive + lift) // 2  # the ball at rest in its corner, the cover not yet moving
         pos, quat = td.plank_pose(tray, p.corner, k.leg, k.thickness, k.height)
-        plank = scene["plank"]
-        plank.position[frame:], plank.quaternion[frame:] = pos, quat
-        edits.record(scene, PRINCIPLES, "teleport", "plank", frame - 1, frame, hidden=True)
+        edits.repose(scene, "plank", frame, pos, quat, PRINCIPLES, hidden=True)
 
 
 def describe(scene, p, condition):

@@ -18,24 +18,14 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import NON_NEGATIVE, POSITIVE, Fixed, Range
+from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need
-from voebench.scenes.grasp_l2.apparatus import (
-    COVER_SPEED,
-    U,
-    camera_space,
-    cover,
-    dark,
-    finish,
-    hidden_frames,
-    look,
-    move_by,
-    room,
-    wood,
-)
-from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge, require, rolling_rotations
+from voebench.scenes.grasp_l2.apparatus import U, camera_space, finish, look, must_hide
+from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, add_ball, cover, dark, move_by, room, wood
+from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge
+from voebench.scenes.grasp_l2.motion import over_the_edge_rotations, require, rolling_rotations
 
 NUMBER = 13
 OBSERVATION = "the final position of the ball"
@@ -59,16 +49,18 @@ SPACE = {
     "start_delay": Range(0.5, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
     # s between the ball coming to rest and the occluder starting to drop
     "reveal_wait": Range(0.3, 0.8, domain=NON_NEGATIVE),
-    "ball": {
-        "diameter": Fixed(0.1, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
-    },
+    "ball": ball_space(0.1),
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.0), fov=70.0),  # GRASP: x +-0.5, y -0.5..0
     **VISUAL,
 }
 OCCLUDER = (1.4, 0.8)  # m: width, height (GRASP: 1.35 x 0.8)
+
+
+def _course(p, t):
+    """What both paths start from: the ball's radius, where it starts and where the end wall stops it (x of its
+    centre), its deceleration, and the times clipped to its start."""
+    r = p.ball.diameter / 2
+    return r, LEFT + r + 0.02, RIGHT - r, p.rolling_resistance, np.clip(np.asarray(t, float), 0.0, None)
 
 
 def plausible_path(p, t):
@@ -76,10 +68,7 @@ def plausible_path(p, t):
     slowing; at the gap it tips over the edge (pivots until the edge can no longer hold it), flies, lands on
     the lower plank (the landing takes the vertical velocity) and rolls on, slowing, until the end wall stops
     it. Also returns the times it reaches the edge and the wall."""
-    r = p.ball.diameter / 2
-    x0, x_end = LEFT + r + 0.02, RIGHT - r
-    dec = p.rolling_resistance
-    t = np.clip(np.asarray(t, float), 0.0, None)
+    r, x0, x_end, dec, t = _course(p, t)
     need(
         p.speed**2 > 2 * dec * (GAP_LEFT - x0),
         "t13: the ball stops before it reaches the gap",
@@ -113,10 +102,7 @@ def plausible_path(p, t):
 def crossing_path(p, t):
     """The implausible ball: rolls on along the upper level as if the plank had no gap, to the end wall.
     Returns (x, z, time it reaches the wall)."""
-    r = p.ball.diameter / 2
-    x0, x_end = LEFT + r + 0.02, RIGHT - r
-    dec = p.rolling_resistance
-    t = np.clip(np.asarray(t, float), 0.0, None)
+    r, x0, x_end, dec, t = _course(p, t)
     need(
         p.speed**2 > 2 * dec * (x_end - x0),
         "t13: the implausible ball stops before the end wall",
@@ -150,23 +136,8 @@ def build(scene, p, condition):
     y_mid = 8.9 - depth / 2
     dark(scene, "back_panel", (w + 0.2, 0.05, 1.6), (X0, 8.93, LOWER_TOP + 0.4))
     wood(scene, "lower_plank", (w, depth, 0.1), (X0, y_mid, LOWER_TOP - 0.05), p, role="plank")
-    wood(
-        scene,
-        "upper_plank_left",
-        (GAP_LEFT - LEFT, depth, T_PLANK),
-        ((LEFT + GAP_LEFT) / 2, y_mid, UPPER_TOP - T_PLANK / 2),
-        p,
-        role="plank",
-    )
-    g1 = GAP_LEFT + p.gap
-    wood(
-        scene,
-        "upper_plank_right",
-        (RIGHT - g1, depth, T_PLANK),
-        ((g1 + RIGHT) / 2, y_mid, UPPER_TOP - T_PLANK / 2),
-        p,
-        role="plank",
-    )
+    for name, a, b in (("upper_plank_left", LEFT, GAP_LEFT), ("upper_plank_right", GAP_LEFT + p.gap, RIGHT)):
+        wood(scene, name, (b - a, depth, T_PLANK), ((a + b) / 2, y_mid, UPPER_TOP - T_PLANK / 2), p, role="plank")
     for side, x in (("left", LEFT - 0.05), ("right", RIGHT + 0.05)):
         wood(scene, f"end_wall_{side}", (0.1, depth, 1.0), (x, y_mid, LOWER_TOP + 0.4), p)
     wood(scene, "start_box", (0.5, 0.02, 0.2), (LEFT + 0.25, 8.12, UPPER_TOP + 0.1), p, role="occluder")
@@ -181,19 +152,8 @@ def build(scene, p, condition):
     # a fast ball flies over the gap (or hits its far edge): the plausible event, falling in, cannot happen
     need(clears_gap(p), "t13: the falling ball would touch an edge of the gap", ("speed", "gap"))
     pos = np.stack([x, np.full_like(x, BALL_Y), z], axis=1)
-    ball = scene.add(
-        "ball",
-        "sphere",
-        (2 * r,) * 3,
-        pos[0],
-        role="ball",
-        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
-    )
-    rot = rolling_rotations(pos, UP, r)
-    tt = t[:-1]
-    pivot = (tt >= t_edge) & (tt < t_sep)
-    rot[pivot] = np.linalg.norm(np.diff(pos, axis=0)[pivot], axis=1)[:, None] / r * np.array([0.0, 1.0, 0.0])
-    rot[(tt >= t_sep) & (tt < t_land)] = (0.0, spin / scene.fps, 0.0)  # in flight it keeps its spin
+    ball = add_ball(scene, p, pos[0])
+    rot = over_the_edge_rotations(pos, t, t_edge, t_sep, t_land, spin, r, scene.fps)  # in flight it keeps its spin
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rot)
     xb, zb, t_wall_b = crossing_path(p, t)
@@ -208,14 +168,10 @@ def build(scene, p, condition):
         first = int(np.flatnonzero(t > t_edge)[0])
         bad = np.stack([xb, np.full_like(xb, BALL_Y), zb], axis=1)
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
-        ball.position[first:], ball.quaternion[first:] = bad[first:], quat[first:]
+        why = "t13: the occluder does not hide the ball over the gap"
+        hid = must_hide(scene, "occluder", 0.005, why, ("camera.dx", "camera.dz"))
         last = max(rest, first)
-        need(
-            hidden_frames(scene, "ball", "occluder", margin=0.005)[first : last + 1].all(),
-            "t13: the occluder does not hide the ball over the gap",
-            ("camera.dx", "camera.dz"),
-        )
-        edits.record(scene, PRINCIPLES, "crosses_gap", "ball", first, last, hidden=True)
+        edits.replace_track(scene, "ball", first, bad[first:], quat[first:], PRINCIPLES, "crosses_gap", hid, last)
     finish(scene, p, X0)
 
 

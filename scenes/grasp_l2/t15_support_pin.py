@@ -15,21 +15,11 @@ x = 3.728, cube of edge s, pin 3.5 x 0.2 x 0.2 at constant U(1.5, 2) units/s. Co
 import numpy as np
 
 from voebench.generator import edits
-from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import hsv_color
+from voebench.generator.params import NON_NEGATIVE, POSITIVE, Fixed, Range
+from voebench.scenes.common import BRIGHT_HSV, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import (
-    FABRIC_TINT,
-    S,
-    U,
-    camera_space,
-    dark,
-    finish,
-    look,
-    room,
-    smooth_profile,
-    wood,
-)
+from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, look, smooth_profile
+from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, dark, room, wood
 
 NUMBER = 15
 OBSERVATION = "the final position of the top cube"
@@ -47,17 +37,13 @@ PIN_LEN = 3.5
 SPACE = {
     "size": Range(0.5, 0.9, domain=POSITIVE),  # m, block height/depth = cube edge (GRASP U(0.5, 0.9))
     "cube": {
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
+        **BRIGHT_HSV,
     },
     # m/s (GRASP U(1.5, 2)); m/s^2 start/stop (< friction 4.9)
     "pin": {
         "speed": Range(1.5, 2.0, domain=POSITIVE),
         "accel": Fixed(2.5, domain=POSITIVE),
-        "hue": Range(0.0, 1.0, domain=FRACTION),
-        "saturation": Range(0.6, 1.0, domain=FRACTION),
-        "value": Range(0.6, 1.0, domain=FRACTION),
+        **BRIGHT_HSV,
         "pause": Range(0.2, 0.6, domain=NON_NEGATIVE),
     },  # s before the pin is retracted
     "gap": Range(0.1, 0.8, domain=NON_NEGATIVE),  # plausible: m left between the cube and the edge where the push ends

@@ -12,7 +12,6 @@ from voebench.generator import edits
 from voebench.generator.params import POSITIVE, Fixed
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
-from voebench.scenes.grasp_l2.motion import require
 
 NUMBER = 16
 OBSERVATION = "the final position of the ball"
@@ -28,14 +27,7 @@ def build(scene, p, condition):
     tray = td.build_tray(scene, p)
     ball, arrive, lift, opened = td.corner_run(scene, p, tray, p.cover_depth)
     td.look_down(scene, p, tray)
-    # both conditions: the pair is built only where the reveal fits the video
-    require(
-        arrive < lift < opened < scene.n_frames,
-        scene,
-        "t16",
-        "the reveal",
-        ("start_delay", "speed", "arrival_speed", "cover_wait"),
-    )
+    td.require_reveal(scene, "t16", arrive, lift, opened)
     if condition == "implausible":
         other = td.corner(tray, -p.corner, p.ball.diameter / 2)
         frame = (arrive + lift) // 2  # at rest in its corner, the cover not yet moving

@@ -26,9 +26,9 @@ from voebench.generator.params import (
     Fixed,
     Range,
 )
-from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, hsv_color, room, table
+from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, ball_space, hsv_color, room, table
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, background_color, wood_tint
-from voebench.scenes.grasp_l2.motion import UP, orientations, polyline, rolling_rotations
+from voebench.scenes.grasp_l2.motion import UP, orientations, polyline, require, rolling_rotations
 from voebench.scenes.grasp_l2.timing import need
 
 SIZE = 5.0  # outer size of the tray, m
@@ -40,12 +40,7 @@ ROOF_Z = FLOOR_TOP + WALL_H + 0.06  # underside of the start roof and the end co
 ROOF_INNER_U = -1.4  # the start roof covers the tray from its entry wall to here
 CAMERA_HEIGHT = 5.5  # m above the table (Unity: 15.774 - 10.274)
 
-BALL = {
-    "diameter": Fixed(0.3, domain=POSITIVE),
-    "hue": Range(0.0, 1.0, domain=FRACTION),
-    "saturation": Range(0.6, 1.0, domain=FRACTION),
-    "value": Range(0.6, 1.0, domain=FRACTION),
-}
+BALL = ball_space(0.3)
 
 
 def camera_space(roll_lo: float, roll_hi: float) -> dict:
@@ -203,6 +198,18 @@ CORNER_SPACE = {
     "ball": BALL,
     "camera": camera_space(0.0, 360.0),  # GRASP: camera straight above, in-plane rotation random
 }
+
+
+def require_reveal(scene, test: str, arrive: int, lift: int, opened: int) -> None:
+    """For `corner_run`'s tests, both conditions: the pair is built only where the ball arrives, the cover
+    starts moving and the far end is uncovered in that order within the video."""
+    require(
+        arrive < lift < opened < scene.n_frames,
+        scene,
+        test,
+        "the reveal",
+        ("start_delay", "speed", "arrival_speed", "cover_wait"),
+    )
 
 
 def corner_run(scene, p, tray: Tray, cover_depth: float):
