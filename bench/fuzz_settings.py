@@ -201,7 +201,8 @@ def summarize(results: list) -> str:
     videos = sum(r.get("videos", 0) for r in by["rendered"])
     lines = [
         f"configurations: {len(results)}  refused: {len(by['refused'])}  rendered: {len(by['rendered'])} "
-        f"(with pixels: {sum(r['rendered'] for r in by['rendered'])})  failures: {len(by['failure'])}",
+        f"(with pixels: {sum(r['rendered'] for r in by['rendered'])})  empty (an AVoE sub-type with no trial): "
+        f"{len(by['empty'])}  failures: {len(by['failure'])}",
         f"videos: {videos}  trials: {len(attempts)}",
     ]
     if attempts:
@@ -217,13 +218,21 @@ def summarize(results: list) -> str:
         row[2] += r["outcome"] == "rendered"
     for s, (n, ref, ren) in sorted(per_suite.items()):
         lines.append(f"  {s}: {n} configurations, {ref} refused, {ren} rendered")
-    reasons = defaultdict(int)
+    kinds: dict = defaultdict(int)
+    infeasible_tests: dict = defaultdict(int)
     for r in by["refused"]:
         msg = r.get("message", "")
-        reasons[msg.split(": ")[1] if msg.count(": ") >= 1 and "/" in msg.split(": ")[0] else msg[:60]] += 1
+        if "draws can be honoured" in msg:
+            kinds["too few valid draws (the probe)"] += 1
+            infeasible_tests[msg.split("error: ", 1)[-1].split(":", 1)[0]] += 1
+        elif "outside the allowed values" in msg or "not a finite number" in msg:
+            kinds["an override outside its leaf's domain"] += 1
+        else:
+            kinds[msg.split("error: ", 1)[-1][:60]] += 1
+    lines.append("refused because: " + "; ".join(f"{k} ({v})" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
     lines.append(
-        "refusals by first clause: "
-        + "; ".join(f"{k[:70]} ({v})" for k, v in sorted(reasons.items(), key=lambda kv: -kv[1])[:8])
+        "  tests refused by the probe: "
+        + ", ".join(f"{t} ({n})" for t, n in sorted(infeasible_tests.items(), key=lambda kv: (-kv[1], kv[0])))
     )
     lines += [f"FAILURE c{r['i']:04d} {r['suite']}: {r.get('why') or r.get('problems')}" for r in by["failure"]]
     lines += distribution_shift(by["rendered"])
