@@ -18,7 +18,7 @@ from voebench.generator.antialias import (
 
 
 def reference_fxaa(rgb: np.ndarray) -> np.ndarray:
-    """generator/antialias.fxaa before it was sped up: 1-pixel padding, every tap clipped to the image."""
+    """`fxaa` of generator/antialias.py before it was sped up: 1-pixel padding, every tap clipped to the image."""
     h, w, _ = rgb.shape
     luma = rgb.astype(np.float32) @ _LUMA  # (H, W) in [0, 1]
     p = np.pad(luma, 1, mode="edge")  # neighbours of border pixels repeat the border
