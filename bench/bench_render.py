@@ -65,8 +65,8 @@ def main():
     p.add_argument(
         "--items",
         nargs="+",
-        default=["l1-still", "l2", "l2-pair", "avoe-960x540", "l2-640x480"],
-        choices=["l1-still", "l2", "l2-pair", "avoe-960x540", "l2-640x480"],
+        default=["l1-still", "l2", "l2-pair", "avoe-960x540", "l2-640x480", "avoe-pair"],
+        choices=["l1-still", "l2", "l2-pair", "avoe-960x540", "l2-640x480", "avoe-pair"],
     )
     p.add_argument("--repeats", type=int, default=2)
     p.add_argument("--l2-test", default="t15_support_pin", help="the Level 2 test (t15: a median Level 2 test)")

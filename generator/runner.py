@@ -166,7 +166,7 @@ def produce_video(job: Job, cfg: RunConfig) -> TrialResult:
     time a single video; a run always makes whole trials)."""
     suite = _suite(cfg.suite, cfg.suite_ref)
     trial = first_trial(suite, job.test, effective_space(suite, job.test, cfg.overrides), cfg, job.index)
-    return produce(dataclasses.replace(trial, conditions=(job.condition,)), cfg)
+    return produce(dataclasses.replace(trial, only=job.condition), cfg)
 
 
 def _safe_produce(args):

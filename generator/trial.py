@@ -72,6 +72,8 @@ class Trial:
     seed: int
     conditions: tuple
     paired: bool
+    #: make only this condition's video (a benchmark timing one video); every check still sees the whole draw
+    only: str | None = None
 
     @property
     def id(self) -> str:
@@ -80,7 +82,8 @@ class Trial:
     @property
     def jobs(self) -> list[Job]:
         pair_id = self.id if self.paired else None
-        return [Job(self.suite, self.test, self.index, c, self.seed, pair_id) for c in self.conditions]
+        conditions = self.conditions if self.only is None else (self.only,)
+        return [Job(self.suite, self.test, self.index, c, self.seed, pair_id) for c in conditions]
 
 
 @dataclass

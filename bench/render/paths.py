@@ -13,7 +13,7 @@ import tempfile
 import time
 
 from .common import RESULTS, cpu_now, load, log, machine, save
-from .timers import pipeline_timers
+from .timers import GATE_PIXELS, GATE_STATES, pipeline_timers
 
 PATHS = {  # RenderSettings fields per path; "new" is the default
     "today": {"antialias": "blender", "batch": 0},  # Blender's FXAA, one render() call per state and pass
@@ -59,6 +59,14 @@ def trial_jobs(out, suite, test, pair: bool, **kw):
     return cfg, jobs[:1]
 
 
+def trial_of(job, cfg):
+    """The trial a job belongs to, with all its videos (as runner.produce_video finds it)."""
+    from voebench.generator.runner import _suite, effective_space, first_trial
+
+    suite = _suite(cfg.suite, cfg.suite_ref)
+    return first_trial(suite, job.test, effective_space(suite, job.test, cfg.overrides), cfg, job.index)
+
+
 def sha256_tree(out: str) -> dict:
     import hashlib
 
@@ -72,7 +80,7 @@ def run_path(path: str, item: dict) -> dict:
     """Produce the item's videos (one video, or both videos of a pair with a FrameCache on the new path) in this
     process. Returns CPU/wall seconds, distinct frames rendered by Blender and by the cache, timers, hashes."""
     from voebench.generator.frame_cache import FrameCache
-    from voebench.generator.runner import produce_video
+    from voebench.generator.runner import produce, produce_video
 
     tmp = tempfile.mkdtemp(prefix="vb-bench-paths-")
     try:
@@ -90,7 +98,10 @@ def run_path(path: str, item: dict) -> dict:
         timers = pipeline_timers()
         c0, w0, l0 = cpu_now(), time.perf_counter(), load()
         with timers, render_path(path, cache):
-            results = [produce_video(job, cfg) for job in jobs]
+            if item.get("pair"):  # the whole trial, as a run makes it: the gate checks both videos once
+                results = [produce(trial_of(jobs[0], cfg), cfg)]
+            else:
+                results = [produce_video(job, cfg) for job in jobs]
         res = {
             "path": path,
             "cpu_s": cpu_now() - c0,
@@ -100,6 +111,8 @@ def run_path(path: str, item: dict) -> dict:
             "frames": sum(r.frames for r in results),
             "shared": cache.hits if cache is not None else 0,
             "timers": timers.table(),
+            "gate_cpu_s": timers.cpu[GATE_STATES] + timers.cpu[GATE_PIXELS],
+            "attempts": sum(r.attempt + 1 for r in results),
             "sha256": sha256_tree(tmp),
         }
     finally:
@@ -120,6 +133,10 @@ def paths_items(args) -> dict:
         "l2-pair": dict(l2, pair=True),
         "avoe-960x540": dict(suite="avoe", test=args.avoe_test, size=(960, 540), seconds=50 / 24, fps=24.0),
         "l2-640x480": dict(l2, size=(640, 480), paths=("new",)),
+        # a whole AVoE trial (both videos): the generation gate's cost per trial, measured on the new path only
+        "avoe-pair": dict(
+            suite="avoe", test=args.avoe_test, size=(960, 540), seconds=50 / 24, fps=24.0, pair=True, paths=("new",)
+        ),
     }
     return {k: v for k, v in items.items() if k in args.items}
 
@@ -145,13 +162,16 @@ def cmd_paths(args):
         summary = {}
         for path, rs in runs.items():
             summary[path] = {
-                k: statistics.median(r[k] for r in rs) for k in ("cpu_s", "wall_s", "renderer_ms_per_blender_frame")
+                k: statistics.median(r[k] for r in rs)
+                for k in ("cpu_s", "wall_s", "renderer_ms_per_blender_frame", "gate_cpu_s")
             }
             summary[path].update(
                 distinct=rs[0]["distinct"],
                 blender_distinct=rs[0]["blender_distinct"],
                 shared=rs[0]["shared"],
                 frames=rs[0]["frames"],
+                attempts=rs[0]["attempts"],
+                videos=len(rs[0]["videos"]),
                 same_bytes_every_rep=all(r["sha256"] == rs[0]["sha256"] for r in rs),
             )
         if "today" in summary:

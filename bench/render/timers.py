@@ -105,9 +105,14 @@ class Timers:
         }
 
 
+GATE_STATES = "gate: states-only build, files, audit per attempt (trial.check_draw)"
+GATE_PIXELS = "gate: pixel checks and audit of the rendered files (trial.pixel_rejection)"
+
+
 def pipeline_timers() -> Timers:
     """The pieces of producing a video. Nested pieces overlap (the renderer contains the Blender calls)."""
     from voebench.generator.blender import render  # first: it loads bpy, which provides bmesh for build
+    from voebench.generator import trial
     from voebench.generator.blender import build
     from voebench.generator.io import hdf5, video
     from voebench.generator.suite import Suite
@@ -128,5 +133,9 @@ def pipeline_timers() -> Timers:
             "build Blender scene (build.build)": (build, "build"),
             "factory reset (build.reset)": (build, "reset"),
             "make_scene: sample, simulate (Suite.make_scene)": (Suite, "make_scene"),
+            # the generation gate (generator/trial.py): every attempt's states-only build, files and audit, and
+            # the audit of the rendered files; produce_trial looks both up in its module when it calls them
+            GATE_STATES: (trial, "check_draw"),
+            GATE_PIXELS: (trial, "pixel_rejection"),
         }
     )

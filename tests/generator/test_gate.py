@@ -112,3 +112,45 @@ def test_a_partial_pair_is_made_again_whole_and_identical(tmp_path):
     assert {k: v for k, v in after.items() if k != "dataset.json"} == {
         k: v for k, v in before.items() if k != "dataset.json"
     }
+
+
+def h5_content(path) -> dict:
+    """Every object's attributes and every dataset's values, by name (the file's layout bytes aside)."""
+    out = {}
+    with h5py.File(path, "r") as f:
+        f.visititems(lambda n, o: out.update({n: o[()].tobytes()}) if isinstance(o, h5py.Dataset) else None)
+        f.visititems(lambda n, o: out.update({f"{n}@{k}": str(v) for k, v in o.attrs.items()}))
+        out.update({f"@{k}": str(v) for k, v in f.attrs.items()})
+    return out
+
+
+def test_one_video_of_a_pair_is_made_alone_from_the_same_draw(tmp_path):
+    """runner.produce_video (benchmarks time one video) restricts the trial to one video, but the gate still sees
+    the draw's whole pair of conditions, so it keeps the draw a run keeps (the fake suite rejects some draws). Only
+    the rejection reasons may differ: alone, the audit names the one video it read."""
+    from voebench.generator.output import prepare_output
+    from voebench.generator.runner import plan, produce_video
+    from voebench.scenes import REGISTRY
+
+    run(config(tmp_path / "run", trials=4))
+    cfg = config(tmp_path / "one", trials=4)
+    suite = REGISTRY.get("fake")
+    prepare_output(cfg, suite)
+    jobs = [j for j in plan(cfg, suite) if j.condition == "implausible"]
+    attempts = []
+    for job in jobs:
+        result = produce_video(job, cfg)
+        assert [e["condition"] for e in result.entries] == ["implausible"]
+        attempts.append(result.attempt)
+        run_file, alone = (os.path.join(tmp_path, d, f"{job.relpath}.h5") for d in ("run", "one"))
+        a, b = h5_content(alone), h5_content(run_file)
+        for content in (a, b):
+            for key in [k for k in content if k.endswith("rejected") or k.endswith("manifest_entry")]:
+                value = json.loads(content[key]) if key.endswith("manifest_entry") else None
+                if value is not None:
+                    value["rejected"] = [r["kind"] for r in value.get("rejected", [])]
+                    content[key] = json.dumps(value, sort_keys=True)
+                else:
+                    content[key] = "rejected: reasons"
+        assert a == b
+    assert any(attempts)  # some trial's first draw was rejected, and the same redraw was kept
