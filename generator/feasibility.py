@@ -5,7 +5,9 @@ A trial is redrawn until a draw passes every check (`generator/trial.py`), which
 any setting. But when a user's settings leave a test's space nearly empty (a ball too big for its apparatus, a
 video too short for the event), redrawing would only burn time and end in failed trials. So each selected test is
 *probed* first: its trials' first draws (indices 0, 1, ...) are built and checked, states only, until
-PROBE_ENOUGH are valid or PROBE_DRAWS were tried. Under MIN_ACCEPTANCE valid, the run is refused with one line
+PROBE_ENOUGH are valid or PROBE_DRAWS were tried, for each value of the test's balanced leaves separately (a Level 1
+label is kept by every redraw, so a label no draw can show would leave its trials unmakeable). Under
+MIN_ACCEPTANCE valid, the run is refused with one line
 that names the most common reason, the parameters it involves, and which of the user's own changes (an override,
 the length, the frame rate), undone alone, would make the test work.
 """
@@ -17,10 +19,11 @@ import shutil
 import tempfile
 import traceback
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from voebench.errors import GeneratorBug, UsageError
+from voebench.generator.params import Balanced
 from voebench.generator.suite import Timing
 
 if TYPE_CHECKING:
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
 
 PROBE_DRAWS = 40
 PROBE_ENOUGH = 2  # valid draws after which a test counts as feasible (most tests: after their first two draws)
+#: A balanced leaf (a Level 1 label) cycles with the trial index and is kept by every redraw, so each of its values
+#: must be feasible on its own: the rule above applies to each value's draws separately.
 MIN_ACCEPTANCE = 0.05
 #: AVoE sub-types take the category's trials whose first draw shows them: scan this many indices at most
 PROBE_SCAN = 2000
@@ -42,14 +47,26 @@ class Probe:
     accepted: int = 0
     rejections: list = field(default_factory=list)
     rejected: dict = field(default_factory=dict)  # trial index -> the Rejection of its first draw
+    #: balanced-leaf values ("side=right") -> [draws, accepted], and their rejections
+    groups: dict = field(default_factory=dict)
+    group_rejections: dict = field(default_factory=dict)
 
     @property
     def acceptance(self) -> float:
         return self.accepted / self.draws if self.draws else 1.0
 
     @property
+    def dead_groups(self) -> list[str]:
+        """Balanced-leaf values ("" when the test has none) under MIN_ACCEPTANCE after PROBE_DRAWS draws."""
+        return [g for g, (n, ok) in self.groups.items() if n >= PROBE_DRAWS and ok / n < MIN_ACCEPTANCE]
+
+    def settled(self) -> bool:
+        """Every value seen has PROBE_ENOUGH valid draws, or PROBE_DRAWS draws."""
+        return bool(self.groups) and all(ok >= PROBE_ENOUGH or n >= PROBE_DRAWS for n, ok in self.groups.values())
+
+    @property
     def feasible(self) -> bool:
-        return self.draws < PROBE_DRAWS or self.acceptance >= MIN_ACCEPTANCE
+        return not self.dead_groups
 
 
 @dataclass
@@ -64,7 +81,8 @@ class Probes:
 
 
 def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None = None, timing=None) -> Probe:
-    """Check first draws of `test` (states only) until PROBE_ENOUGH pass or PROBE_DRAWS were tried."""
+    """Check first draws of `test` (states only) until, for each value of its balanced leaves (its labels),
+    PROBE_ENOUGH pass or PROBE_DRAWS were tried."""
     from dataclasses import replace
 
     from voebench.generator.runner import effective_space, first_trial
@@ -73,18 +91,22 @@ def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None =
     if timing is not None:
         cfg = replace(cfg, seconds=timing.seconds, fps=timing.fps)
     space = effective_space(suite, test, cfg.overrides if overrides is None else overrides)
+    balanced = [k for k, leaf in space.leaves().items() if isinstance(leaf, Balanced)]
     probe = Probe(test)
     workdir = tempfile.mkdtemp(prefix="voebench-probe-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     try:
         for index in range(PROBE_SCAN):
-            if probe.draws >= PROBE_DRAWS or probe.accepted >= PROBE_ENOUGH:
+            if probe.settled() or probe.dead_groups or probe.draws >= PROBE_DRAWS * max(1, len(probe.groups)):
                 break
             trial = first_trial(suite, test, space, cfg, index)
             if not trial.conditions:
                 continue  # another sub-type's trial
             probe.draws += 1
+            p = draw(suite, space, trial, 0)
+            group = probe.groups.setdefault(",".join(f"{k}={_at(p, k)}" for k in balanced), [0, 0])
+            group[0] += 1
             try:
-                _, _, rejection = check_draw(suite, trial, draw(suite, space, trial, 0), cfg, space, 0, workdir)
+                _, _, rejection = check_draw(suite, trial, p, cfg, space, 0, workdir)
             except Exception as e:  # noqa: BLE001 (any error building a probe trial is re-raised as a GeneratorBug)
                 raise GeneratorBug(
                     f"{suite.name}/{test}: building trial {index} failed with {type(e).__name__}: {e}",
@@ -92,12 +114,20 @@ def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None =
                 ) from None
             if rejection is None:
                 probe.accepted += 1
+                group[1] += 1
             else:
                 probe.rejections.append(rejection)
                 probe.rejected[index] = rejection
+                probe.group_rejections.setdefault(",".join(f"{k}={_at(p, k)}" for k in balanced), []).append(rejection)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return probe
+
+
+def _at(p, key: str):
+    for part in key.split("."):
+        p = p[part]
+    return p
 
 
 def check_feasible(suite: Suite, cfg: RunConfig) -> Probes:
@@ -112,12 +142,22 @@ def check_feasible(suite: Suite, cfg: RunConfig) -> Probes:
 
 
 def refusal(suite: Suite, test: str, cfg: RunConfig, probe: Probe) -> str:
-    kind, n = Counter(r.kind for r in probe.rejections).most_common(1)[0]
-    example: Rejection = next(r for r in probe.rejections if r.kind == kind)
-    keys = sorted({k for r in probe.rejections for k in r.keys})
+    dead = [g for g in probe.dead_groups if g] if probe.accepted else []  # (nothing valid: say so for the test)
+    rejections = probe.group_rejections[dead[0]] if dead else probe.rejections
+    kind, n = Counter(r.kind for r in rejections).most_common(1)[0]
+    example: Rejection = next(r for r in rejections if r.kind == kind)
+    keys = sorted({k for r in rejections for k in r.keys})
+    if dead:  # a balanced value (a Level 1 label) that no draw can show: its trials could never be made
+        drawn = probe.groups[dead[0]][0]
+        head = f"{suite.name}/{test}: no draw with {dead[0]} can be honoured with these settings (0 of {drawn}"
+    else:
+        head = (
+            f"{suite.name}/{test}: only {probe.accepted} of {probe.draws} draws can be honoured with these settings ("
+        )
     msg = (
-        f"{suite.name}/{test}: only {probe.accepted} of {probe.draws} draws can be honoured with these settings "
-        f"(most often {kind}, {n}x: {example.reason}"
+        f"{head}most often {kind}, {n}x: {example.reason}"
+        if not dead
+        else f"{head}; most often {kind}: {example.reason}"
     )
     msg += f"; involves {', '.join(keys)})" if keys else ")"
     fixes = remedies(suite, test, cfg)
@@ -154,6 +194,11 @@ def remedies(suite: Suite, test: str, cfg: RunConfig) -> list[str]:
             ]
             out.append(f"{' '.join(flags)} ({probe.accepted} of {probe.draws} draws valid)")
             break
+    width, height = suite.default_resolution
+    if (cfg.width, cfg.height) != (width, height):
+        probe = probe_test(suite, test, replace(cfg, width=width, height=height))
+        if probe.feasible:
+            out.append(f"--resolution {width}x{height} ({probe.accepted} of {probe.draws} draws valid)")
     return out
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from voebench.errors import Infeasible
 from voebench.generator import edits
-from voebench.generator.params import Range
+from voebench.generator.params import Balanced, Range
 from voebench.generator.suite import Suite, Timing
 
 
@@ -41,12 +41,16 @@ class FakeSuite(Suite):
         }
 
 
-SPACE = {"size": Range(0.2, 0.7), "lift": Range(0.0, 1.0)}
+# `tint` cycles with the trial index (a label, as in Level 1); `blue_fits` set to false makes every blue draw
+# infeasible, which the probe must refuse although half the draws (the red ones) are valid.
+SPACE = {"size": Range(0.2, 0.7), "lift": Range(0.0, 1.0), "tint": Balanced(("red", "blue")), "blue_fits": True}
 
 
 def build(scene, p, condition):
     if p.size > 0.5:
         raise Infeasible("the ball does not fit", keys=("size",))
+    if p.tint == "blue" and not p.blue_fits:
+        raise Infeasible("no blue ball fits", keys=("blue_fits",))
     scene.add("floor", "box", (4.0, 4.0, 1.0), (0.0, 0.0, -0.5), role="floor", fixture=True)
     height = p.size / 2 + (0.5 if p.lift > 0.8 else 0.0)  # floating: the audit must reject it
     scene.add("ball", "sphere", (p.size,) * 3, (0.0, 0.0, height), role="ball", color=(0.8, 0.1, 0.1))

@@ -96,7 +96,7 @@ def test_infeasible_space_is_refused_before_anything_is_written(tmp_path):
         run(config(out, overrides={"ball": {"size": "0.55:0.7"}}), progress=False)
     msg = str(e.value)
     assert "\n" not in msg
-    assert "fake/ball: only 0 of 40 draws" in msg and "involves size" in msg
+    assert "fake/ball: only 0 of" in msg and "draws can be honoured" in msg and "involves size" in msg
     assert "size at its default 0.2:0.7" in msg  # the user's own change, undone, would work
     assert not out.exists()
 
@@ -154,3 +154,15 @@ def test_one_video_of_a_pair_is_made_alone_from_the_same_draw(tmp_path):
                     content[key] = "rejected: reasons"
         assert a == b
     assert any(attempts)  # some trial's first draw was rejected, and the same redraw was kept
+
+
+def test_a_label_no_draw_can_show_is_refused_although_others_are_valid(tmp_path):
+    """A balanced leaf (a Level 1 label) is kept by every redraw, so a value none of whose draws is valid would
+    leave its trials unmakeable: the probe refuses it even though the other value's draws are all valid."""
+    out = tmp_path / "never"
+    with pytest.raises(UsageError) as e:
+        run(config(out, overrides={"ball": {"blue_fits": "false"}}), progress=False)
+    msg = str(e.value)
+    assert "fake/ball: no draw with tint=blue can be honoured" in msg and "involves blue_fits" in msg
+    assert "blue_fits at its default True" in msg
+    assert not out.exists()
