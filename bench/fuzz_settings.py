@@ -222,7 +222,7 @@ def summarize(results: list) -> str:
     infeasible_tests: dict = defaultdict(int)
     for r in by["refused"]:
         msg = r.get("message", "")
-        if "draws can be honoured" in msg:
+        if "can be honoured" in msg:
             kinds["too few valid draws (the probe)"] += 1
             infeasible_tests[msg.split("error: ", 1)[-1].split(":", 1)[0]] += 1
         elif "outside the allowed values" in msg or "not a finite number" in msg:
