@@ -71,7 +71,9 @@ MYPY_PACKAGES ?= voebench.evaluate voebench.contract voebench.generator.io
 MYPY_MODULES  ?= voebench.generator.params voebench.generator.domains voebench.generator.runner voebench.generator.trial \
                  voebench.generator.feasibility voebench.generator.output
 
-$(VENV)/.lint: pyproject.toml | $(BIN)/python
+# mypy reads the installed packages' types (numpy's differ between 1.x and 2.x), so lint checks the environment the
+# tests run in: everything first, then the linters.
+$(VENV)/.lint: pyproject.toml $(VENV)/.all
 	$(BIN)/pip install --quiet -e ".[lint]"
 	@touch $@
 

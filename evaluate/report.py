@@ -69,7 +69,7 @@ def _bootstrap(units: Sequence[tuple[str | None, float, int]], rng: np.random.Ge
             a = arr[s]
             idx = rng.integers(0, len(a), size=(n_boot, len(a)))
             draws.append(np.stack([a[idx, 0].sum(1), a[idx, 1].sum(1)], 1))
-        tot = sum(draws)
+        tot = np.sum(draws, axis=0)
         acc = tot[:, 0] / tot[:, 1]
         out["all"] = (float(np.percentile(acc, 2.5)), float(np.percentile(acc, 97.5)))
     else:

@@ -122,7 +122,7 @@ def _extrinsics(camera) -> np.ndarray:
     index = np.empty(len(poses), np.int64)
     for t, row in enumerate(poses):
         index[t] = first.setdefault(row.tobytes(), len(first))
-    starts = {u: t for t, u in reversed(list(enumerate(index)))}
+    starts = {int(u): t for t, u in reversed(list(enumerate(index)))}
     distinct = np.stack([np.linalg.inv(camera.cam_to_world(starts[u])) for u in range(len(first))])
     return distinct[index]
 
