@@ -103,7 +103,8 @@ def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None =
                 continue  # another sub-type's trial
             probe.draws += 1
             p = draw(suite, space, trial, 0)
-            group = probe.groups.setdefault(",".join(f"{k}={_at(p, k)}" for k in balanced), [0, 0])
+            label = ",".join(f"{k}={_at(p, k)}" for k in balanced)
+            group = probe.groups.setdefault(label, [0, 0])
             group[0] += 1
             try:
                 _, _, rejection = check_draw(suite, trial, p, cfg, space, 0, workdir)
@@ -118,7 +119,7 @@ def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None =
             else:
                 probe.rejections.append(rejection)
                 probe.rejected[index] = rejection
-                probe.group_rejections.setdefault(",".join(f"{k}={_at(p, k)}" for k in balanced), []).append(rejection)
+                probe.group_rejections.setdefault(label, []).append(rejection)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     return probe

@@ -177,10 +177,9 @@ def _record_acceptance(out: str, entries) -> None:
     """Per-test acceptance of every suite in the folder into dataset.json (as a single run records it)."""
     from voebench.generator.feasibility import acceptance
 
-    path = os.path.join(out, "dataset.json")
-    with open(path) as f:
-        info = json.load(f)
+    path = os.path.join(out, ds.NAME)
+    info = ds.read_dataset(path)
     entries = list(entries)
-    for name, suite in info.get("suites", {}).items():
+    for name, suite in info["suites"].items():
         suite["acceptance"] = acceptance(e for e in entries if e.get("suite") == name)
-    write_json_atomic(path, info)
+    ds.write_dataset(path, info)

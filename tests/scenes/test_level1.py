@@ -7,6 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
+from voebench.contract import manifest as mf
 from voebench.generator.scene import project
 from voebench.generator.suite import Job, Timing
 from voebench.scenes import REGISTRY
@@ -67,22 +68,7 @@ def test_rendered_set_is_complete_and_verified(level1_set):
     entries = [json.loads(line) for line in open(level1_set / "manifest.jsonl")]
     assert len(entries) == 12 and {e["test"] for e in entries} == set(SUITE.tests)
     for e in entries:
-        for k in (
-            "id",
-            "suite",
-            "test",
-            "condition",
-            "pair_id",
-            "seed",
-            "video",
-            "states",
-            "n_frames",
-            "fps",
-            "width",
-            "height",
-            "prompts",
-            "description",
-        ):
+        for k in mf.REQUIRED_KEYS:  # the data contract's list, not a copy of it
             assert k in e
         assert (level1_set / e["video"]).stat().st_size > 0
     dataset = json.load(open(level1_set / "dataset.json"))
