@@ -36,7 +36,7 @@ $(VENV)/.gen: pyproject.toml | $(BIN)/python
 # Everything: generator, evaluation (torch, transformers), Ray, tests.
 $(VENV)/.all: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet $(TORCH)
-	$(BIN)/pip install --quiet -e ".[gen,eval,ray,test]"
+	$(BIN)/pip install --quiet -e ".[gen,eval,ray,humans,test]"
 	@touch $@ $(VENV)/.gen
 
 setup: $(VENV)/.gen
@@ -111,7 +111,7 @@ $(EVAL_VENV)/.eval: pyproject.toml
 	$(EVAL_PYTHON) -m venv $(EVAL_VENV)
 	$(EVAL_VENV)/bin/pip install --quiet --upgrade pip
 	$(EVAL_VENV)/bin/pip install --quiet $(TORCH)
-	$(EVAL_VENV)/bin/pip install --quiet -e ".[eval,test]"
+	$(EVAL_VENV)/bin/pip install --quiet -e ".[eval,humans,test]"
 	@touch $@
 
 test-eval-only: $(EVAL_VENV)/.eval

@@ -343,12 +343,18 @@ def write_report(run_dir: str, n_boot: int = N_BOOT, complete_pairs_only: bool =
     # pairs dropped here and (with evaluate --complete-pairs-only) before the run
     dropped += int(info.get("incomplete_pairs_dropped") or 0)
     results = {"run": info, **summary, "incomplete_pairs_dropped": dropped}
+    extra_md = ""
+    if info.get("kind") == "humans":  # a human panel (voebench humans export): agreement, exclusions, flags
+        from voebench.evaluate.humans import stats as human_stats  # noqa: PLC0415
+
+        results["humans"] = human_stats.summarize(run_dir, records, info)
+        extra_md = human_stats.markdown(results["humans"])
     tmp = os.path.join(run_dir, "results.json.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(results, fh, indent=2)
     os.replace(tmp, os.path.join(run_dir, "results.json"))
     with open(os.path.join(run_dir, "report.md"), "w", encoding="utf-8") as fh:
-        fh.write(markdown({**summary, "incomplete_pairs_dropped": dropped}, info))
+        fh.write(markdown({**summary, "incomplete_pairs_dropped": dropped}, info) + extra_md)
     fig = plot(
         summary, os.path.join(run_dir, "accuracy.png"), title=f"{info.get('model', '')} · {info.get('strategy', '')}"
     )

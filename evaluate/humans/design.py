@@ -1,0 +1,256 @@
+"""Which trials each participant sees, in which order: the study's design, fixed when the study is created.
+
+GRASP protocol: every video is judged plausible or not (yes/no) by `votes` participants (3 in GRASP, whose report
+takes the majority); the videos are dealt out so that each participant sees `per_participant` different videos
+and each video gets at least `votes` votes. Two practice trials with feedback (one plausible, one implausible)
+come first.
+
+AVoE protocol: every participant sees every video (or `per_participant` of them) and rates how surprising it was
+on a slider (or answers yes/no); familiarization trials show expected videos first (the AVoE training split where
+the set has one); a share of the trials is shown a second time later in the session (test-retest consistency).
+
+Both: attention checks with one unambiguous answer are mixed into the trials, and each participant's order comes
+from a seed derived from the study seed and the participant's number, recorded with the study.
+
+A trial is a plain dict (stored as JSON): position, phase (practice | main | attention | repeat), response
+(yesno | slider | watch), question, video_id/video (manifest id and path, never sent to the browser: the file
+name tells the condition), truth ("yes" = plausible / expected), expect (attention checks), repeat_of.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import re
+from dataclasses import asdict, dataclass, field
+
+from voebench.contract import pairs
+from voebench.errors import UsageError
+from voebench.evaluate.tasks import Manifest, select
+
+PROTOCOLS = ("grasp", "avoe")
+RESPONSES = ("yesno", "slider")
+
+#: Slider ratings run 0..100; 50 is where the slider starts, so it is no answer (the page also waits for a move).
+SLIDER_MAX = 100
+SLIDER_MID = 50
+#: An attention check on the slider passes when the thumb is this close to the asked end.
+SLIDER_CHECK_MARGIN = 10
+
+AVOE_QUESTION = "How surprising was what happened in this video?"
+SLIDER_LABELS = ("not surprising at all", "very surprising")
+_ANSWER_ONLY = re.compile(r"\s*Answer only with yes or no\.?\s*$", re.IGNORECASE)
+
+
+@dataclass
+class Design:
+    """The settings a study is created with (stored in the study file; a later `serve` must agree)."""
+
+    protocol: str
+    participants: int
+    seed: int = 0
+    votes: int | None = None  # grasp: votes per video (default 3); avoe: None (everyone sees every video)
+    per_participant: int | None = None  # main videos per participant (default: from votes, or all)
+    familiarization: int = 2
+    attention_checks: int = 2
+    repeat_fraction: float = 0.0  # share of main trials shown again later (avoe default 0.25)
+    response: str = "yesno"  # grasp: yesno; avoe: slider (default) or yesno
+    suites: list[str] | None = None
+    tests: list[str] | None = None
+    limit: int | None = None
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def default_design(protocol: str, participants: int, **given) -> Design:
+    """The protocol's defaults, overridden by the options the user gave (None = not given)."""
+    if protocol not in PROTOCOLS:
+        raise UsageError(f"--protocol {protocol}: choose one of {', '.join(PROTOCOLS)}")
+    if participants < 1:
+        raise UsageError("--participants must be at least 1")
+    base = (
+        {"votes": 3, "response": "yesno", "repeat_fraction": 0.0}
+        if protocol == "grasp"
+        else {"votes": None, "response": "slider", "repeat_fraction": 0.25}
+    )
+    base.update({k: v for k, v in given.items() if v is not None})
+    d = Design(protocol=protocol, participants=participants, **base)
+    if d.response not in RESPONSES:
+        raise UsageError(f"--response {d.response}: choose one of {', '.join(RESPONSES)}")
+    if protocol == "grasp" and d.response != "yesno":
+        raise UsageError("--response slider: the GRASP protocol asks yes/no (use --protocol avoe for ratings)")
+    if d.votes is not None and d.votes < 1:
+        raise UsageError("--votes must be at least 1")
+    if not 0.0 <= d.repeat_fraction <= 1.0:
+        raise UsageError("--repeat-fraction must lie in [0, 1]")
+    for name in ("familiarization", "attention_checks"):
+        if getattr(d, name) < 0:
+            raise UsageError(f"--{name.replace('_', '-')} must not be negative")
+    return d
+
+
+def participant_seed(study_seed: int, number: int) -> int:
+    """The seed of participant `number`'s order: first 4 bytes of sha256('<seed>/participant/<n>'), 31 bits."""
+    h = hashlib.sha256(f"{study_seed}/participant/{number}".encode()).digest()
+    return int.from_bytes(h[:4], "little") & 0x7FFFFFFF
+
+
+def plausibility_prompt(entry: dict) -> dict | None:
+    return next((p for p in entry["prompts"] if p["kind"] == "plausibility"), None)
+
+
+def human_question(prompt: dict) -> str:
+    """The model's plausibility question without its instruction to the model ("Answer only with yes or no")."""
+    return _ANSWER_ONLY.sub("", str(prompt["text"])).strip()
+
+
+def eligible(manifest: Manifest, d: Design) -> tuple[list[dict], list[dict]]:
+    """(the videos to judge, the videos for familiarization). Only videos with a plausibility question can be
+    judged (Level 2, AVoE); Level 1 asks about observations, which this study does not cover."""
+    entries = select(manifest, d.suites, d.tests, d.limit)
+    judged = [e for e in entries if plausibility_prompt(e) is not None]
+    if not judged:
+        raise UsageError(
+            f"{manifest.root}: no video of the selection has a plausibility question (GRASP Level 2 and AVoE "
+            "have one; Level 1 does not)"
+        )
+    main = [e for e in judged if e.get("split") != "train"]
+    if not main:
+        raise UsageError(f"{manifest.root}: the selection holds only AVoE training videos; select test videos")
+    train = [e for e in judged if e.get("split") == "train"]
+    return main, train
+
+
+def _truth(entry: dict) -> str:
+    prompt = plausibility_prompt(entry)
+    assert prompt is not None
+    return str(prompt["answer"]).lower()
+
+
+def videos_per_participant(d: Design, n_videos: int) -> int:
+    """How many main videos each participant sees; refuses a panel too small for the votes asked."""
+    k = d.per_participant
+    if k is None:
+        k = n_videos if d.votes is None else math.ceil(n_videos * d.votes / d.participants)
+    if k < 1:
+        raise UsageError("--per-participant must be at least 1")
+    if k > n_videos:
+        if d.per_participant is not None:
+            raise UsageError(f"--per-participant {k}: the selection has only {n_videos} videos")
+        raise UsageError(
+            f"{d.votes} votes per video need at least {d.votes} participants (each sees a video once); "
+            f"got --participants {d.participants}"
+        )
+    if d.votes is not None and d.participants * k < n_videos * d.votes:
+        raise UsageError(
+            f"{d.participants} participants x {k} videos = {d.participants * k} answers < {n_videos} videos x "
+            f"{d.votes} votes; raise --participants or --per-participant"
+        )
+    return k
+
+
+def _main_trial(e: dict, d: Design) -> dict:
+    prompt = plausibility_prompt(e)
+    assert prompt is not None
+    slider = d.response == "slider"
+    return {
+        "phase": "main",
+        "response": d.response,
+        "question": AVOE_QUESTION if slider else human_question(prompt),
+        "video_id": e["id"],
+        "video": e["video"],
+        "truth": _truth(e),
+        "entry": entry_fields(e),
+    }
+
+
+def entry_fields(e: dict) -> dict:
+    """What the export needs of the manifest entry, kept with the trial so a study exports without its set."""
+    return {
+        "suite": e["suite"],
+        "test": e["test"],
+        "index": int(e.get("index", 0)),
+        "condition": str(e.get("condition", "")),
+        "pair_id": e.get("pair_id"),
+        "pair_conditions": list(pairs.expected_conditions(e) or []) or None,
+        "test_number": e.get("test_number"),
+        "question": str(plausibility_prompt(e)["text"]),  # type: ignore[index]
+    }
+
+
+def _attention(rng: random.Random, d: Design) -> dict:
+    if d.response == "slider":
+        side = rng.choice(("left", "right"))
+        question = f"Attention check: move the slider all the way to the {side}, whatever you think of the video."
+        return {"phase": "attention", "response": "slider", "question": question, "expect": side}
+    answer = rng.choice(("yes", "no"))
+    question = f"Attention check: please answer “{answer.capitalize()}” to this question."
+    return {"phase": "attention", "response": "yesno", "question": question, "expect": answer}
+
+
+def _familiarization(rng: random.Random, d: Design, main: list[dict], train: list[dict], mine: set) -> list[dict]:
+    """GRASP: practice trials with feedback, plausible and implausible in turn. AVoE: expected videos to watch
+    (the training split where there is one), so people see how things normally behave before they rate."""
+    if d.familiarization == 0:
+        return []
+    out = []
+    if d.protocol == "avoe":
+        pool = train or [e for e in main if _truth(e) == "yes"]
+        pool = [e for e in pool if e["id"] not in mine] or pool
+        for e in rng.sample(pool, min(d.familiarization, len(pool))):
+            out.append(
+                {
+                    "phase": "practice",
+                    "response": "watch",
+                    "question": "Familiarization: watch what happens, then continue.",
+                    "video_id": e["id"],
+                    "video": e["video"],
+                    "truth": _truth(e),
+                }
+            )
+        return out
+    by_truth = {t: [e for e in main if _truth(e) == t and e["id"] not in mine] for t in ("yes", "no")}
+    for t in ("yes", "no"):
+        if not by_truth[t]:  # a participant who sees every video practises on videos they will see again
+            by_truth[t] = [e for e in main if _truth(e) == t]
+    first = rng.choice(("yes", "no"))
+    for i in range(d.familiarization):
+        t = first if i % 2 == 0 else ("no" if first == "yes" else "yes")
+        pool = by_truth[t] or by_truth["yes"] or by_truth["no"]
+        e = rng.choice(pool)
+        out.append({**_main_trial(e, d), "phase": "practice"})
+    return out
+
+
+def plan(d: Design, main: list[dict], train: list[dict]) -> list[list[dict]]:
+    """Every participant's trials, in order (participant number = list index). Deterministic in the design."""
+    n = len(main)
+    k = videos_per_participant(d, n)
+    order = list(main)
+    random.Random(f"{d.seed}/videos").shuffle(order)
+    plans = []
+    for p in range(d.participants):
+        rng = random.Random(participant_seed(d.seed, p))
+        mine = [order[(p * k + j) % n] for j in range(k)]
+        rng.shuffle(mine)
+        seq = [_main_trial(e, d) for e in mine]
+        for c in range(d.attention_checks):  # anywhere but the very first main trial
+            seq.insert(rng.randint(1, len(seq)) if seq else 0, _attention(rng, d))
+            del c
+        n_rep = round(d.repeat_fraction * len(mine))
+        firsts = [t for t in seq if t["phase"] == "main"]
+        for t in rng.sample(firsts, min(n_rep, len(firsts))):
+            at = next(i for i, s in enumerate(seq) if s is t)
+            copy = {**t, "phase": "repeat", "repeat_of": t}
+            seq.insert(rng.randint(min(at + 2, len(seq)), len(seq)), copy)
+        trials = _familiarization(rng, d, main, train, {e["id"] for e in mine}) + seq
+        for i, t in enumerate(trials):
+            t["position"] = i
+        for t in trials:  # the repeated trial by position, now that positions exist
+            if isinstance(t.get("repeat_of"), dict):
+                t["repeat_of"] = t["repeat_of"]["position"]
+        plans.append(trials)
+    return plans

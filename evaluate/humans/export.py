@@ -1,0 +1,241 @@
+"""`voebench humans export STUDY --out RUN_DIR`: every answer as JSONL and CSV, and the study as a run directory
+that `voebench report` scores like a model run.
+
+RUN_DIR/answers.jsonl, answers.csv   every answered trial of every participant (practice, attention checks and
+                                     repeats included), with its scoring; participants by number, never by token
+RUN_DIR/samples.jsonl                the first showing of each judged video to each included participant, in the
+                                     shape of evaluate.run's records (suite, test, kind, polarity, parsed, valid,
+                                     correct, ...): `repeat` is the vote number of that video (0, 1, 2, ...)
+RUN_DIR/run.json                     model "humans", the design, and one row per participant (consent, finished,
+                                     attention checks, exclusion); report.py reads its `humans` key for the panel
+                                     statistics (stats.py)
+
+Scoring: a yes/no answer is right when it matches the video's plausibility question (yes = plausible /
+expected). A surprise rating above the middle of the slider means "not plausible", below it "plausible"; the
+middle itself is no answer (invalid, counted wrong, as GRASP counts invalid model answers). A participant who
+failed more than `max_failed_checks` attention checks is excluded: their answers stay in answers.jsonl (marked)
+but are not scored.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from collections import defaultdict
+
+from voebench import __version__
+from voebench.evaluate.humans.design import SLIDER_CHECK_MARGIN, SLIDER_MAX, SLIDER_MID
+from voebench.evaluate.humans.stats import ANSWERS
+from voebench.evaluate.humans.store import Study
+from voebench.evaluate.run import RUN, SAMPLES
+
+CSV_COLUMNS = (
+    "participant",
+    "position",
+    "phase",
+    "response",
+    "video_id",
+    "suite",
+    "test",
+    "condition",
+    "truth",
+    "expect",
+    "answer",
+    "parsed",
+    "valid",
+    "correct",
+    "rt_ms",
+    "video_played",
+    "video_error",
+    "replays",
+    "repeat_of",
+    "answered_at",
+    "excluded",
+)
+
+
+def participant_name(number: int) -> str:
+    return f"P{number + 1:03d}"
+
+
+def parse(trial: dict, value) -> tuple[str | None, bool, bool | None]:
+    """(parsed answer, valid, correct) of one answer. Main/practice/repeat: parsed is yes/no (plausible or not);
+    attention checks: parsed is the answer given, correct = the asked one; watch trials: no score."""
+    if value is None or trial["response"] == "watch":
+        return None, value is not None, None
+    if trial["response"] == "slider":
+        if trial["phase"] == "attention":
+            lo, hi = SLIDER_CHECK_MARGIN, SLIDER_MAX - SLIDER_CHECK_MARGIN
+            side = "left" if value <= lo else "right" if value >= hi else "middle"
+            return side, True, side == trial["expect"]
+        parsed = "no" if value > SLIDER_MID else "yes" if value < SLIDER_MID else "invalid"
+    else:
+        parsed = str(value)
+    if trial["phase"] == "attention":
+        return parsed, True, parsed == trial["expect"]
+    valid = parsed in ("yes", "no")
+    return parsed, valid, valid and parsed == trial["truth"]
+
+
+def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
+    study = Study(study_dir)
+    try:
+        meta, rows = study.meta, study.answers()
+    finally:
+        study.close()
+    design = meta["design"]
+    by_person: dict[int, list[dict]] = defaultdict(list)
+    for r in rows:
+        by_person[r["participant"]].append(r)
+    people = []
+    excluded = set()
+    for number, rs in sorted(by_person.items()):
+        answered = [r for r in rs if r["trial"]["phase"] == "attention" and r["answer"] is not None]
+        failed = sum(1 for r in answered if not parse(r["trial"], r["answer"])[2])
+        reason = f"failed {failed} of {len(answered)} attention checks" if failed > max_failed_checks else None
+        if reason:
+            excluded.add(number)
+        people.append(
+            {
+                "participant": participant_name(number),
+                "seed": rs[0]["participant_seed"],
+                "consent": rs[0]["consent"],
+                "finished": rs[0]["finished"],
+                "answered": sum(1 for r in rs if r["answer"] is not None),
+                "trials": len(rs),
+                "attention_checks": len(answered),
+                "attention_failed": failed,
+                "excluded": reason,
+            }
+        )
+    os.makedirs(out_dir, exist_ok=True)
+    answers = []
+    for r in rows:
+        if r["answer"] is None:
+            continue
+        t = r["trial"]
+        parsed, valid, correct = parse(t, r["answer"])
+        media = r["media"] or {}
+        entry = t.get("entry") or {}
+        answers.append(
+            {
+                "participant": participant_name(r["participant"]),
+                "position": r["position"],
+                "phase": t["phase"],
+                "response": t["response"],
+                "question": t["question"],
+                "video_id": t.get("video_id"),
+                "suite": entry.get("suite"),
+                "test": entry.get("test"),
+                "condition": entry.get("condition"),
+                "pair_id": entry.get("pair_id"),
+                "truth": t.get("truth"),
+                "expect": t.get("expect"),
+                "answer": r["answer"],
+                "parsed": parsed,
+                "valid": valid,
+                "correct": correct,
+                "rt_ms": r["rt_ms"],
+                "video_played": media.get("played"),
+                "video_error": media.get("error"),
+                "replays": media.get("replays"),
+                "repeat_of": t.get("repeat_of"),
+                "answered_at": r["answered_at"],
+                "excluded": r["participant"] in excluded,
+            }
+        )
+    _write_jsonl(os.path.join(out_dir, ANSWERS), answers)
+    with open(os.path.join(out_dir, "answers.csv"), "w", encoding="utf-8", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(answers)
+    samples = _samples(rows, excluded, design)
+    _write_jsonl(os.path.join(out_dir, SAMPLES), samples)
+    votes = defaultdict(int)
+    for s in samples:
+        votes[s["video_id"]] += 1
+    info = {
+        "voebench_version": __version__,
+        "state": "complete" if all(p["finished"] or p["consent"] is False for p in people) else "incomplete",
+        "model": "humans",
+        "kind": "humans",
+        "strategy": f"human-{design['protocol']}",
+        "repeats": max(votes.values(), default=0),
+        "seed": design["seed"],
+        "repeat_seeds": None,
+        "num_frames": None,
+        "fps": None,
+        "n_samples": len(samples),
+        "dataset": meta["set"]["root"],
+        "dataset_info": meta["set"],
+        "study": os.path.abspath(study_dir),
+        "humans": {
+            "protocol": design["protocol"],
+            "design": design,
+            "participants": people,
+            "exclusion_rule": f"more than {max_failed_checks} failed attention check(s)",
+        },
+        "incomplete_pairs_dropped": 0,
+    }
+    tmp = os.path.join(out_dir, RUN + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(info, fh, indent=2)
+    os.replace(tmp, os.path.join(out_dir, RUN))
+    return {"answers": len(answers), "samples": len(samples), "participants": len(people), "excluded": len(excluded)}
+
+
+def _samples(rows: list[dict], excluded: set, design: dict) -> list[dict]:
+    """Records in evaluate.run's shape, one per (included participant, judged video), first showing only."""
+    out = []
+    votes: dict[str, int] = defaultdict(int)
+    for r in rows:  # by participant number, then position: vote numbers follow participant order
+        t = r["trial"]
+        if t["phase"] != "main" or r["answer"] is None or r["participant"] in excluded:
+            continue
+        parsed, valid, correct = parse(t, r["answer"])
+        e = t["entry"]
+        vote = votes[t["video_id"]]
+        votes[t["video_id"]] += 1
+        out.append(
+            {
+                "sample_id": f"{t['video_id']}#plausibility",
+                "video_id": t["video_id"],
+                "suite": e["suite"],
+                "test": e["test"],
+                "kind": "plausibility",
+                "truth": t["truth"],
+                "polarity": "positive" if t["truth"] == "yes" else "negative",
+                "strategy": f"human-{design['protocol']}",
+                "condition": e["condition"],
+                "index": e["index"],
+                "pair_id": e["pair_id"],
+                "pair_conditions": e["pair_conditions"],
+                "test_number": e["test_number"],
+                "choices": None,
+                "observation": None,
+                "example": None,
+                "question": e["question"],
+                "turns": [{"text": t["question"], "video": t["video"]}],
+                "repeat": vote,
+                "seed": r["participant_seed"],
+                "model": "humans",
+                "participant": participant_name(r["participant"]),
+                "response": str(r["answer"]),
+                "responses": [str(r["answer"])],
+                "rating": r["answer"] if t["response"] == "slider" else None,
+                "rt_ms": r["rt_ms"],
+                "parsed": parsed,
+                "valid": valid,
+                "correct": correct,
+            }
+        )
+    return out
+
+
+def _write_jsonl(path: str, rows: list[dict]) -> None:
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for r in rows:
+            fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)

@@ -1,0 +1,222 @@
+"""The study's web server: Starlette (a small, well-kept ASGI toolkit whose FileResponse answers HTTP range
+requests, which browsers need to play and seek mp4s) under uvicorn.
+
+Routes (TOKEN = the participant's link; every API call acts on that participant only):
+
+    GET  /p/TOKEN                      the participant's page (static HTML + app.js; the state comes from the API)
+    GET  /api/TOKEN/state              where the participant is (consent, instructions, the current trial, done)
+    POST /api/TOKEN/consent            {"consent": true|false}
+    POST /api/TOKEN/instructions       {}
+    POST /api/TOKEN/answer             {"position": n, "answer": "yes"|"no"|0..100|"continue", "rt_ms": n,
+                                        "media": {"played": bool, "error": bool, "replays": n}}
+    GET  /api/TOKEN/video/POSITION     the video of a trial the participant has reached (range requests)
+    GET  /static/...                   app.js, style.css
+
+Refusals are JSON `{"error": "..."}` with a status that says why: 404 unknown token or trial, 403 a trial not yet
+reached, 409 a replayed or out-of-order answer, 400 a malformed body, 413 a body over MAX_BODY bytes, 415 not
+JSON. A video is found through the study's own record of the trial (never a path from the request) and must
+resolve inside the rendered set, so no request reads a file outside it.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from voebench.evaluate.humans.store import TOKEN_CHARS, Refused, Study
+
+STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+#: The largest request body accepted: an answer is under 200 bytes.
+MAX_BODY = 2048
+_TOKEN = re.compile(rf"^[A-Za-z0-9_-]{{{TOKEN_CHARS}}}$")
+
+HEADERS = {
+    # the token is in the address: never send it on to another site
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "content-security-policy": "default-src 'self'; media-src 'self'; img-src 'self'; object-src 'none'; "
+    "base-uri 'none'; frame-ancestors 'none'; form-action 'none'",
+}
+
+
+class SecurityHeaders:
+    """ASGI middleware: the headers above on every response; no caching of pages and API answers."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                for k, v in HEADERS.items():
+                    if k.encode() not in names:
+                        headers.append((k.encode(), v.encode()))
+                if b"cache-control" not in names:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _token(request: Request) -> str:
+    token = request.path_params["token"]
+    if not _TOKEN.match(token):
+        raise Refused(404, "unknown link: check that you copied the whole address")
+    return token
+
+
+async def read_json(request: Request, keys: dict[str, tuple]) -> dict:
+    """The request's JSON object, refused unless it is small, well-formed and has only `keys` (name -> allowed
+    types; a key whose types include type(None) may be missing)."""
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise Refused(415, "send the body as application/json")
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise Refused(400, "malformed Content-Length")
+        if int(length) > MAX_BODY:
+            raise Refused(413, f"request body over {MAX_BODY} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise Refused(413, f"request body over {MAX_BODY} bytes")
+    try:
+        data = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise Refused(400, "malformed JSON") from None
+    if not isinstance(data, dict):
+        raise Refused(400, "the body must be a JSON object")
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise Refused(400, f"unknown field(s): {', '.join(unknown)}")
+    for k, types in keys.items():
+        if k not in data and type(None) not in types:
+            raise Refused(400, f"missing field: {k}")
+        v = data.get(k)
+        if isinstance(v, bool) and bool not in types or not isinstance(v, types):
+            raise Refused(400, f"field {k} has the wrong type")
+    return data
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def _media(value) -> dict | None:
+    if value is None:
+        return None
+    allowed = {"played": bool, "error": bool, "replays": int}
+    if set(value) - set(allowed) or any(not isinstance(value.get(k, False), t) for k, t in allowed.items()):
+        raise Refused(400, "field media must be {played: bool, error: bool, replays: int}")
+    if not 0 <= int(value.get("replays", 0)) <= 1000:
+        raise Refused(400, "media.replays out of range")
+    return {k: value[k] for k in allowed if k in value}
+
+
+def create_app(study: Study, set_root: str) -> Starlette:
+    root = os.path.realpath(set_root)
+
+    async def home(request: Request) -> Response:
+        return PlainTextResponse("voebench human study: open the personal link you were given.\n")
+
+    async def page(request: Request) -> Response:
+        token = _token(request)
+        await run_in_threadpool(study.state, token)  # unknown token: 404 before any page is shown
+        return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html")
+
+    async def state(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(study.state, _token(request)))
+
+    async def consent(request: Request) -> Response:
+        token = _token(request)
+        data = await read_json(request, {"consent": (bool,)})
+        await run_in_threadpool(study.consent, token, data["consent"])
+        return JSONResponse(await run_in_threadpool(study.state, token))
+
+    async def instructions(request: Request) -> Response:
+        token = _token(request)
+        await read_json(request, {})
+        await run_in_threadpool(study.instructions, token)
+        return JSONResponse(await run_in_threadpool(study.state, token))
+
+    async def answer(request: Request) -> Response:
+        token = _token(request)
+        data = await read_json(
+            request,
+            {
+                "position": (int,),
+                "answer": (str, int),
+                "rt_ms": (int, type(None)),
+                "media": (dict, type(None)),
+            },
+        )
+        rt = data.get("rt_ms")
+        if rt is not None and not 0 <= rt <= 24 * 3600 * 1000:
+            raise Refused(400, "rt_ms out of range")
+        ack = await run_in_threadpool(
+            study.answer, token, data["position"], data["answer"], rt, _media(data.get("media"))
+        )
+        return JSONResponse(ack)
+
+    async def video(request: Request) -> Response:
+        token = _token(request)
+        rel = await run_in_threadpool(study.video_of, token, int(request.path_params["position"]))
+        path = os.path.realpath(os.path.join(root, rel))
+        if os.path.commonpath([path, root]) != root or not os.path.isfile(path):
+            raise Refused(404, "video not found")
+        return FileResponse(path, media_type="video/mp4", headers={"cache-control": "private, max-age=0"})
+
+    async def refused(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Refused)
+        if request.url.path.startswith("/p/"):
+            return HTMLResponse(error_page(exc.message), status_code=exc.status)
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    routes = [
+        Route("/", home),
+        Route("/p/{token}", page),
+        Route("/api/{token}/state", state),
+        Route("/api/{token}/consent", consent, methods=["POST"]),
+        Route("/api/{token}/instructions", instructions, methods=["POST"]),
+        Route("/api/{token}/answer", answer, methods=["POST"]),
+        Route("/api/{token}/video/{position:int}", video, methods=["GET", "HEAD"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={Refused: refused})
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+def error_page(message: str) -> str:
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Video study</title>'
+        '<link rel="stylesheet" href="/static/style.css"></head><body><main id="app" class="error">'
+        f"<h1>This link does not work</h1><p>{html.escape(message)}</p></main></body></html>"
+    )
+
+
+def serve(study: Study, set_root: str, host: str, port: int) -> None:
+    """Serve until interrupted. No access log: it would write tokens and addresses to the terminal."""
+    import uvicorn  # noqa: PLC0415
+
+    uvicorn.run(
+        create_app(study, set_root), host=host, port=port, access_log=False, log_level="warning", server_header=False
+    )

@@ -1,0 +1,232 @@
+"""What only a panel of people has, beside the accuracy table `voebench report` computes for every run:
+
+- exclusions: participants who failed attention checks (decided at export, listed here);
+- Fleiss' kappa: agreement between participants on each video's yes/no beyond chance (videos with >= 2 answers;
+  the variable-raters form: each video's agreement over its own number of raters);
+- majority accuracy: share of videos whose majority answer is right (GRASP took the majority of three votes; a tie
+  counts half);
+- split-half reliability: participants split at random into two halves, per-video accuracy in each, Pearson r over
+  the videos, Spearman-Brown corrected (2r / (1 + r)); mean over SPLITS seeded splits;
+- test-retest: how often a participant gave the same answer to a repeated trial (and the rating correlation);
+- pair accuracy (ratings): share of (participant, pair) where the surprising video was rated more surprising
+  than the expected one (AVoE's relative measure);
+- per-video accuracy, flagging videos most people get wrong: a stimulus to inspect.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+
+import numpy as np
+
+ANSWERS = "answers.jsonl"
+SPLITS = 200
+#: A video is flagged when fewer than this share of its answers are right (a majority misjudges it).
+FLAG_BELOW = 0.5
+#: ... and it has at least this many answers.
+FLAG_MIN_ANSWERS = 2
+
+
+def fleiss_kappa(counts: list[dict[str, int]]) -> float | None:
+    """Fleiss' kappa of per-subject category counts; subjects with fewer than 2 ratings are left out. None when
+    undefined (no such subject, or every rating in one category)."""
+    rows = [c for c in counts if sum(c.values()) >= 2]
+    if not rows:
+        return None
+    cats = sorted({k for c in rows for k in c})
+    total = sum(sum(c.values()) for c in rows)
+    p_j = np.array([sum(c.get(k, 0) for c in rows) / total for k in cats])
+    p_e = float((p_j**2).sum())
+    p_i = [(sum(v * v for v in c.values()) - sum(c.values())) / (sum(c.values()) * (sum(c.values()) - 1)) for c in rows]
+    if p_e >= 1.0:
+        return None
+    return float((np.mean(p_i) - p_e) / (1.0 - p_e))
+
+
+def split_half(records: list[dict], splits: int = SPLITS, seed: int = 0) -> dict | None:
+    """Spearman-Brown corrected correlation of per-video accuracy between random halves of the participants."""
+    people = sorted({r["participant"] for r in records})
+    if len(people) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    rs = []
+    for _ in range(splits):
+        half = set(rng.permutation(people)[: len(people) // 2].tolist())
+        a: dict[str, list[bool]] = defaultdict(list)
+        b: dict[str, list[bool]] = defaultdict(list)
+        for r in records:
+            (a if r["participant"] in half else b)[r["video_id"]].append(bool(r["correct"]))
+        both = sorted(set(a) & set(b))
+        if len(both) < 3:
+            continue
+        x = np.array([np.mean(a[v]) for v in both])
+        y = np.array([np.mean(b[v]) for v in both])
+        if x.std() == 0 or y.std() == 0:
+            continue
+        r = float(np.corrcoef(x, y)[0, 1])
+        rs.append(2 * r / (1 + r) if r > -1 else -1.0)
+    if not rs:
+        return None
+    return {"spearman_brown": float(np.mean(rs)), "splits_used": len(rs), "splits": splits, "seed": seed}
+
+
+def _parsed(rec: dict) -> str | None:
+    return rec.get("parsed") if rec.get("valid") else None
+
+
+def retest(answers: list[dict]) -> dict | None:
+    """Agreement between a repeated trial and its first showing, per (participant, trial)."""
+    first = {(a["participant"], a["position"]): a for a in answers if a["phase"] == "main"}
+    pairs_ = [(first.get((a["participant"], a["repeat_of"])), a) for a in answers if a["phase"] == "repeat"]
+    pairs_ = [(f, a) for f, a in pairs_ if f is not None and f["answer"] is not None and a["answer"] is not None]
+    if not pairs_:
+        return None
+    same = [f["parsed"] == a["parsed"] for f, a in pairs_]
+    out: dict = {"n": len(pairs_), "same_answer": float(np.mean(same))}
+    ratings = [(f["answer"], a["answer"]) for f, a in pairs_ if isinstance(f["answer"], int)]
+    if len(ratings) >= 3:
+        x, y = np.array(ratings, dtype=float).T
+        out["rating_r"] = float(np.corrcoef(x, y)[0, 1]) if x.std() and y.std() else None
+    return out
+
+
+def pair_accuracy(answers: list[dict]) -> dict | None:
+    """Ratings only: share of (participant, pair) whose surprising video got the higher surprise rating."""
+    ratings: dict[tuple, dict[str, int]] = defaultdict(dict)
+    for a in answers:
+        if a["phase"] == "main" and isinstance(a["answer"], int) and a.get("pair_id") and not a["excluded"]:
+            ratings[(a["participant"], a["pair_id"])][a["truth"]] = a["answer"]
+    scores = [1.0 if r["no"] > r["yes"] else 0.5 if r["no"] == r["yes"] else 0.0 for r in ratings.values() if len(r) == 2]
+    if not scores:
+        return None
+    return {"n": len(scores), "acc": float(np.mean(scores))}
+
+
+def per_video(records: list[dict]) -> list[dict]:
+    by: dict[str, list[dict]] = defaultdict(list)
+    for r in records:
+        by[r["video_id"]].append(r)
+    out = []
+    for vid, rs in by.items():
+        acc = float(np.mean([bool(r["correct"]) for r in rs]))
+        out.append(
+            {
+                "video_id": vid,
+                "suite": rs[0]["suite"],
+                "test": rs[0]["test"],
+                "truth": rs[0]["truth"],
+                "n": len(rs),
+                "acc": acc,
+                "flagged": len(rs) >= FLAG_MIN_ANSWERS and acc < FLAG_BELOW,
+            }
+        )
+    return sorted(out, key=lambda v: (v["acc"], v["video_id"]))
+
+
+def majority(records: list[dict]) -> dict[tuple, dict]:
+    """Per (suite, test): share of videos whose majority answer is right (a tie counts half)."""
+    votes: dict[tuple, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for r in records:
+        votes[(r["suite"], r["test"])][r["video_id"]].append(bool(r["correct"]))
+    out = {}
+    for key, videos in sorted(votes.items()):
+        s = [1.0 if sum(v) * 2 > len(v) else 0.5 if sum(v) * 2 == len(v) else 0.0 for v in videos.values()]
+        out[key] = {"videos": len(s), "majority_acc": float(np.mean(s))}
+    return out
+
+
+def read_answers(run_dir: str) -> list[dict]:
+    path = os.path.join(run_dir, ANSWERS)
+    if not os.path.isfile(path):
+        return []
+    with open(path, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def summarize(run_dir: str, records: list[dict], info: dict) -> dict:
+    """The humans section of results.json; `records` are the scored answers (samples.jsonl)."""
+    scored = [r for r in records if r.get("correct") is not None]
+    answers = read_answers(run_dir)
+    people = info.get("humans", {}).get("participants", [])
+    tests = []
+    maj = majority(scored)
+    for (suite, test), m in maj.items():
+        rs = [r for r in scored if r["suite"] == suite and r["test"] == test]
+        counts = defaultdict(lambda: defaultdict(int))
+        for r in rs:
+            if _parsed(r):
+                counts[r["video_id"]][r["parsed"]] += 1
+        tests.append(
+            {"suite": suite, "test": test, **m, "fleiss_kappa": fleiss_kappa([dict(c) for c in counts.values()])}
+        )
+    counts_all: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for r in scored:
+        if _parsed(r):
+            counts_all[r["video_id"]][r["parsed"]] += 1
+    videos = per_video(scored)
+    checks = [a for a in answers if a["phase"] == "attention" and a["answer"] is not None]
+    return {
+        "participants": len(people),
+        "consented": sum(1 for p in people if p.get("consent")),
+        "finished": sum(1 for p in people if p.get("finished")),
+        "excluded": [p for p in people if p.get("excluded")],
+        "exclusion_rule": info.get("humans", {}).get("exclusion_rule"),
+        "included": sum(1 for p in people if p.get("consent") and not p.get("excluded")),
+        "attention_pass_rate": float(np.mean([a["correct"] for a in checks])) if checks else None,
+        "fleiss_kappa": fleiss_kappa([dict(c) for c in counts_all.values()]),
+        "split_half": split_half(scored),
+        "retest": retest([a for a in answers if not a["excluded"]]),
+        "pair_accuracy": pair_accuracy(answers),
+        "tests": tests,
+        "videos": videos,
+        "flagged": [v for v in videos if v["flagged"]],
+        "flag_rule": f"accuracy < {FLAG_BELOW} with at least {FLAG_MIN_ANSWERS} answers",
+    }
+
+
+def _f(x, pct: bool = False) -> str:
+    if x is None:
+        return "–"
+    return f"{100 * x:.1f}" if pct else f"{x:.2f}"
+
+
+def markdown(h: dict) -> str:
+    sh = h["split_half"]
+    rt = h["retest"]
+    lines = [
+        "",
+        "## Human panel",
+        "",
+        f"{h['participants']} participants, {h['consented']} consented, {h['finished']} finished, "
+        f"{len(h['excluded'])} excluded ({h['exclusion_rule']}), {h['included']} included. "
+        f"Attention checks passed: {_f(h['attention_pass_rate'], True)}%.",
+        "",
+        f"- Fleiss' kappa (all videos): {_f(h['fleiss_kappa'])}",
+        f"- split-half reliability (Spearman-Brown, mean of {sh['splits_used']} splits): {_f(sh['spearman_brown'])}"
+        if sh
+        else "- split-half reliability: – (needs 2+ participants and 3+ videos answered in both halves)",
+        f"- test-retest: same answer on {_f(rt['same_answer'], True)}% of {rt['n']} repeated trials"
+        + (f", rating r = {_f(rt.get('rating_r'))}" if "rating_r" in rt else "")
+        if rt
+        else "- test-retest: – (no repeated trials)",
+    ]
+    if h["pair_accuracy"]:
+        pa = h["pair_accuracy"]
+        lines.append(f"- pair accuracy (surprising rated above expected): {_f(pa['acc'], True)}% of {pa['n']} pairs")
+    if h["excluded"]:
+        lines.append("- excluded: " + ", ".join(f"{p['participant']} ({p['excluded']})" for p in h["excluded"]))
+    lines += ["", "| suite | test | videos | majority acc | Fleiss' kappa |", "|---|---|---:|---:|---:|"]
+    for t in h["tests"]:
+        lines.append(
+            f"| {t['suite']} | {t['test']} | {t['videos']} | {_f(t['majority_acc'], True)} | {_f(t['fleiss_kappa'])} |"
+        )
+    lines += ["", f"### Videos people misjudge ({h['flag_rule']}): {len(h['flagged'])}", ""]
+    if h["flagged"]:
+        lines += ["| video | truth | answers | accuracy |", "|---|---|---:|---:|"]
+        for v in h["flagged"][:50]:
+            lines.append(f"| {v['video_id']} | {v['truth']} | {v['n']} | {_f(v['acc'], True)} |")
+        if len(h["flagged"]) > 50:
+            lines.append(f"\n({len(h['flagged']) - 50} more in results.json, `humans.flagged`)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,291 @@
+"""The study in one SQLite file: its design, the participants (token, number, seed, consent) and every trial with
+its answer.
+
+Durability: the database runs in write-ahead-log mode with synchronous=FULL, so a transaction is on disk (the log
+fsynced) when COMMIT returns; the server acknowledges an answer only after that, so an answer the browser was told
+is saved survives a kill -9 of the server or a power cut. Each answer is its own transaction.
+
+No personal data: a participant is a random token and a number; no name, address, IP or browser string is stored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sqlite3
+import threading
+import time
+
+from voebench.errors import UsageError
+from voebench.evaluate.humans.design import SLIDER_LABELS, SLIDER_MAX
+
+NAME = "study.sqlite3"
+#: 32 url-safe characters = 192 random bits.
+TOKEN_BYTES = 24
+TOKEN_CHARS = 32
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS participants (
+    token TEXT PRIMARY KEY, number INTEGER UNIQUE NOT NULL, seed INTEGER NOT NULL,
+    consent INTEGER, consent_at REAL, instructions_at REAL, finished_at REAL);
+CREATE TABLE IF NOT EXISTS trials (
+    token TEXT NOT NULL REFERENCES participants(token), position INTEGER NOT NULL, spec TEXT NOT NULL,
+    answer TEXT, rt_ms INTEGER, media TEXT, answered_at REAL,
+    PRIMARY KEY (token, position));
+"""
+
+
+class Refused(Exception):
+    """A request the study refuses: HTTP status and a message for the participant's page."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def study_path(study_dir: str) -> str:
+    return os.path.join(study_dir, NAME)
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    con = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
+    mode = con.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    if str(mode).lower() != "wal":
+        raise UsageError(f"{path}: the file system refuses SQLite's write-ahead log (journal_mode={mode})")
+    con.execute("PRAGMA synchronous=FULL")
+    con.execute("PRAGMA foreign_keys=ON")
+    return con
+
+
+class Study:
+    """One open study file. Thread-safe: one connection, one lock (answers are tiny; fsync dominates)."""
+
+    def __init__(self, study_dir: str):
+        path = study_path(study_dir)
+        if not os.path.isfile(path):
+            raise UsageError(f"{study_dir}: no study here (no {NAME}); `voebench humans serve SET --study DIR` makes one")
+        self.dir = study_dir
+        self.lock = threading.Lock()
+        try:
+            self.con = _connect(path)
+            self.meta = json.loads(self.con.execute("SELECT value FROM meta WHERE key='study'").fetchone()[0])
+        except (sqlite3.DatabaseError, TypeError, ValueError) as e:
+            raise UsageError(f"{path}: not a voebench study file ({e})") from None
+
+    # -- creation -----------------------------------------------------------------------------------------------
+    @staticmethod
+    def create(study_dir: str, meta: dict, plans: list[list[dict]], seeds: list[int]) -> Study:
+        """Write a new study: `meta` (design, set, versions), one token per plan, every trial unanswered."""
+        os.makedirs(study_dir, exist_ok=True)
+        path = study_path(study_dir)
+        if os.path.exists(path):
+            raise UsageError(f"{path}: a study exists already")
+        tmp = path + ".creating"
+        for stale in (tmp, tmp + "-wal", tmp + "-shm"):
+            if os.path.exists(stale):
+                os.remove(stale)
+        con = _connect(tmp)
+        con.executescript(_SCHEMA)
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("INSERT INTO meta VALUES ('study', ?)", (json.dumps(meta),))
+        for number, (trials, seed) in enumerate(zip(plans, seeds)):
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+            con.execute("INSERT INTO participants (token, number, seed) VALUES (?, ?, ?)", (token, number, seed))
+            con.executemany(
+                "INSERT INTO trials (token, position, spec) VALUES (?, ?, ?)",
+                [(token, t["position"], json.dumps(t)) for t in trials],
+            )
+        con.execute("COMMIT")
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        con.close()
+        os.replace(tmp, path)  # a study file exists only whole
+        return Study(study_dir)
+
+    def close(self) -> None:
+        with self.lock:
+            self.con.close()
+
+    # -- reads ----------------------------------------------------------------------------------------------------
+    def tokens(self) -> list[tuple[int, str]]:
+        with self.lock:
+            return [(int(n), t) for n, t in self.con.execute("SELECT number, token FROM participants ORDER BY number")]
+
+    def _participant(self, token: str) -> sqlite3.Row | tuple:
+        row = self.con.execute(
+            "SELECT number, consent, instructions_at, finished_at FROM participants WHERE token=?", (token,)
+        ).fetchone()
+        if row is None:
+            raise Refused(404, "unknown link: check that you copied the whole address")
+        return row
+
+    def _next(self, token: str) -> tuple[int, int, dict | None]:
+        """(answered, total, the first unanswered trial's spec or None)."""
+        total, answered = self.con.execute(
+            "SELECT COUNT(*), COUNT(answer) FROM trials WHERE token=?", (token,)
+        ).fetchone()
+        row = self.con.execute(
+            "SELECT spec FROM trials WHERE token=? AND answer IS NULL ORDER BY position LIMIT 1", (token,)
+        ).fetchone()
+        return int(answered), int(total), (json.loads(row[0]) if row else None)
+
+    def state(self, token: str) -> dict:
+        """Where the participant is: consent, instructions, a trial (public fields only), done or declined."""
+        with self.lock:
+            number, consent, instructions_at, _ = self._participant(token)
+            answered, total, spec = self._next(token)
+        out: dict = {"answered": answered, "total": total}
+        if consent is None:
+            out["stage"] = "consent"
+        elif not consent:
+            out["stage"] = "declined"
+        elif instructions_at is None:
+            out.update(stage="instructions", protocol=self.meta["design"]["protocol"], response=self._response())
+        elif spec is None:
+            out["stage"] = "done"
+        else:
+            out.update(stage="trial", trial=public_trial(spec))
+        return out
+
+    def _response(self) -> str:
+        return str(self.meta["design"]["response"])
+
+    def video_of(self, token: str, position: int) -> str:
+        """The manifest path of the video of trial `position`, for the participant who has reached it."""
+        with self.lock:
+            _, consent, instructions_at, _ = self._participant(token)
+            if not consent or instructions_at is None:
+                raise Refused(403, "consent and read the instructions first")
+            row = self.con.execute("SELECT spec FROM trials WHERE token=? AND position=?", (token, position)).fetchone()
+            _, _, spec = self._next(token)
+        if row is None:
+            raise Refused(404, "no such trial")
+        trial = json.loads(row[0])
+        current = spec["position"] if spec else None
+        if current is not None and position > current:
+            raise Refused(403, "this trial has not started yet")
+        if not trial.get("video"):
+            raise Refused(404, "this trial has no video")
+        return str(trial["video"])
+
+    def answers(self) -> list[dict]:
+        """Every trial of every participant with its answer (None where not answered), by participant, position."""
+        with self.lock:
+            rows = self.con.execute(
+                "SELECT p.number, p.seed, p.consent, p.finished_at, t.position, t.spec, t.answer, t.rt_ms, "
+                "t.media, t.answered_at FROM trials t JOIN participants p ON p.token = t.token "
+                "ORDER BY p.number, t.position"
+            ).fetchall()
+        out = []
+        for number, seed, consent, finished, position, spec, answer, rt, media, at in rows:
+            out.append(
+                {
+                    "participant": int(number),
+                    "participant_seed": int(seed),
+                    "consent": None if consent is None else bool(consent),
+                    "finished": finished is not None,
+                    "position": int(position),
+                    "trial": json.loads(spec),
+                    "answer": json.loads(answer) if answer is not None else None,
+                    "rt_ms": rt,
+                    "media": json.loads(media) if media else None,
+                    "answered_at": at,
+                }
+            )
+        return out
+
+    # -- writes ---------------------------------------------------------------------------------------------------
+    def _write(self, fn):
+        """Run `fn(con)` in one IMMEDIATE transaction under the lock; COMMIT (fsynced) before returning."""
+        with self.lock:
+            self.con.execute("BEGIN IMMEDIATE")
+            try:
+                out = fn(self.con)
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            self.con.execute("COMMIT")
+            return out
+
+    def consent(self, token: str, agree: bool) -> None:
+        def go(con):
+            _, consent, _, _ = self._participant(token)
+            if consent is not None:
+                raise Refused(409, "consent was already given or declined")
+            con.execute("UPDATE participants SET consent=?, consent_at=? WHERE token=?", (int(agree), time.time(), token))
+
+        self._write(go)
+
+    def instructions(self, token: str) -> None:
+        def go(con):
+            _, consent, instructions_at, _ = self._participant(token)
+            if not consent:
+                raise Refused(409, "consent first")
+            if instructions_at is not None:
+                raise Refused(409, "the instructions were already read")
+            con.execute("UPDATE participants SET instructions_at=? WHERE token=?", (time.time(), token))
+
+        self._write(go)
+
+    def answer(self, token: str, position: int, value, rt_ms: int | None, media: dict | None) -> dict:
+        """Store the answer to trial `position`, which must be the participant's next one (a replayed or
+        out-of-order answer is refused). Returns feedback for practice trials, and whether the session is done."""
+
+        def go(con):
+            _, consent, instructions_at, _ = self._participant(token)
+            if not consent or instructions_at is None:
+                raise Refused(409, "consent and read the instructions first")
+            _, _, spec = self._next(token)
+            if spec is None:
+                raise Refused(409, "the session is finished; every answer is saved")
+            if position != spec["position"]:
+                if position < spec["position"]:
+                    raise Refused(409, f"trial {position} was already answered (a replayed answer)")
+                raise Refused(409, f"trial {position} is not the current trial ({spec['position']})")
+            check_answer(spec, value)
+            now = time.time()
+            cur = con.execute(
+                "UPDATE trials SET answer=?, rt_ms=?, media=?, answered_at=? "
+                "WHERE token=? AND position=? AND answer IS NULL",
+                (json.dumps(value), rt_ms, json.dumps(media) if media else None, now, token, position),
+            )
+            if cur.rowcount != 1:  # cannot happen under the lock; never acknowledge what was not written
+                raise Refused(409, "the answer was not stored; reload the page")
+            answered, total, nxt = self._next(token)
+            if nxt is None:
+                con.execute("UPDATE participants SET finished_at=? WHERE token=?", (now, token))
+            out: dict = {"saved": True, "answered": answered, "total": total}
+            if spec["phase"] == "practice" and spec["response"] == "yesno":
+                out["feedback"] = {"truth": spec["truth"], "correct": value == spec["truth"]}
+            return out
+
+        return self._write(go)
+
+
+def check_answer(spec: dict, value) -> None:
+    """Refuse an answer that does not fit the trial's response kind."""
+    kind = spec["response"]
+    if kind == "yesno" and value not in ("yes", "no"):
+        raise Refused(400, 'answer must be "yes" or "no"')
+    if kind == "slider" and (isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= SLIDER_MAX):
+        raise Refused(400, f"answer must be an integer rating 0..{SLIDER_MAX}")
+    if kind == "watch" and value != "continue":
+        raise Refused(400, 'answer must be "continue"')
+
+
+def public_trial(spec: dict) -> dict:
+    """What the browser may know of a trial: no video id or path (the file name tells the condition), no truth,
+    not whether it is an attention check or a repeat (the question says what an attention check wants)."""
+    out = {
+        "position": spec["position"],
+        "practice": spec["phase"] == "practice",
+        "response": spec["response"],
+        "question": spec["question"],
+        "video": bool(spec.get("video")),
+    }
+    if spec["response"] == "slider":
+        out["labels"] = list(SLIDER_LABELS)
+        out["max"] = SLIDER_MAX
+    return out

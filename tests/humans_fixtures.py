@@ -1,0 +1,207 @@
+"""Helpers of the human-study tests (tests/evaluate/test_humans_*.py, bench/bench_humans_load.py): a study server
+in a subprocess (`voebench humans serve`, as users run it, so kill -9 kills a real server), a small HTTP client
+for the participant API, scripted participants, and a plausibility-only set of any size (manifest only: the
+design, the store and the report never open a video)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+from contract_fixtures import complete_entry, write_dataset
+
+from voebench.contract import manifest as mf
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`voebench humans serve SET --study STUDY` on a free loopback port."""
+
+    def __init__(self, set_dir: str, study_dir: str, *create_args: str):
+        self.set_dir, self.study_dir, self.args = set_dir, study_dir, create_args
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> Server:
+        cmd = [sys.executable, "-m", "voebench", "humans", "serve", self.set_dir, "--study", self.study_dir]
+        cmd += [*self.args, "--port", str(self.port)]
+        self.log = open(os.path.join(os.path.dirname(self.study_dir), f"server-{self.port}.log"), "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError(f"server exited {self.proc.returncode}: {self.read_log()}")
+            try:
+                with urllib.request.urlopen(self.base + "/", timeout=1) as r:
+                    if r.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.1)
+        raise AssertionError(f"server did not start: {self.read_log()}")
+
+    def read_log(self) -> str:
+        if not self.log.closed:
+            self.log.flush()
+        with open(self.log.name, errors="replace") as f:
+            return f.read()[-3000:]
+
+    def kill9(self) -> None:
+        assert self.proc is not None
+        os.kill(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.kill9()
+        self.log.close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+def request(base: str, method: str, path: str, body=None, raw: bytes | None = None, headers=None, timeout=10):
+    """(status, parsed JSON or bytes, headers). `raw` sends bytes as they are (malformed bodies)."""
+    data = raw if raw is not None else (json.dumps(body).encode() if body is not None else None)
+    h = {"Content-Type": "application/json"} if data is not None else {}
+    h.update(headers or {})
+    req = urllib.request.Request(base + path, data=data, method=method, headers=h)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            status, payload, hdrs = r.status, r.read(), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        status, payload, hdrs = e.code, e.read(), dict(e.headers)
+    try:
+        return status, json.loads(payload), hdrs
+    except ValueError:
+        return status, payload, hdrs
+
+
+def answer_for(trial: dict, truth: str | None, rng: random.Random, accuracy: float):
+    """A scripted participant's answer: right with probability `accuracy`; attention checks always right."""
+    q = trial["question"]
+    if trial["response"] == "watch":
+        return "continue"
+    if q.startswith("Attention check"):
+        if trial["response"] == "slider":
+            return 0 if "left" in q else 100
+        return "yes" if "“Yes”" in q else "no"
+    right = rng.random() < accuracy
+    plausible = (truth == "yes") == right
+    if trial["response"] == "slider":
+        return rng.randint(0, 40) if plausible else rng.randint(60, 100)
+    return "yes" if plausible else "no"
+
+
+class Participant:
+    """One scripted participant over HTTP. `acked` holds (position, answer) the server acknowledged."""
+
+    def __init__(self, base: str, token: str, truths: dict[int, str | None], accuracy: float = 0.8, seed: int = 0):
+        self.base, self.token, self.truths = base, token, truths
+        self.rng = random.Random(seed)
+        self.accuracy = accuracy
+        self.acked: dict[int, object] = {}
+        self.foreign: list[str] = []  # anything that looks like another participant's data
+
+    def api(self, method, what, body=None):
+        return request(self.base, method, f"/api/{self.token}/{what}", body)
+
+    def run(self, stop_after: int | None = None, pause: float = 0.0) -> bool:
+        """Answer until done (True) or `stop_after` answers (False). Connection errors propagate."""
+        n = 0
+        while True:
+            status, state, _ = self.api("GET", "state")
+            assert status == 200, state
+            if state["stage"] == "consent":
+                self.api("POST", "consent", {"consent": True})
+            elif state["stage"] == "instructions":
+                self.api("POST", "instructions", {})
+            elif state["stage"] == "done":
+                return True
+            else:
+                t = state["trial"]
+                if t["position"] in self.acked:
+                    self.foreign.append(f"server offers answered trial {t['position']} again")
+                value = answer_for(t, self.truths.get(t["position"]), self.rng, self.accuracy)
+                body = {"position": t["position"], "answer": value, "rt_ms": 1000, "media": None}
+                status, ack, _ = self.api("POST", "answer", body)
+                if status == 200:
+                    self.acked[t["position"]] = value
+                    n += 1
+                    if stop_after is not None and n >= stop_after:
+                        return False
+                if pause:
+                    time.sleep(pause)
+
+
+def truths_by_position(study_dir: str) -> dict[int, dict[int, str | None]]:
+    """participant number -> position -> the truth of that trial (what a scripted participant 'knows')."""
+    from voebench.evaluate.humans.store import Study
+
+    s = Study(study_dir)
+    out: dict[int, dict[int, str | None]] = {}
+    for a in s.answers():
+        out.setdefault(a["participant"], {})[a["position"]] = a["trial"].get("truth")
+    s.close()
+    return out
+
+
+def make_plausibility_set(root: str, tests: dict[str, int], suite: str = "grasp-l2") -> str:
+    """A manifest-only set: `tests` maps test name -> pairs; each pair a plausible and an implausible video."""
+    os.makedirs(root, exist_ok=True)
+    entries = []
+    for n, (test, n_pairs) in enumerate(sorted(tests.items())):
+        for i in range(n_pairs):
+            for cond in ("plausible", "implausible"):
+                stem = f"{i:05d}-{cond}"
+                entries.append(
+                    complete_entry(
+                        {
+                            "id": f"{suite}/{test}/{stem}",
+                            "suite": suite,
+                            "test": test,
+                            "index": i,
+                            "condition": cond,
+                            "pair_id": f"{suite}/{test}/{i:05d}",
+                            "video": f"{suite}/{test}/{stem}.mp4",
+                            "states": f"{suite}/{test}/{stem}.h5",
+                            "n_frames": 8,
+                            "fps": 8,
+                            "width": 64,
+                            "height": 48,
+                            "test_number": n + 1,
+                            "prompts": [
+                                {
+                                    "kind": "plausibility",
+                                    "text": "Is the trajectory of the ball plausible? Answer only with yes or no.",
+                                    "answer": "yes" if cond == "plausible" else "no",
+                                }
+                            ],
+                        }
+                    )
+                )
+    mf.write_manifest(os.path.join(root, mf.NAME), entries)
+    write_dataset(root)
+    return root
