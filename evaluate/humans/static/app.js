@@ -135,7 +135,11 @@ function trialPage(trial) {
   const controls = [];
   let answered = false;
 
-  const unlock = () => controls.forEach((c) => { if (!c.dataset.waitMove) c.disabled = false; });
+  const hint = el("p", { class: "hint", id: "hint", text: "The answer unlocks when the video has finished." });
+  const unlock = () => {
+    controls.forEach((c) => { if (!c.dataset.waitMove) c.disabled = false; });
+    hint.hidden = true;
+  };
   const nodes = [];
   if (trial.practice) nodes.push(el("span", { class: "badge", text: "Practice" }));
   if (trial.video) {
@@ -202,7 +206,7 @@ function trialPage(trial) {
   }
   if (trial.video) {
     controls.forEach((c) => { c.disabled = true; });
-    nodes.push(el("p", { class: "hint", text: "The answer unlocks when the video has finished." }));
+    nodes.push(hint);
   } else {
     controls.forEach((c) => { if (c.dataset.waitMove) c.disabled = true; });
   }
