@@ -5,6 +5,7 @@ design, the store and the report never open a video)."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -118,15 +119,37 @@ def answer_for(trial: dict, truth: str | None, rng: random.Random, accuracy: flo
 class Participant:
     """One scripted participant over HTTP. `acked` holds (position, answer) the server acknowledged."""
 
-    def __init__(self, base: str, token: str, truths: dict[int, str | None], accuracy: float = 0.8, seed: int = 0):
-        self.base, self.token, self.truths = base, token, truths
+    def __init__(self, base: str, token: str, plan: dict[int, dict], accuracy: float = 0.8, seed: int = 0,
+                 set_dir: str | None = None):
+        self.base, self.token, self.plan, self.set_dir = base, token, plan, set_dir
         self.rng = random.Random(seed)
         self.accuracy = accuracy
         self.acked: dict[int, object] = {}
+        self.sent: dict[int, object] = {}  # the last answer sent per position (acknowledged or not)
         self.foreign: list[str] = []  # anything that looks like another participant's data
+        self.videos = 0  # videos fetched (range requests) and checked to be this participant's own
 
     def api(self, method, what, body=None):
         return request(self.base, method, f"/api/{self.token}/{what}", body)
+
+    def check_video(self, position: int, rel: str) -> None:
+        """Fetch the trial's video in two range requests; it must be this participant's own file."""
+        assert self.set_dir is not None
+        with open(os.path.join(self.set_dir, rel), "rb") as f:
+            want = f.read()
+        cut = len(want) // 2
+        got = b""
+        for first, last in ((0, cut - 1), (cut, len(want) - 1)):
+            status, body, hdrs = request(
+                self.base, "GET", f"/api/{self.token}/video/{position}", headers={"Range": f"bytes={first}-{last}"}
+            )
+            if status != 206 or hdrs.get("content-range") != f"bytes {first}-{last}/{len(want)}":
+                self.foreign.append(f"video {position}: status {status}, {hdrs.get('content-range')}")
+                return
+            got += body
+        if got != want:
+            self.foreign.append(f"video {position}: not this participant's video")
+        self.videos += 1
 
     def run(self, stop_after: int | None = None, pause: float = 0.0) -> bool:
         """Answer until done (True) or `stop_after` answers (False). Connection errors propagate."""
@@ -144,8 +167,12 @@ class Participant:
                 t = state["trial"]
                 if t["position"] in self.acked:
                     self.foreign.append(f"server offers answered trial {t['position']} again")
-                value = answer_for(t, self.truths.get(t["position"]), self.rng, self.accuracy)
+                spec = self.plan[t["position"]]
+                if self.set_dir and t["video"]:
+                    self.check_video(t["position"], spec["video"])
+                value = answer_for(t, spec.get("truth"), self.rng, self.accuracy)
                 body = {"position": t["position"], "answer": value, "rt_ms": 1000, "media": None}
+                self.sent[t["position"]] = value
                 status, ack, _ = self.api("POST", "answer", body)
                 if status == 200:
                     self.acked[t["position"]] = value
@@ -156,26 +183,32 @@ class Participant:
                     time.sleep(pause)
 
 
-def truths_by_position(study_dir: str) -> dict[int, dict[int, str | None]]:
-    """participant number -> position -> the truth of that trial (what a scripted participant 'knows')."""
+def plans(study_dir: str) -> dict[int, dict[int, dict]]:
+    """participant number -> position -> the trial as stored (what a scripted participant 'knows')."""
     from voebench.evaluate.humans.store import Study
 
     s = Study(study_dir)
-    out: dict[int, dict[int, str | None]] = {}
+    out: dict[int, dict[int, dict]] = {}
     for a in s.answers():
-        out.setdefault(a["participant"], {})[a["position"]] = a["trial"].get("truth")
+        out.setdefault(a["participant"], {})[a["position"]] = a["trial"]
     s.close()
     return out
 
 
-def make_plausibility_set(root: str, tests: dict[str, int], suite: str = "grasp-l2") -> str:
-    """A manifest-only set: `tests` maps test name -> pairs; each pair a plausible and an implausible video."""
+def make_plausibility_set(root: str, tests: dict[str, int], suite: str = "grasp-l2", videos: bool = False) -> str:
+    """A set of `tests` (test name -> pairs; each pair a plausible and an implausible video): manifest only, or
+    with `videos` a small distinct stand-in file per video (the server never decodes them; a load test checks
+    each participant receives exactly its own)."""
     os.makedirs(root, exist_ok=True)
     entries = []
     for n, (test, n_pairs) in enumerate(sorted(tests.items())):
         for i in range(n_pairs):
             for cond in ("plausible", "implausible"):
                 stem = f"{i:05d}-{cond}"
+                if videos:
+                    os.makedirs(os.path.join(root, suite, test), exist_ok=True)
+                    with open(os.path.join(root, suite, test, stem + ".mp4"), "wb") as f:
+                        f.write(f"stand-in video {suite}/{test}/{stem}\n".encode() * 40)
                 entries.append(
                     complete_entry(
                         {
@@ -205,3 +238,81 @@ def make_plausibility_set(root: str, tests: dict[str, int], suite: str = "grasp-
     mf.write_manifest(os.path.join(root, mf.NAME), entries)
     write_dataset(root)
     return root
+
+
+def load_run(
+    set_dir: str, study_dir: str, participants: int, per_participant: int = 10, kill_at: float = 0.5, pause: float = 0.01
+) -> dict:
+    """`participants` scripted participants at once over loopback HTTP; the server is killed with SIGKILL once
+    `kill_at` of all answers are acknowledged, restarted on the same study, and everyone finishes. Returns the
+    counts the load test checks: answers lost (acknowledged but not stored), answers stored that their participant
+    did not send (another token's writes), trials left unanswered."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from voebench.evaluate.humans.store import Study
+
+    server = Server(
+        set_dir, study_dir, "--protocol", "grasp", "--participants", str(participants), "--votes", "3",
+        "--per-participant", str(per_participant),
+    )
+    server.start()
+    plan = plans(study_dir)
+    s = Study(study_dir)
+    tokens = s.tokens()
+    total = len(s.answers())
+    s.close()
+    people = [Participant(server.base, tok, plan[n], accuracy=0.8, seed=n, set_dir=set_dir) for n, tok in tokens]
+    killed = threading.Event()
+    t0 = time.monotonic()
+
+    def go(p: Participant) -> bool:
+        try:
+            return p.run(pause=pause)
+        except (OSError, http.client.HTTPException):  # the server died under us
+            return False
+
+    acked_at_kill = 0
+    try:
+        with ThreadPoolExecutor(participants) as pool:
+            futures = [pool.submit(go, p) for p in people]
+            if kill_at < 1:
+                while sum(len(p.acked) for p in people) < kill_at * total and not all(f.done() for f in futures):
+                    time.sleep(0.005)
+                acked_at_kill = sum(len(p.acked) for p in people)
+                server.kill9()
+                killed.set()
+            done_first = [f.result() for f in futures]
+        if killed.is_set():
+            server.start()
+            with ThreadPoolExecutor(participants) as pool:
+                done_second = list(pool.map(go, people))
+        else:
+            done_second = done_first
+    finally:
+        server.stop()
+    elapsed = time.monotonic() - t0
+    s = Study(study_dir)
+    stored: dict[str, dict[int, object]] = {}
+    unanswered = 0
+    for a in s.answers():
+        if a["answer"] is None:
+            unanswered += 1
+        else:
+            stored.setdefault(tokens[a["participant"]][1], {})[a["position"]] = a["answer"]
+    s.close()
+    lost = sum(1 for p in people for pos, v in p.acked.items() if stored.get(p.token, {}).get(pos) != v)
+    foreign = sum(1 for p in people for pos, v in stored.get(p.token, {}).items() if p.sent.get(pos) != v)
+    return {
+        "participants": participants,
+        "trials": total,
+        "acked": sum(len(p.acked) for p in people),
+        "acked_before_kill": acked_at_kill,
+        "killed": killed.is_set(),
+        "finished": sum(done_second),
+        "lost": lost,
+        "foreign": foreign + sum(len(p.foreign) for p in people),
+        "unanswered": unanswered,
+        "videos_checked": sum(p.videos for p in people),
+        "seconds": round(elapsed, 2),
+    }
