@@ -209,6 +209,7 @@ def _familiarization(rng: random.Random, d: Design, main: list[dict], train: lis
                     "video_id": e["id"],
                     "video": e["video"],
                     "truth": _truth(e),
+                    "entry": entry_fields(e),
                 }
             )
         return out
