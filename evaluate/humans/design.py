@@ -242,11 +242,12 @@ def plan(d: Design, main: list[dict], train: list[dict]) -> list[list[dict]]:
             seq.insert(rng.randint(1, len(seq)) if seq else 0, _attention(rng, d))
             del c
         n_rep = round(d.repeat_fraction * len(mine))
-        firsts = [t for t in seq if t["phase"] == "main"]
+        # a repeat comes at least one trial after its first showing, so the last trial is never repeated
+        firsts = [t for t in seq[:-1] if t["phase"] == "main"]
         for t in rng.sample(firsts, min(n_rep, len(firsts))):
             at = next(i for i, s in enumerate(seq) if s is t)
             copy = {**t, "phase": "repeat", "repeat_of": t}
-            seq.insert(rng.randint(min(at + 2, len(seq)), len(seq)), copy)
+            seq.insert(rng.randint(at + 2, len(seq)), copy)
         trials = _familiarization(rng, d, main, train, {e["id"] for e in mine}) + seq
         for i, t in enumerate(trials):
             t["position"] = i

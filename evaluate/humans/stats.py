@@ -10,12 +10,14 @@
 - test-retest: how often a participant gave the same answer to a repeated trial (and the rating correlation);
 - pair accuracy (ratings): share of (participant, pair) where the surprising video was rated more surprising
   than the expected one (AVoE's relative measure);
-- per-video accuracy, flagging videos most people get wrong: a stimulus to inspect.
+- per-video accuracy, flagging videos most people get wrong (a stimulus to inspect), listed by how unlikely that
+  is for a video as easy as the rest of its test.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections import defaultdict
 
@@ -104,13 +106,26 @@ def pair_accuracy(answers: list[dict]) -> dict | None:
     return {"n": len(scores), "acc": float(np.mean(scores))}
 
 
+def binomial_cdf(k: int, n: int, p: float) -> float:
+    """P(X <= k) for X ~ Binomial(n, p)."""
+    return float(sum(math.comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(k + 1)))
+
+
 def per_video(records: list[dict]) -> list[dict]:
+    """Accuracy per video, and how unlikely so few right answers are if the video were as easy as the other
+    videos of its test (one-sided binomial tail, `p_below_test`): with 3 votes a majority is often wrong by chance
+    on a hard test, so flagged videos are listed by this value, most telling first."""
     by: dict[str, list[dict]] = defaultdict(list)
+    per_test: dict[tuple, list[bool]] = defaultdict(list)
     for r in records:
         by[r["video_id"]].append(r)
+        per_test[(r["suite"], r["test"])].append(bool(r["correct"]))
     out = []
     for vid, rs in by.items():
-        acc = float(np.mean([bool(r["correct"]) for r in rs]))
+        right = sum(bool(r["correct"]) for r in rs)
+        others = per_test[(rs[0]["suite"], rs[0]["test"])]
+        rest = (sum(others) - right) / (len(others) - len(rs)) if len(others) > len(rs) else None
+        acc = right / len(rs)
         out.append(
             {
                 "video_id": vid,
@@ -119,10 +134,11 @@ def per_video(records: list[dict]) -> list[dict]:
                 "truth": rs[0]["truth"],
                 "n": len(rs),
                 "acc": acc,
+                "p_below_test": binomial_cdf(right, len(rs), rest) if rest is not None else None,
                 "flagged": len(rs) >= FLAG_MIN_ANSWERS and acc < FLAG_BELOW,
             }
         )
-    return sorted(out, key=lambda v: (v["acc"], v["video_id"]))
+    return sorted(out, key=lambda v: (v["p_below_test"] if v["p_below_test"] is not None else 1.0, v["acc"], v["video_id"]))
 
 
 def majority(records: list[dict]) -> dict[tuple, dict]:
@@ -224,9 +240,10 @@ def markdown(h: dict) -> str:
         )
     lines += ["", f"### Videos people misjudge ({h['flag_rule']}): {len(h['flagged'])}", ""]
     if h["flagged"]:
-        lines += ["| video | truth | answers | accuracy |", "|---|---|---:|---:|"]
+        lines += ["| video | truth | answers | accuracy | p (as easy as its test) |", "|---|---|---:|---:|---:|"]
         for v in h["flagged"][:50]:
-            lines.append(f"| {v['video_id']} | {v['truth']} | {v['n']} | {_f(v['acc'], True)} |")
+            p = "–" if v["p_below_test"] is None else f"{v['p_below_test']:.3f}"
+            lines.append(f"| {v['video_id']} | {v['truth']} | {v['n']} | {_f(v['acc'], True)} | {p} |")
         if len(h["flagged"]) > 50:
             lines.append(f"\n({len(h['flagged']) - 50} more in results.json, `humans.flagged`)")
     return "\n".join(lines) + "\n"

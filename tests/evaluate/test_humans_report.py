@@ -110,6 +110,7 @@ def test_grasp_panel_recovers_its_accuracy(tmp_path):
     flagged = {v["video_id"] for v in h["flagged"]}
     assert len(hard & flagged) >= HARD - 1
     assert len({v for v in flagged if "/t01/" in v} - hard) <= 8
+    assert {v["video_id"] for v in h["flagged"][:3]} <= hard  # listed first: least likely by chance
     answers = [json.loads(x) for x in open(os.path.join(run_dir, "answers.jsonl"))]
     assert {a["participant"] for a in answers if a["excluded"]} == {"P004", "P018"}
     assert not any("token" in k for a in answers for k in a)
