@@ -36,7 +36,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="humans-load-") as tmp:
         root = make_plausibility_set(os.path.join(tmp, "set"), {"t01": args.pairs, "t02": args.pairs}, videos=True)
         out = load_run(
-            root, os.path.join(tmp, "study"), args.participants, per_participant=args.per_participant,
+            root,
+            os.path.join(tmp, "study"),
+            args.participants,
+            per_participant=args.per_participant,
             kill_at=args.kill_at,
         )
     out.update({"date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(), "python": platform.python_version()})

@@ -119,8 +119,15 @@ def answer_for(trial: dict, truth: str | None, rng: random.Random, accuracy: flo
 class Participant:
     """One scripted participant over HTTP. `acked` holds (position, answer) the server acknowledged."""
 
-    def __init__(self, base: str, token: str, plan: dict[int, dict], accuracy: float = 0.8, seed: int = 0,
-                 set_dir: str | None = None):
+    def __init__(
+        self,
+        base: str,
+        token: str,
+        plan: dict[int, dict],
+        accuracy: float = 0.8,
+        seed: int = 0,
+        set_dir: str | None = None,
+    ):
         self.base, self.token, self.plan, self.set_dir = base, token, plan, set_dir
         self.rng = random.Random(seed)
         self.accuracy = accuracy
@@ -241,7 +248,12 @@ def make_plausibility_set(root: str, tests: dict[str, int], suite: str = "grasp-
 
 
 def load_run(
-    set_dir: str, study_dir: str, participants: int, per_participant: int = 10, kill_at: float = 0.5, pause: float = 0.01
+    set_dir: str,
+    study_dir: str,
+    participants: int,
+    per_participant: int = 10,
+    kill_at: float = 0.5,
+    pause: float = 0.01,
 ) -> dict:
     """`participants` scripted participants at once over loopback HTTP; the server is killed with SIGKILL once
     `kill_at` of all answers are acknowledged, restarted on the same study, and everyone finishes. Returns the
@@ -253,8 +265,16 @@ def load_run(
     from voebench.evaluate.humans.store import Study
 
     server = Server(
-        set_dir, study_dir, "--protocol", "grasp", "--participants", str(participants), "--votes", "3",
-        "--per-participant", str(per_participant),
+        set_dir,
+        study_dir,
+        "--protocol",
+        "grasp",
+        "--participants",
+        str(participants),
+        "--votes",
+        "3",
+        "--per-participant",
+        str(per_participant),
     )
     server.start()
     plan = plans(study_dir)

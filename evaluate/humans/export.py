@@ -152,7 +152,7 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
         w.writerows(answers)
     samples = _samples(rows, excluded, design)
     _write_jsonl(os.path.join(out_dir, SAMPLES), samples)
-    votes = defaultdict(int)
+    votes: dict[str, int] = defaultdict(int)
     for s in samples:
         votes[s["video_id"]] += 1
     info = {

@@ -67,8 +67,8 @@ def split_half(records: list[dict], splits: int = SPLITS, seed: int = 0) -> dict
         y = np.array([np.mean(b[v]) for v in both])
         if x.std() == 0 or y.std() == 0:
             continue
-        r = float(np.corrcoef(x, y)[0, 1])
-        rs.append(2 * r / (1 + r) if r > -1 else -1.0)
+        corr = float(np.corrcoef(x, y)[0, 1])
+        rs.append(2 * corr / (1 + corr) if corr > -1 else -1.0)
     if not rs:
         return None
     return {"spearman_brown": float(np.mean(rs)), "splits_used": len(rs), "splits": splits, "seed": seed}
@@ -81,8 +81,11 @@ def _parsed(rec: dict) -> str | None:
 def retest(answers: list[dict]) -> dict | None:
     """Agreement between a repeated trial and its first showing, per (participant, trial)."""
     first = {(a["participant"], a["position"]): a for a in answers if a["phase"] == "main"}
-    pairs_ = [(first.get((a["participant"], a["repeat_of"])), a) for a in answers if a["phase"] == "repeat"]
-    pairs_ = [(f, a) for f, a in pairs_ if f is not None and f["answer"] is not None and a["answer"] is not None]
+    pairs_: list[tuple[dict, dict]] = []
+    for a in answers:
+        f = first.get((a["participant"], a["repeat_of"])) if a["phase"] == "repeat" else None
+        if f is not None and f["answer"] is not None and a["answer"] is not None:
+            pairs_.append((f, a))
     if not pairs_:
         return None
     same = [f["parsed"] == a["parsed"] for f, a in pairs_]
@@ -100,7 +103,9 @@ def pair_accuracy(answers: list[dict]) -> dict | None:
     for a in answers:
         if a["phase"] == "main" and isinstance(a["answer"], int) and a.get("pair_id") and not a["excluded"]:
             ratings[(a["participant"], a["pair_id"])][a["truth"]] = a["answer"]
-    scores = [1.0 if r["no"] > r["yes"] else 0.5 if r["no"] == r["yes"] else 0.0 for r in ratings.values() if len(r) == 2]
+    scores = [
+        1.0 if r["no"] > r["yes"] else 0.5 if r["no"] == r["yes"] else 0.0 for r in ratings.values() if len(r) == 2
+    ]
     if not scores:
         return None
     return {"n": len(scores), "acc": float(np.mean(scores))}
@@ -138,7 +143,9 @@ def per_video(records: list[dict]) -> list[dict]:
                 "flagged": len(rs) >= FLAG_MIN_ANSWERS and acc < FLAG_BELOW,
             }
         )
-    return sorted(out, key=lambda v: (v["p_below_test"] if v["p_below_test"] is not None else 1.0, v["acc"], v["video_id"]))
+    return sorted(
+        out, key=lambda v: (v["p_below_test"] if v["p_below_test"] is not None else 1.0, v["acc"], v["video_id"])
+    )
 
 
 def majority(records: list[dict]) -> dict[tuple, dict]:
@@ -170,7 +177,7 @@ def summarize(run_dir: str, records: list[dict], info: dict) -> dict:
     maj = majority(scored)
     for (suite, test), m in maj.items():
         rs = [r for r in scored if r["suite"] == suite and r["test"] == test]
-        counts = defaultdict(lambda: defaultdict(int))
+        counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
         for r in rs:
             if _parsed(r):
                 counts[r["video_id"]][r["parsed"]] += 1

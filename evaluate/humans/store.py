@@ -66,7 +66,9 @@ class Study:
     def __init__(self, study_dir: str):
         path = study_path(study_dir)
         if not os.path.isfile(path):
-            raise UsageError(f"{study_dir}: no study here (no {NAME}); `voebench humans serve SET --study DIR` makes one")
+            raise UsageError(
+                f"{study_dir}: no study here (no {NAME}); `voebench humans serve SET --study DIR` makes one"
+            )
         self.dir = study_dir
         self.lock = threading.Lock()
         try:
@@ -214,7 +216,9 @@ class Study:
             _, consent, _, _ = self._participant(token)
             if consent is not None:
                 raise Refused(409, "consent was already given or declined")
-            con.execute("UPDATE participants SET consent=?, consent_at=? WHERE token=?", (int(agree), time.time(), token))
+            con.execute(
+                "UPDATE participants SET consent=?, consent_at=? WHERE token=?", (int(agree), time.time(), token)
+            )
 
         self._write(go)
 

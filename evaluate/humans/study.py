@@ -61,7 +61,11 @@ def open_or_create(set_dir: str, study_dir: str, protocol: str | None, participa
     study = open_for_serving(set_dir, study_dir)
     stored = study.meta["design"]
     asked = {"protocol": protocol, "participants": participants, **given}
-    differ = [f"--{k.replace('_', '-')} {v} (study: {stored.get(k)})" for k, v in asked.items() if v is not None and stored.get(k) != v]
+    differ = [
+        f"--{k.replace('_', '-')} {v} (study: {stored.get(k)})"
+        for k, v in asked.items()
+        if v is not None and stored.get(k) != v
+    ]
     if differ:
         study.close()
         raise UsageError(f"{study_dir}: the study exists with another design: {'; '.join(differ)}")

@@ -88,7 +88,10 @@ def test_refusals_are_clear(served):
     # order: only the current trial, once
     assert call("POST", path, {"position": 3, "answer": "yes"}) == (409, "trial 3 is not the current trial (0)")
     assert call("POST", path, {"position": 0, "answer": "yes", "rt_ms": 900})[0] == 200
-    assert call("POST", path, {"position": 0, "answer": "no"}) == (409, "trial 0 was already answered (a replayed answer)")
+    assert call("POST", path, {"position": 0, "answer": "no"}) == (
+        409,
+        "trial 0 was already answered (a replayed answer)",
+    )
     # videos: none ahead of the current trial; a trial without video has none
     assert call("GET", f"/api/{a}/video/5")[0] == 403
     assert call("GET", f"/api/{a}/video/999")[0] == 404
@@ -143,7 +146,7 @@ def test_browser_never_learns_the_condition(served):
     while True:
         status, state, _ = request(server.base, "GET", f"/api/{a}/state")
         text = json.dumps(state)
-        leaks += [w for w in ("plausible\"", "implausible", "grasp-l2", ".mp4", "truth", "video_id") if w in text]
+        leaks += [w for w in ('plausible"', "implausible", "grasp-l2", ".mp4", "truth", "video_id") if w in text]
         if not p.run(stop_after=1):
             continue
         break
