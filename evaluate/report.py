@@ -160,11 +160,14 @@ def _pct(x) -> str:
 
 def markdown(summary: dict, info: dict) -> str:
     lines = [f"# voebench results: {info.get('model', '?')}", ""]
-    lines.append(
-        f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} "
-        f"(seeds {info.get('repeat_seeds')}), "
-        f"frames: num_frames={info.get('num_frames')} fps={info.get('fps')}"
-    )
+    if info.get("kind") == "humans":  # a panel's "repeats" are the people who judged a video
+        lines.append(f"protocol `{info.get('strategy')}`, up to {info.get('repeats')} answers per video")
+    else:
+        lines.append(
+            f"strategy `{info.get('strategy')}`, repeats {info.get('repeats')} "
+            f"(seeds {info.get('repeat_seeds')}), "
+            f"frames: num_frames={info.get('num_frames')} fps={info.get('fps')}"
+        )
     if summary.get("incomplete_pairs_dropped"):
         lines.append(
             f"\n**{summary['incomplete_pairs_dropped']} incomplete pair(s) dropped (--complete-pairs-only): "

@@ -97,6 +97,17 @@ def test_refusals_are_clear(served):
     assert call("GET", f"/api/{a}/video/999")[0] == 404
 
 
+def test_declining_ends_the_session(served):
+    from humans_fixtures import request
+
+    server, (_, b), _ = served
+    assert request(server.base, "POST", f"/api/{b}/consent", {"consent": False})[1]["stage"] == "declined"
+    status, body, _ = request(server.base, "POST", f"/api/{b}/answer", {"position": 0, "answer": "yes"})
+    assert status == 409 and body == {"error": "consent and read the instructions first"}
+    assert request(server.base, "POST", f"/api/{b}/instructions", {})[0] == 409
+    assert request(server.base, "GET", f"/api/{b}/video/0")[0] == 403
+
+
 def test_no_file_outside_the_set(served, tiny_set, tmp_path):
     server, (a, _), _ = served
     _start(server, a)
