@@ -238,9 +238,8 @@ def plan(d: Design, main: list[dict], train: list[dict]) -> list[list[dict]]:
         mine = [order[(p * k + j) % n] for j in range(k)]
         rng.shuffle(mine)
         seq = [_main_trial(e, d) for e in mine]
-        for c in range(d.attention_checks):  # anywhere but the very first main trial
+        for _ in range(d.attention_checks):  # anywhere but the very first main trial
             seq.insert(rng.randint(1, len(seq)) if seq else 0, _attention(rng, d))
-            del c
         n_rep = round(d.repeat_fraction * len(mine))
         # a repeat comes at least one trial after its first showing, so the last trial is never repeated
         firsts = [t for t in seq[:-1] if t["phase"] == "main"]
