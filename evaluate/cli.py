@@ -37,6 +37,19 @@ def _positive(name: str):
     return conv
 
 
+def _non_negative(name: str):
+    def conv(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {s!r}") from None
+        if v < 0:
+            raise argparse.ArgumentTypeError(f"{name} must be 0 or more")
+        return v
+
+    return conv
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "evaluate",
@@ -82,6 +95,12 @@ def register(subparsers) -> None:
         help="hf: conversations per generate call; openai: requests per round",
     )
     p.add_argument("--max-new-tokens", type=_positive("--max-new-tokens"), default=32)
+    p.add_argument(
+        "--num-workers",
+        type=_non_negative("--num-workers"),
+        help="processes that decode frames ahead of the model while the next batch is prepared in the background "
+        "(default: cores - 1, at most 16; 0 = decode in threads and prepare each batch in line)",
+    )
     p.add_argument(
         "--sampling",
         choices=("default", "greedy", "sample"),
@@ -165,6 +184,7 @@ def _system_prompt(value: str, model_name: str) -> str | None:
 
 
 def cmd_evaluate(args) -> int:
+    from voebench.evaluate import frames as frames_mod  # noqa: PLC0415
     from voebench.evaluate import report as report_mod  # noqa: PLC0415
     from voebench.evaluate.models import make_adapter, parse_spec  # noqa: PLC0415
     from voebench.evaluate.run import EvalConfig, EvalRunner  # noqa: PLC0415
@@ -214,6 +234,7 @@ def cmd_evaluate(args) -> int:
         num_frames=None if args.fps is not None or args.num_frames == 0 else args.num_frames,
         fps=args.fps,
         system_prompt=_system_prompt(args.system_prompt, args.model),
+        num_workers=frames_mod.default_workers() if args.num_workers is None else args.num_workers,
     )
     extra = {
         "dataset": os.path.abspath(args.dataset),
