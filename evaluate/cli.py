@@ -99,7 +99,7 @@ def register(subparsers) -> None:
         "--num-workers",
         type=_non_negative("--num-workers"),
         help="processes that decode frames ahead of the model while the next batch is prepared in the background "
-        "(default: cores - 1, at most 16; 0 = decode in threads and prepare each batch in line)",
+        "(default: cores - 2, at least 1, at most 16; 0 = decode in threads and prepare each batch in line)",
     )
     p.add_argument(
         "--sampling",

@@ -176,8 +176,8 @@ def _pool() -> Executor:
 
 def default_workers() -> int:
     """Decoding processes for `--num-workers` by default: one per core, leaving one for the process that drives
-    the model, at most 16 (a 500-frame clip decodes in well under a second; more only waits on the disk)."""
-    return max(1, min(16, (os.cpu_count() or 2) - 1))
+    the model and one for the processor thread, at most 16."""
+    return max(1, min(16, (os.cpu_count() or 2) - 2))
 
 
 def use_workers(n: int) -> None:

@@ -340,7 +340,10 @@ class EvalRunner:
             bar = tqdm(total=total, desc=f"{self.adapter.name} calls", unit="call", dynamic_ncols=True)
         # jobs whose videos are decoded in the background while the model works (with workers: a bounded queue of
         # `prefetch_batches` batches, the current one first)
-        ahead = chunk * max(1, self.cfg.prefetch_batches) if pipelined else max(chunk, 8)
+        if pipelined:  # at least two clips per worker in flight, so small batches keep every worker busy too
+            ahead = max(chunk * max(1, self.cfg.prefetch_batches), 2 * self.cfg.num_workers)
+        else:
+            ahead = max(chunk, 8)
         if decodes:
             window = 2 * (chunk + ahead) + 8
             frames_mod.ensure_cache_size(self._clips_to_keep(todo, window) if pipelined else window)
