@@ -133,7 +133,7 @@ def build_in_memory(arch: dict, processor_dir: str, device, dtype):
             if p.ndim >= 2:
                 p.normal_(0.0, 0.02, generator=gen)
             else:
-                p.fill_(1.0 if "norm" in name else 0.0)
+                p.fill_(1.0 if name.endswith("weight") else 0.0)  # 1-D weights are norms (ln_q too); biases
     model.generation_config.pad_token_id = tc.pad_token_id
     model.generation_config.eos_token_id = tc.eos_token_id
     model.generation_config.do_sample = False
@@ -235,6 +235,7 @@ def main(argv=None) -> int:
     ap.add_argument("--preset", choices=sorted(PRESETS) + sorted(IN_MEMORY), default="small")
     ap.add_argument("--num-workers", default="0", help="decoding worker counts to time, comma-separated")
     ap.add_argument("--set", help="reuse the synthetic set in this folder (made there if missing)")
+    ap.add_argument("--packed-vision-attention", action="store_true", help="see evaluate/models/packed_attention.py")
     ap.add_argument("--batch-sizes", default="1,4,16")
     ap.add_argument("--samples", type=int, default=48, help="questions per batch size (one per video)")
     ap.add_argument("--num-frames", type=int, default=8)
@@ -294,6 +295,7 @@ def main(argv=None) -> int:
             max_new_tokens=args.max_new_tokens,
             do_sample=False,
             model=model,
+            packed_vision_attention=args.packed_vision_attention,
         )
     else:
         model_dir = build_tiny_qwen25vl(os.path.join(work, "model"), **PRESETS[args.preset])
@@ -304,6 +306,7 @@ def main(argv=None) -> int:
             device=args.device,
             max_new_tokens=args.max_new_tokens,
             do_sample=False,
+            packed_vision_attention=args.packed_vision_attention,
         )
     t_build = time.perf_counter() - t0
     adapter.model.generation_config.min_new_tokens = args.max_new_tokens
@@ -372,6 +375,7 @@ def main(argv=None) -> int:
                 "video_writer": writer,
                 "frame_decoder": frames_mod.decoder_name(),
                 "cpu_count": os.cpu_count(),
+                "packed_vision_attention": bool(getattr(adapter, "packed_vision_attention", False)),
                 "set_seconds": round(t_set, 2),
                 "build_seconds": round(t_build, 2),
                 "results": results,

@@ -117,6 +117,11 @@ def register(subparsers) -> None:
     g.add_argument("--dtype", default="auto", choices=("auto", "float32", "bfloat16", "float16"))
     g.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
     g.add_argument("--trust-remote-code", action="store_true")
+    g.add_argument(
+        "--packed-vision-attention",
+        action="store_true",
+        help="Qwen2/2.5-VL without flash-attn: all vision windows in one attention call per layer (much faster)",
+    )
     g = p.add_argument_group("openai adapter")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     g.add_argument("--video-mode", default="video_url", choices=("video_url", "video_file", "frames"))
@@ -226,6 +231,7 @@ def cmd_evaluate(args) -> int:
         retries=args.retries,
         backoff=args.backoff,
         trust_remote_code=args.trust_remote_code,
+        packed_vision_attention=args.packed_vision_attention,
     )
     cfg = EvalConfig(
         strategy=args.strategy,

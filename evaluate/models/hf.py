@@ -45,6 +45,7 @@ class HFAdapter(Adapter):
         trust_remote_code: bool = False,
         attn_implementation: str | None = None,
         model: Any = None,
+        packed_vision_attention: bool = False,
     ):
         import torch  # noqa: PLC0415
         from transformers import AutoModelForImageTextToText, AutoProcessor  # noqa: PLC0415
@@ -87,6 +88,11 @@ class HFAdapter(Adapter):
                 model = AutoModelForImageTextToText.from_pretrained(path, torch_dtype=torch_dtype, **kwargs)
         # else: a model built in memory (bench/: random weights made directly on the GPU), `path` gives the processor
         self.model = model.to(self.device).eval()
+        self.packed_vision_attention = False
+        if packed_vision_attention:  # one attention call per layer for all windows (models/packed_attention.py)
+            from voebench.evaluate.models.packed_attention import use_packed_vision_attention  # noqa: PLC0415
+
+            self.packed_vision_attention = use_packed_vision_attention(self.model)
         self._prep_pool: ThreadPoolExecutor | None = None
         self._ready: OrderedDict[str, Future] = OrderedDict()
         self._ready_lock = threading.Lock()
@@ -99,6 +105,8 @@ class HFAdapter(Adapter):
             "max_new_tokens": self.max_new_tokens,
             "do_sample": self.do_sample,
             "temperature": self.temperature,
+            # only when on, so the cache keys of runs without it stay as they were
+            **({"packed_vision_attention": True} if self.packed_vision_attention else {}),
         }
 
     # -- conversion ------------------------------------------------------------------------------------------

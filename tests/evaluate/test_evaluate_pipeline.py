@@ -122,3 +122,24 @@ def test_processor_runs_a_batch_ahead(tiny_hf, tiny_set, tmp_path):
     assert t["stages"]["preprocess"]["count"] == calls
     assert t["stages"]["wait"]["count"] >= calls - 1  # all batches but the first came from the background
     assert not tiny_hf.pipelined  # the runner hands the adapter back as it found it
+
+
+def test_packed_vision_attention_equals_the_window_loop(tiny_set):
+    """All windows in one attention call per layer gives the vision tower's own per-window result."""
+    import torch
+
+    from voebench.evaluate.models.packed_attention import use_packed_vision_attention
+    from voebench.evaluate.models.tiny import build_tiny_qwen25vl
+
+    folder = build_tiny_qwen25vl(str(os.path.join(os.path.dirname(tiny_set), "tiny-packed")), max_pixels=224 * 224)
+    a = make_adapter(f"hf:{folder}", device="cpu")
+    videos = torch.randint(0, 255, (2, 4, 96, 160, 3), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
+    out = a.processor.video_processor(videos=list(videos), return_tensors="pt", do_sample_frames=False)
+    tower = a.model.model.visual
+    with torch.no_grad():
+        ref = tower(out["pixel_values_videos"], grid_thw=out["video_grid_thw"]).last_hidden_state
+        assert use_packed_vision_attention(a.model)
+        got = tower(out["pixel_values_videos"], grid_thw=out["video_grid_thw"]).last_hidden_state
+    assert a.model.config.text_config._attn_implementation == "sdpa"  # the language model keeps its attention
+    assert torch.allclose(ref, got, atol=1e-5)
+    assert not use_packed_vision_attention(a.model)  # already packed: nothing to do
