@@ -202,7 +202,8 @@ def use_workers(n: int) -> None:
         from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
         method = "fork" if sys.platform.startswith("linux") else "spawn"
-        pool = ProcessPoolExecutor(max_workers=n, mp_context=multiprocessing.get_context(method), initializer=_worker_init)
+        ctx = multiprocessing.get_context(method)
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init)
         list(pool.map(int, range(n)))  # start the processes now
         with _LOCK:
             _POOL = pool

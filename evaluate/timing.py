@@ -31,10 +31,10 @@ class StageTimer:
         self.counts: dict[str, int] = {s: 0 for s in STAGES}
         self.generate_intervals: list[tuple[float, float]] = []
 
-    def add(self, stage: str, seconds: float, count: int = 1) -> None:
+    def add(self, stage: str, seconds: float, count: int | float = 1) -> None:
         with self._lock:
             self.seconds[stage] = self.seconds.get(stage, 0.0) + seconds
-            self.counts[stage] = self.counts.get(stage, 0) + count
+            self.counts[stage] = self.counts.get(stage, 0) + int(count)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:

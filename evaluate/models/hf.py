@@ -162,7 +162,7 @@ class HFAdapter(Adapter):
             for k in ("video_metadata", "do_sample_frames", "device"):
                 kwargs.pop(k, None)
             if on_gpu:
-                kwargs["videos"] = [v.numpy() for v in videos]
+                kwargs["videos"] = [v.numpy() if hasattr(v, "numpy") else v for v in videos]
             inputs = self.processor(**kwargs)
         out = {}
         for k, v in inputs.items():

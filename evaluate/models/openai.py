@@ -12,8 +12,8 @@ Request bodies (decoding and re-encoding the frames, base64) are built in their 
 (`encode_workers`), ahead of time for the batch the runner says comes next (`prefetch`), so the connections never
 wait on the CPU: a request is handed to the connection pool only once its body is ready. Requests run in a thread
 pool (`concurrency`), each with a timeout, and are retried with exponential backoff and jitter on 429, 5xx,
-timeouts, connection errors and malformed bodies (honouring ``Retry-After``); other 4xx fail at once. A request that still fails comes back as an exception: the runner keeps it out of the cache, so the next run
-asks again.
+timeouts, connection errors and malformed bodies (honouring ``Retry-After``); other 4xx fail at once. A request
+that still fails comes back as an exception: the runner keeps it out of the cache, so the next run asks again.
 """
 
 from __future__ import annotations
