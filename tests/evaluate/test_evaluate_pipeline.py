@@ -65,6 +65,36 @@ def test_frames_decoded_in_worker_processes_equal_in_process(tiny_set):
     assert all((a == b).all() for a, b in zip(here, there))
 
 
+def test_openai_bodies_built_ahead_off_the_connections(tiny_set):
+    """The openai adapter builds the next batch's bodies (frames decoded and encoded) in its encode pool when told
+    what comes next, once each, and a connection only ever sends a finished body."""
+    import threading
+
+    from voebench.evaluate.models.base import Request
+    from voebench.evaluate.models.openai import OpenAIAdapter
+    from voebench.evaluate.run import EvalJob
+
+    m = load_manifest(tiny_set)
+    samples = build_samples(m, select(m, tests=["t09_gravity"]), "zero-shot")[:6]
+    r = EvalRunner.__new__(EvalRunner)
+    r.cfg, r._frames = EvalConfig("zero-shot", num_frames=3), {}
+    reqs = [Request(r.messages(EvalJob(s, 0, 5), 0), 5, 0, 0, 1, s) for s in samples]
+
+    a = OpenAIAdapter("m", "http://127.0.0.1:9/v1", video_mode="frames", concurrency=3, encode_workers=2)
+    built: list[str] = []
+    build = a.payload
+    a.payload = lambda req: (built.append(threading.current_thread().name), build(req))[1]  # type: ignore[method-assign]
+    sent: list[int] = []
+    a.send = lambda body: (sent.append(len(body)), "Yes.")[1]  # type: ignore[method-assign]
+    a.prefetch(reqs)
+    assert a.generate(reqs) == ["Yes."] * len(reqs)
+    a.close()
+    assert len(built) == len(reqs)  # each body once: the prefetched one was used
+    assert all(name.startswith("voebench-encode") for name in built)
+    assert len(sent) == len(reqs) and min(sent) > 1000  # bodies carry the encoded frames
+
+
+# below: the hf adapter (a tiny random Qwen2.5-VL on the CPU)
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("torchvision")
