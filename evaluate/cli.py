@@ -37,6 +37,19 @@ def _positive(name: str):
     return conv
 
 
+def _non_negative(name: str):
+    def conv(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {s!r}") from None
+        if v < 0:
+            raise argparse.ArgumentTypeError(f"{name} must be 0 or more")
+        return v
+
+    return conv
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "evaluate",
@@ -83,6 +96,12 @@ def register(subparsers) -> None:
     )
     p.add_argument("--max-new-tokens", type=_positive("--max-new-tokens"), default=32)
     p.add_argument(
+        "--num-workers",
+        type=_non_negative("--num-workers"),
+        help="processes that decode frames ahead of the model while the next batch is prepared in the background "
+        "(default: cores - 2, at least 1, at most 16; 0 = decode in threads and prepare each batch in line)",
+    )
+    p.add_argument(
         "--sampling",
         choices=("default", "greedy", "sample"),
         default="default",
@@ -98,6 +117,11 @@ def register(subparsers) -> None:
     g.add_argument("--dtype", default="auto", choices=("auto", "float32", "bfloat16", "float16"))
     g.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1, ...")
     g.add_argument("--trust-remote-code", action="store_true")
+    g.add_argument(
+        "--packed-vision-attention",
+        action="store_true",
+        help="Qwen2/2.5-VL without flash-attn: all vision windows in one attention call per layer (much faster)",
+    )
     g = p.add_argument_group("openai adapter")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     g.add_argument("--video-mode", default="video_url", choices=("video_url", "video_file", "frames"))
@@ -165,6 +189,7 @@ def _system_prompt(value: str, model_name: str) -> str | None:
 
 
 def cmd_evaluate(args) -> int:
+    from voebench.evaluate import frames as frames_mod  # noqa: PLC0415
     from voebench.evaluate import report as report_mod  # noqa: PLC0415
     from voebench.evaluate.models import make_adapter, parse_spec  # noqa: PLC0415
     from voebench.evaluate.run import EvalConfig, EvalRunner  # noqa: PLC0415
@@ -206,6 +231,7 @@ def cmd_evaluate(args) -> int:
         retries=args.retries,
         backoff=args.backoff,
         trust_remote_code=args.trust_remote_code,
+        packed_vision_attention=args.packed_vision_attention,
     )
     cfg = EvalConfig(
         strategy=args.strategy,
@@ -214,6 +240,7 @@ def cmd_evaluate(args) -> int:
         num_frames=None if args.fps is not None or args.num_frames == 0 else args.num_frames,
         fps=args.fps,
         system_prompt=_system_prompt(args.system_prompt, args.model),
+        num_workers=frames_mod.default_workers() if args.num_workers is None else args.num_workers,
     )
     extra = {
         "dataset": os.path.abspath(args.dataset),

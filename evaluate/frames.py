@@ -11,10 +11,12 @@ import functools
 import io
 import math
 import os
+import sys
 import tempfile
 import threading
+import time
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 
 import numpy as np
 
@@ -90,10 +92,13 @@ def _decode_cv2(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
     try:
         n = 0
         while n <= last:
-            ok, frame = cap.read()
-            if not ok:
+            # grab() decodes without converting; only the wanted frames are retrieved (converted to BGR, copied)
+            if not cap.grab():
                 break
             if n in wanted:
+                ok, frame = cap.retrieve()
+                if not ok:
+                    break
                 got[n] = cv2.cvtColor(frame, cv2.COLOR_BGR2RGB)
             n += 1
     finally:
@@ -131,21 +136,89 @@ def _decode_now(path: str, indices: tuple[int, ...]) -> np.ndarray:
     return np.stack([got[i] for i in indices])
 
 
-# Decoded clips are kept as futures of a small thread pool: the frames of a whole batch decode in parallel
-# (PyAV and OpenCV release the GIL), and the runner can prefetch the next batch while the model works on this one.
+# Decoded clips are kept as futures, so the frames of a whole batch decode in parallel and the runner can prefetch
+# the next batches while the model works on this one. Two executors: a small thread pool in this process (PyAV and
+# OpenCV release the GIL; `--num-workers 0`, the original path) or a pool of worker processes (`use_workers(n)`),
+# which keeps decoding off the interpreter that drives the GPU. A future resolves to (frames, decode seconds).
 _LOCK = threading.Lock()
 _FUTURES: OrderedDict[tuple[str, tuple[int, ...]], Future] = OrderedDict()
-_POOL: ThreadPoolExecutor | None = None
+_POOL: Executor | None = None
+_WORKERS = 0  # 0: thread pool in this process; n > 0: n worker processes
 _CACHE_SIZE = 64
+STATS = {"clips": 0, "seconds": 0.0, "requests": 0}  # decodes done, their summed seconds, read_frames calls
 
 
-def _pool() -> ThreadPoolExecutor:
+def _decode_timed(path: str, indices: tuple[int, ...]) -> tuple[np.ndarray, float]:
+    t0 = time.perf_counter()
+    arr = _decode_now(path, indices)
+    return arr, time.perf_counter() - t0
+
+
+def _worker_init() -> None:
+    # one decode per process at a time: FFmpeg's own threads would only fight the other workers for the cores
+    os.environ["OMP_NUM_THREADS"] = "1"
+    try:
+        import cv2  # noqa: PLC0415
+
+        cv2.setNumThreads(1)
+    except ImportError:
+        pass
+
+
+def _pool() -> Executor:
     global _POOL
     if _POOL is None:
         _POOL = ThreadPoolExecutor(
             max_workers=max(2, min(8, os.cpu_count() or 2)), thread_name_prefix="voebench-decode"
         )
     return _POOL
+
+
+def default_workers() -> int:
+    """Decoding processes for `--num-workers` by default: one per core, leaving one for the process that drives
+    the model and one for the processor thread, at most 16."""
+    return max(1, min(16, (os.cpu_count() or 2) - 2))
+
+
+def use_workers(n: int) -> None:
+    """Decode in `n` worker processes from now on (0: the in-process thread pool). Decoded clips are kept.
+
+    Linux forks the workers (they need only numpy and the decoder, and inherit the imported modules, which also
+    works where voebench is mapped onto a checkout rather than installed); elsewhere they are spawned. All workers
+    start at once, before the run starts its own threads."""
+    global _POOL, _WORKERS
+    n = max(0, int(n))
+    with _LOCK:
+        if n == _WORKERS and (n == 0 or _POOL is not None):
+            return
+        old, _POOL, _WORKERS = _POOL, None, n
+    if old is not None:
+        old.shutdown(wait=True, cancel_futures=True)
+        with _LOCK:  # prefetches cancelled with the old pool are decoded again on demand
+            for k in [k for k, f in _FUTURES.items() if f.cancelled()]:
+                del _FUTURES[k]
+    if n > 0:
+        import multiprocessing  # noqa: PLC0415
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+        method = "fork" if sys.platform.startswith("linux") else "spawn"
+        ctx = multiprocessing.get_context(method)
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init)
+        list(pool.map(int, range(n)))  # start the processes now
+        with _LOCK:
+            _POOL = pool
+
+
+def num_workers() -> int:
+    return _WORKERS
+
+
+def _count(fut: Future) -> None:
+    if fut.cancelled() or fut.exception() is not None:
+        return
+    with _LOCK:
+        STATS["clips"] += 1
+        STATS["seconds"] += fut.result()[1]
 
 
 def _future(path: str, indices) -> tuple[tuple, Future]:
@@ -155,7 +228,8 @@ def _future(path: str, indices) -> tuple[tuple, Future]:
     with _LOCK:
         fut = _FUTURES.get(key)
         if fut is None:
-            fut = _pool().submit(_decode_now, *key)
+            fut = _pool().submit(_decode_timed, *key)
+            fut.add_done_callback(_count)
             _FUTURES[key] = fut
             excess = len(_FUTURES) - _CACHE_SIZE
             for k in list(_FUTURES):
@@ -173,13 +247,23 @@ def read_frames(path: str, indices: list[int] | tuple[int, ...]) -> np.ndarray:
     """The frames `indices` of `path` as a (T, H, W, 3) uint8 array (cached: CoT and one-shot reuse videos; treat
     it as read-only)."""
     key, fut = _future(path, indices)
+    with _LOCK:
+        STATS["requests"] += 1
     try:
-        return fut.result()
+        return fut.result()[0]
     except Exception:
         with _LOCK:
             if _FUTURES.get(key) is fut:
                 del _FUTURES[key]
         raise
+
+
+def is_ready(path: str, indices) -> bool:
+    """True when the clip is decoded (reading it will not wait)."""
+    key = (os.path.abspath(path), tuple(int(i) for i in indices))
+    with _LOCK:
+        fut = _FUTURES.get(key)
+    return fut is not None and fut.done()
 
 
 def prefetch(items) -> None:
@@ -198,6 +282,11 @@ def ensure_cache_size(n: int) -> None:
 def clear_cache() -> None:
     with _LOCK:
         _FUTURES.clear()
+
+
+def reset_stats() -> None:
+    with _LOCK:
+        STATS.update(clips=0, seconds=0.0, requests=0)
 
 
 def encode_png(frame: np.ndarray) -> bytes:

@@ -199,7 +199,36 @@ def markdown(summary: dict, info: dict) -> str:
             f"| {s['suite']} | {s['kind']} | {s['n_tests']} | {_pct(s['mean_acc'])} | "
             f"{_pct(s['std_over_tests'])} | {_pct(s['invalid_rate'])} | {_pct(s['chance'])} |"
         )
+    lines += _timing_lines(info.get("timing"))
     return "\n".join(lines) + "\n"
+
+
+def _timing_lines(t: dict | None) -> list[str]:
+    """The run's stage split (evaluate.timing) as a table, and the GPU utilisation when it was sampled."""
+    if not t or not t.get("stages"):
+        return []
+    wall = t.get("wall_seconds") or 0.0
+    out = [
+        "",
+        f"Time: {wall:.1f} s wall for {t.get('model_calls', 0)} model calls ({t.get('calls_per_s')} calls/s), "
+        f"{t.get('num_workers', 0)} decoding worker(s), {t.get('clips_decoded', 0)} clips decoded for "
+        f"{t.get('frame_reads', 0)} reads. Background stages overlap, so shares can add up to more than 100%.",
+        "",
+        "| stage | seconds | count | share of wall |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, st in t["stages"].items():
+        out.append(f"| {name} | {st['seconds']:.2f} | {st['count']} | {_pct(st.get('share_of_wall'))} |")
+    gpu = t.get("gpu_utilisation")
+    if gpu:
+        g, w = gpu.get("during_generate") or {}, gpu.get("whole_run") or {}
+        out += [
+            "",
+            f"GPU utilisation ({gpu.get('source')}, every {gpu.get('interval_s')} s): "
+            f"{g.get('mean_percent')}% mean, {g.get('median_percent')}% median while generating "
+            f"({g.get('samples')} samples); {w.get('mean_percent')}% mean over the whole run.",
+        ]
+    return out
 
 
 def plot(summary: dict, path: str, title: str = "") -> str | None:

@@ -28,6 +28,7 @@ from voebench.evaluate import frames as frames_mod
 from voebench.evaluate.models.base import Adapter, Request
 from voebench.evaluate.parsing import score
 from voebench.evaluate.tasks import Sample
+from voebench.evaluate.timing import GpuSampler, StageTimer, timed
 
 CACHE = "cache.jsonl"
 SAMPLES = "samples.jsonl"
@@ -136,6 +137,11 @@ class EvalConfig:
     num_frames: int | None = 8
     fps: float | None = None
     system_prompt: str | None = None
+    # decoding processes (0: decode in threads of this process and preprocess in line, the original path); with
+    # workers, clips are decoded `prefetch_batches` batches ahead and the adapter prepares the next batch meanwhile
+    num_workers: int = 0
+    prefetch_batches: int = 2
+    frame_cache_mb: int = 2048  # with workers: decoded clips kept, so a video is decoded once for all its questions
 
 
 class EvalRunner:
@@ -162,6 +168,8 @@ class EvalRunner:
         self.calls = 0
         self.failed = 0
         self._frames: dict[tuple, list[int]] = {}
+        self.timer = StageTimer()
+        self.timing: dict | None = None
 
     # -- conversations ----------------------------------------------------------------------------------------
     def frame_indices(self, v) -> list[int]:
@@ -224,7 +232,8 @@ class EvalRunner:
             }
         )
         if job.done:
-            p = score(s.kind, final, s.truth, s.choices, s.test)
+            with timed(self.timer, "parse"):
+                p = score(s.kind, final, s.truth, s.choices, s.test)
             rec.update(p.as_dict())
         else:
             rec.update({"parsed": None, "valid": None, "correct": None, "error": job.error or "not run"})
@@ -257,6 +266,9 @@ class EvalRunner:
         stats = getattr(self.adapter, "stats", None)
         if stats:
             info["adapter_stats"] = dict(stats)
+        info["num_workers"] = self.cfg.num_workers
+        if self.timing is not None:
+            info["timing"] = self.timing
         tmp = os.path.join(self.out, RUN + ".tmp")
         with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(info, fh, indent=2)
@@ -266,15 +278,54 @@ class EvalRunner:
     def remaining_calls(self, jobs: list[EvalJob]) -> int:
         return sum(len(j.sample.turns) - len(j.responses) for j in jobs if not j.done)
 
+    def _request(self, j: EvalJob) -> Request:
+        t = len(j.responses)
+        return Request(self.messages(j, t), j.seed, j.repeat, t, len(j.sample.turns), j.sample)
+
+    def _clips_to_keep(self, todo: list[EvalJob], window: int) -> int:
+        """Decoded clips to keep: every clip of the run when they fit `frame_cache_mb` (then each video is decoded
+        once, whatever the number of questions, strategies' turns and repeats that show it), else a window."""
+        clips: dict[tuple, int] = {}
+        for j in todo:
+            for tr in j.sample.turns:
+                v = tr.video
+                if v is not None:
+                    idx = self.frame_indices(v)
+                    clips[(v.path, tuple(idx))] = len(idx) * (v.width or 640) * (v.height or 480) * 3
+        if sum(clips.values()) <= self.cfg.frame_cache_mb * 2**20:
+            return len(clips) + 8
+        return window
+
+    def _finish_timing(self, wall: float, gpu: GpuSampler) -> None:
+        st = frames_mod.STATS
+        self.timer.add("decode", st["seconds"], st["clips"])
+        t = self.timer.summary(wall)
+        t["model_calls"] = self.calls
+        t["calls_per_s"] = round(self.calls / wall, 3) if wall > 0 else None
+        t["frame_reads"] = st["requests"]
+        t["clips_decoded"] = st["clips"]
+        t["num_workers"] = self.cfg.num_workers if bool(getattr(self.adapter, "decodes_video", False)) else 0
+        t["gpu_utilisation"] = gpu.summary(self.timer)
+        self.timing = t
+
     def run(self) -> list[EvalJob]:
         os.makedirs(self.out, exist_ok=True)
         started = time.time()
+        t_wall = time.perf_counter()
+        timer = self.timer
+        self.adapter.timer = timer
         cache = ResponseCache(os.path.join(self.out, CACHE))
         jobs = [EvalJob(s, r, self.seeds[r]) for r in range(self.cfg.repeats) for s in self.samples]
         for j in jobs:
             self._advance_from_cache(j, cache)
         todo = [j for j in jobs if not j.done]
         total = self.remaining_calls(todo)
+        chunk = max(1, int(getattr(self.adapter, "batch_size", 1)))
+        decodes = bool(getattr(self.adapter, "decodes_video", False))
+        pipelined = decodes and self.cfg.num_workers > 0 and bool(todo)
+        self.adapter.pipelined = pipelined
+        if pipelined:  # first, before this run starts threads: the worker processes are forked
+            frames_mod.use_workers(self.cfg.num_workers)
         self._write_run_json("running", started, jobs, cache)
         samples_path = os.path.join(self.out, SAMPLES)
         log = open(samples_path + ".partial", "w", encoding="utf-8")  # noqa: SIM115
@@ -287,30 +338,37 @@ class EvalRunner:
             from tqdm import tqdm  # noqa: PLC0415
 
             bar = tqdm(total=total, desc=f"{self.adapter.name} calls", unit="call", dynamic_ncols=True)
-        chunk = max(1, int(getattr(self.adapter, "batch_size", 1)))
-        decodes = bool(getattr(self.adapter, "decodes_video", False))
-        ahead = max(chunk, 8)  # jobs whose videos are decoded in the background while the model works
+        # jobs whose videos are decoded in the background while the model works (with workers: a bounded queue of
+        # `prefetch_batches` batches, the current one first)
+        if pipelined:  # at least two clips per worker in flight, so small batches keep every worker busy too
+            ahead = max(chunk * max(1, self.cfg.prefetch_batches), 2 * self.cfg.num_workers)
+        else:
+            ahead = max(chunk, 8)
         if decodes:
-            frames_mod.ensure_cache_size(2 * (chunk + ahead) + 8)
+            window = 2 * (chunk + ahead) + 8
+            frames_mod.ensure_cache_size(self._clips_to_keep(todo, window) if pipelined else window)
+        self_timed = bool(getattr(self.adapter, "timed_stages", False))
+        frames_mod.reset_stats()
+        gpu = GpuSampler(self.adapter).__enter__()
         try:
             for i in range(0, len(todo), chunk):
                 group = todo[i : i + chunk]
                 if decodes:
                     frames_mod.prefetch(
                         (m["video"]["path"], m["video"]["indices"])
-                        for j in todo[i + chunk : i + chunk + ahead]
+                        for j in todo[(i if pipelined else i + chunk) : i + chunk + ahead]
                         for m in self.messages(j, len(j.responses))
                         if m.get("video")
                     )
+                if pipelined:  # the adapter may prepare the next batch while it answers this one
+                    self.adapter.prefetch([self._request(j) for j in todo[i + chunk : i + 2 * chunk] if not j.done])
                 while True:
                     pending = [j for j in group if not j.done and j.error is None]
                     if not pending:
                         break
-                    reqs = []
-                    for j in pending:
-                        t = len(j.responses)
-                        reqs.append(Request(self.messages(j, t), j.seed, j.repeat, t, len(j.sample.turns), j.sample))
-                    results = self.adapter.generate(reqs)
+                    reqs = [self._request(j) for j in pending]
+                    with timed(None if self_timed else timer, "generate"):
+                        results = self.adapter.generate(reqs)
                     if len(results) != len(reqs):
                         raise RuntimeError(f"adapter returned {len(results)} answers for {len(reqs)} requests")
                     for j, req, res in zip(pending, reqs, results):
@@ -320,14 +378,15 @@ class EvalRunner:
                             self.failed += 1
                             continue
                         key = cache_key(self.adapter.name, self.settings, j.sample.sample_id, req.messages, j.seed)
-                        cache.put(
-                            key,
-                            res,
-                            model=self.adapter.name,
-                            sample_id=j.sample.sample_id,
-                            repeat=j.repeat,
-                            turn=req.turn,
-                        )
+                        with timer.stage("write"):
+                            cache.put(
+                                key,
+                                res,
+                                model=self.adapter.name,
+                                sample_id=j.sample.sample_id,
+                                repeat=j.repeat,
+                                turn=req.turn,
+                            )
                         j.responses.append(res)
                         j.cached.append(False)
                         # a later turn may already be cached (a resumed run)
@@ -336,17 +395,22 @@ class EvalRunner:
                         bar.update(len(reqs))
                         if self.failed:
                             bar.set_postfix(failed=self.failed)
-                for j in group:
-                    if j.done:
-                        log.write(json.dumps(self.record(j), ensure_ascii=False) + "\n")
-                log.flush()
-                cache.sync()
+                lines = [json.dumps(self.record(j), ensure_ascii=False) + "\n" for j in group if j.done]
+                with timer.stage("write"):
+                    log.writelines(lines)
+                    log.flush()
+                    cache.sync()
         finally:
+            gpu.__exit__(None, None, None)
+            if pipelined:
+                frames_mod.use_workers(0)
+                self.adapter.pipelined = False
             if bar is not None:
                 bar.close()
             log.close()
             cache.close()
             state = "complete" if all(j.done for j in jobs) else "incomplete"
+            self._finish_timing(time.perf_counter() - t_wall, gpu)
             self._write_run_json(state, started, jobs, cache)
         # final log: every job in canonical order (failed ones with their error, unscored)
         tmp = samples_path + ".tmp"

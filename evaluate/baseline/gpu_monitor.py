@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import threading
+import time
 
 import numpy as np
 import torch
@@ -17,6 +18,7 @@ class GpuMonitor:
     def __init__(self, device: torch.device, interval: float = 1.0):
         self.device, self.interval = device, interval
         self.samples: list[float] = []
+        self.times: list[float] = []  # wall clock of each sample, so a caller can pick a phase of the run
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.source = None
@@ -53,6 +55,7 @@ class GpuMonitor:
                 v = None
             if v is not None:
                 self.samples.append(v)
+                self.times.append(time.time())
 
     def __enter__(self):
         if self.source:

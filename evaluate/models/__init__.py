@@ -45,6 +45,7 @@ def make_adapter(
     retries: int = 6,
     backoff: float = 1.0,
     trust_remote_code: bool = False,
+    packed_vision_attention: bool = False,
 ) -> Adapter:
     kind, rest, url = parse_spec(spec)
     if kind == "fake":
@@ -98,6 +99,7 @@ def make_adapter(
             do_sample=do_sample,
             temperature=temperature,
             trust_remote_code=trust_remote_code,
+            packed_vision_attention=packed_vision_attention,
         )
     except ImportError as e:
         raise UsageError(f"--model hf: needs the eval extra (pip install 'voebench[eval]'): {e}") from None

@@ -36,6 +36,8 @@ class Adapter:
     name: str = "adapter"
     batch_size: int = 1
     decodes_video: bool = False  # True: the runner prefetches (decodes) the next batch's frames in the background
+    pipelined: bool = False  # set by the runner when decoding runs in worker processes (`--num-workers` > 0)
+    timer: Any = None  # the run's timing.StageTimer, set by the runner; adapters may add their inner stages to it
 
     def settings(self) -> dict:
         """Everything that changes the model's answers (goes into the cache key and the log)."""
@@ -45,6 +47,10 @@ class Adapter:
         """One reply per request, in order. A failed request may be returned as an exception instead of raising,
         so the others of the batch are kept."""
         raise NotImplementedError
+
+    def prefetch(self, requests: list[Request]) -> None:
+        """A hint from the runner: these requests come next. Adapters may start preparing them (the hf adapter runs
+        its processor a batch ahead when pipelined); the default does nothing."""
 
     def close(self) -> None:
         pass

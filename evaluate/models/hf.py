@@ -6,15 +6,27 @@ pass them as numpy arrays plus ``VideoMetadata`` (original fps, total frames, th
 ``do_sample_frames=False``, so the processor neither resamples nor needs torchcodec. Batches are left-padded.
 Tested with Qwen2.5-VL and SmolVLM2; other families whose processor takes ``videos=`` (LLaVA-OneVision, ...) use
 the same path.
+
+Pipelined (the runner sets ``pipelined`` when frames decode in worker processes): the processor runs one batch
+ahead in a background thread, on a side CUDA stream, with the video processor's GPU path (``device=``, transformers
+5 fast video processors) and frames in pinned memory, so the GPU never waits for the CPU between two ``generate``
+calls. Not pipelined, every batch is prepared in line on the CPU, as before.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from voebench.evaluate import frames as frames_mod
 from voebench.evaluate.models.base import Adapter, Request
+from voebench.evaluate.timing import timed
 
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 
@@ -32,6 +44,8 @@ class HFAdapter(Adapter):
         temperature: float | None = None,
         trust_remote_code: bool = False,
         attn_implementation: str | None = None,
+        model: Any = None,
+        packed_vision_attention: bool = False,
     ):
         import torch  # noqa: PLC0415
         from transformers import AutoModelForImageTextToText, AutoProcessor  # noqa: PLC0415
@@ -42,6 +56,7 @@ class HFAdapter(Adapter):
         self.path = path
         self.name = f"hf:{path}"
         self.decodes_video = True
+        self.timed_stages = True  # adds preprocess / wait / generate to the run's timer itself
         self.batch_size = max(1, int(batch_size))
         self.max_new_tokens = int(max_new_tokens)
         self.do_sample = do_sample
@@ -66,11 +81,22 @@ class HFAdapter(Adapter):
         kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
         if attn_implementation:
             kwargs["attn_implementation"] = attn_implementation
-        try:
-            model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype, **kwargs)
-        except TypeError:  # transformers < 4.56 spells it torch_dtype
-            model = AutoModelForImageTextToText.from_pretrained(path, torch_dtype=torch_dtype, **kwargs)
+        if model is None:
+            try:
+                model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype, **kwargs)
+            except TypeError:  # transformers < 4.56 spells it torch_dtype
+                model = AutoModelForImageTextToText.from_pretrained(path, torch_dtype=torch_dtype, **kwargs)
+        # else: a model built in memory (bench/: random weights made directly on the GPU), `path` gives the processor
         self.model = model.to(self.device).eval()
+        self.packed_vision_attention = False
+        if packed_vision_attention:  # one attention call per layer for all windows (models/packed_attention.py)
+            from voebench.evaluate.models.packed_attention import use_packed_vision_attention  # noqa: PLC0415
+
+            self.packed_vision_attention = use_packed_vision_attention(self.model)
+        self._prep_pool: ThreadPoolExecutor | None = None
+        self._ready: OrderedDict[str, Future] = OrderedDict()
+        self._ready_lock = threading.Lock()
+        self._side_stream = None
 
     def settings(self) -> dict:
         return {
@@ -79,6 +105,8 @@ class HFAdapter(Adapter):
             "max_new_tokens": self.max_new_tokens,
             "do_sample": self.do_sample,
             "temperature": self.temperature,
+            # only when on, so the cache keys of runs without it stay as they were
+            **({"packed_vision_attention": True} if self.packed_vision_attention else {}),
         }
 
     # -- conversion ------------------------------------------------------------------------------------------
@@ -94,16 +122,23 @@ class HFAdapter(Adapter):
             conv.append({"role": m["role"], "content": content})
         return conv, videos
 
-    def _inputs(self, requests: list[Request]):
+    def _inputs(self, requests: list[Request], on_gpu: bool = False):
+        """The processor's tensors for one batch, on the model's device. `on_gpu` (pipelined on CUDA): frames go in
+        from pinned memory and the video processor resizes and normalises them on the GPU."""
         from transformers.video_utils import VideoMetadata  # noqa: PLC0415
 
+        torch = self.torch
+        t_start, t_wait = time.time(), 0.0
         texts, videos, metas = [], [], []
         convs = [self._conversation(r.messages) for r in requests]
         frames_mod.prefetch((v["path"], v["indices"]) for _, vids in convs for v in vids)  # decode in parallel
         for conv, vids in convs:
             texts.append(self.processor.apply_chat_template(conv, tokenize=False, add_generation_prompt=True))
             for v in vids:
-                videos.append(frames_mod.read_frames(v["path"], v["indices"]))
+                t0 = time.time()
+                clip = frames_mod.read_frames(v["path"], v["indices"])
+                t_wait += time.time() - t0
+                videos.append(torch.from_numpy(clip).pin_memory() if on_gpu else clip)
                 metas.append(
                     VideoMetadata(
                         total_num_frames=int(v["n_frames"]),
@@ -118,63 +153,132 @@ class HFAdapter(Adapter):
         kwargs = {"text": texts, "padding": True, "return_tensors": "pt"}
         if videos:
             kwargs.update(videos=videos, video_metadata=metas, do_sample_frames=False)
+            if on_gpu:
+                kwargs["device"] = str(self.device)  # the fast video processors' GPU path
         try:
             inputs = self.processor(**kwargs)
-        except TypeError:  # an older processor without video_metadata / do_sample_frames: frames as they are
-            kwargs.pop("video_metadata", None)
-            kwargs.pop("do_sample_frames", None)
+        except (TypeError, ValueError):
+            # an older processor without video_metadata / do_sample_frames / device: frames as they are, on the CPU
+            for k in ("video_metadata", "do_sample_frames", "device"):
+                kwargs.pop(k, None)
+            if on_gpu:
+                kwargs["videos"] = [v.numpy() if hasattr(v, "numpy") else v for v in videos]
             inputs = self.processor(**kwargs)
         out = {}
         for k, v in inputs.items():
             if hasattr(v, "to"):
-                v = v.to(self.device)
+                if on_gpu and v.device.type == "cpu":
+                    v = v.pin_memory()
+                v = v.to(self.device, non_blocking=on_gpu)
                 if v.is_floating_point():
                     v = v.to(self.dtype)
             out[k] = v
+        timer = self.timer
+        if timer is not None:
+            timer.add("preprocess", time.time() - t_start - t_wait)
+            if threading.current_thread() is threading.main_thread():
+                timer.add("wait", t_wait)  # the model's loop itself waited for frames
         return out
+
+    # -- the pipeline: a batch's inputs prepared while the model works on the one before -------------------------
+    @staticmethod
+    def _batch_key(requests: list[Request]) -> str:
+        return hashlib.sha256(json.dumps([r.messages for r in requests], sort_keys=True).encode()).hexdigest()
+
+    def _groups(self, requests: list[Request]) -> list[list[Request]]:
+        """`generate`'s calls: chunks of `batch_size`, split where the repeat seed changes (one seed per call)."""
+        groups: list[list[Request]] = []
+        for i in range(0, len(requests), self.batch_size):
+            chunk = requests[i : i + self.batch_size]
+            start = len(groups)
+            for r in chunk:
+                if len(groups) > start and groups[-1][0].seed == r.seed:
+                    groups[-1].append(r)
+                else:
+                    groups.append([r])
+        return groups
+
+    def _prepare(self, requests: list[Request]):
+        """Inputs plus, on CUDA, the event the model's stream waits for (they are made on a side stream)."""
+        torch = self.torch
+        if self.device.type != "cuda":
+            return self._inputs(requests), None
+        if self._side_stream is None:
+            self._side_stream = torch.cuda.Stream(self.device)
+        with torch.cuda.device(self.device), torch.cuda.stream(self._side_stream):
+            inputs = self._inputs(requests, on_gpu=True)
+            done = torch.cuda.Event()
+            done.record(self._side_stream)
+        main = torch.cuda.default_stream(self.device)
+        for v in inputs.values():
+            if isinstance(v, torch.Tensor) and v.device.type == "cuda":
+                v.record_stream(main)  # freed after generate: not reused before the model's stream is past it
+        return inputs, done
+
+    def prefetch(self, requests: list[Request]) -> None:
+        if not self.pipelined or not requests:
+            return
+        if self._prep_pool is None:
+            self._prep_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="voebench-preprocess")
+        for g in self._groups(requests):
+            key = self._batch_key(g)
+            with self._ready_lock:
+                if key in self._ready:
+                    continue
+                self._ready[key] = self._prep_pool.submit(self._prepare, g)
+                while len(self._ready) > 4:  # a hint not taken (a batch answered otherwise): drop the oldest
+                    self._ready.popitem(last=False)[1].cancel()
+
+    def _ready_inputs(self, requests: list[Request]):
+        with self._ready_lock:
+            fut = self._ready.pop(self._batch_key(requests), None) if self._ready else None
+        if fut is not None and not fut.cancelled():
+            with timed(self.timer, "wait"):
+                inputs, done = fut.result()
+        elif self.pipelined:
+            inputs, done = self._prepare(requests)
+        else:
+            return self._inputs(requests)
+        if done is not None:
+            self.torch.cuda.current_stream(self.device).wait_event(done)
+        return inputs
 
     def _run(self, requests: list[Request]) -> list[str]:
         torch = self.torch
-        inputs = self._inputs(requests)
+        inputs = self._ready_inputs(requests)
         gen: dict[str, Any] = {"max_new_tokens": self.max_new_tokens}
         if self.do_sample is not None:
             gen["do_sample"] = self.do_sample
         if self.temperature is not None:
             gen["temperature"] = self.temperature
         torch.manual_seed(requests[0].seed)
-        with torch.inference_mode():
+        with timed(self.timer, "generate"), torch.inference_mode():
             out = self.model.generate(**inputs, **gen)
-        new = out[:, inputs["input_ids"].shape[1] :]
+            new = out[:, inputs["input_ids"].shape[1] :].cpu()
         return [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]
 
     def generate(self, requests: list[Request]) -> list[str | BaseException]:
         results: list[str | BaseException] = []
-        for i in range(0, len(requests), self.batch_size):
-            chunk = requests[i : i + self.batch_size]
-            # one seed per generate call: split a chunk where the repeat seed changes
-            groups: list[list[Request]] = []
-            for r in chunk:
-                if groups and groups[-1][0].seed == r.seed:
-                    groups[-1].append(r)
-                else:
-                    groups.append([r])
-            for g in groups:
-                try:
-                    results.extend(self._run(g))
-                except Exception as e:  # noqa: BLE001 - e.g. CUDA OOM on a big batch: retry one by one
-                    if len(g) == 1:
-                        results.append(e)
-                        continue
-                    if self.device.type == "cuda":
-                        self.torch.cuda.empty_cache()
-                    for r in g:
-                        try:
-                            results.extend(self._run([r]))
-                        except Exception as e2:  # noqa: BLE001
-                            results.append(e2)
+        for g in self._groups(requests):  # one seed per generate call (see _groups)
+            try:
+                results.extend(self._run(g))
+            except Exception as e:  # noqa: BLE001 - e.g. CUDA OOM on a big batch: retry one by one
+                if len(g) == 1:
+                    results.append(e)
+                    continue
+                if self.device.type == "cuda":
+                    self.torch.cuda.empty_cache()
+                for r in g:
+                    try:
+                        results.extend(self._run([r]))
+                    except Exception as e2:  # noqa: BLE001
+                        results.append(e2)
         return results
 
     def close(self) -> None:
+        if self._prep_pool is not None:
+            self._prep_pool.shutdown(wait=True, cancel_futures=True)
+            self._prep_pool = None
         del self.model
         if self.device.type == "cuda":
             self.torch.cuda.empty_cache()

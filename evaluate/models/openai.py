@@ -8,16 +8,19 @@ Standard library only (`urllib`), so it needs nothing beyond the core install. V
   ``--allowed-local-media-path``; the server then samples the frames itself);
 - ``frames``: the sampled frames as a list of ``image_url`` parts (JPEG data URLs), for image-only API models.
 
-Requests run in a thread pool (`concurrency`), each with a timeout, and are retried with exponential backoff and
-jitter on 429, 5xx, timeouts, connection errors and malformed bodies (honouring ``Retry-After``); other 4xx fail at
-once. A request that still fails comes back as an exception: the runner keeps it out of the cache, so the next run
-asks again.
+Request bodies (decoding and re-encoding the frames, base64) are built in their own bounded pool
+(`encode_workers`), ahead of time for the batch the runner says comes next (`prefetch`), so the connections never
+wait on the CPU: a request is handed to the connection pool only once its body is ready. Requests run in a thread
+pool (`concurrency`), each with a timeout, and are retried with exponential backoff and jitter on 429, 5xx,
+timeouts, connection errors and malformed bodies (honouring ``Retry-After``); other 4xx fail at once. A request
+that still fails comes back as an exception: the runner keeps it out of the cache, so the next run asks again.
 """
 
 from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import http.client
 import json
 import os
@@ -26,8 +29,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 
 from voebench.evaluate import frames as frames_mod
 from voebench.evaluate.models.base import Adapter, AdapterError, Request
@@ -77,6 +81,7 @@ class OpenAIAdapter(Adapter):
         temperature: float | None = None,
         batch_size: int | None = None,
         extra_body: dict | None = None,
+        encode_workers: int | None = None,
     ):
         if video_mode not in VIDEO_MODES:
             raise ValueError(f"video_mode must be one of {VIDEO_MODES}")
@@ -100,6 +105,10 @@ class OpenAIAdapter(Adapter):
         self.batch_size = max(self.concurrency, int(batch_size or 0), 1)
         self._lock = threading.Lock()
         self.stats = {"requests": 0, "retries": 0, "failed": 0}
+        # building bodies is CPU work (decode, H.264/JPEG encode, base64): bounded by the cores, not the connections
+        self.encode_workers = max(1, int(encode_workers or min(self.concurrency, os.cpu_count() or 2)))
+        self._encode_pool: ThreadPoolExecutor | None = None
+        self._payloads: OrderedDict[str, Future] = OrderedDict()
 
     def settings(self) -> dict:
         return {
@@ -170,7 +179,40 @@ class OpenAIAdapter(Adapter):
         return str(content)
 
     def call(self, r: Request) -> str:
-        payload = json.dumps(self.body(r)).encode("utf-8")
+        return self.send(self.payload(r))
+
+    def payload(self, r: Request) -> bytes:
+        t0 = time.time()
+        data = json.dumps(self.body(r)).encode("utf-8")
+        if self.timer is not None:
+            self.timer.add("preprocess", time.time() - t0)
+        return data
+
+    @staticmethod
+    def _payload_key(r: Request) -> str:
+        return hashlib.sha256(json.dumps([r.messages, r.seed], sort_keys=True).encode()).hexdigest()
+
+    def _payload_future(self, r: Request) -> Future:
+        key = self._payload_key(r)
+        with self._lock:
+            fut = self._payloads.pop(key, None)
+            if fut is None:
+                if self._encode_pool is None:
+                    self._encode_pool = ThreadPoolExecutor(self.encode_workers, thread_name_prefix="voebench-encode")
+                fut = self._encode_pool.submit(self.payload, r)
+        return fut
+
+    def prefetch(self, requests: list[Request]) -> None:
+        """Build the bodies of the requests that come next while this batch is on the wire."""
+        for r in requests:
+            key = self._payload_key(r)
+            fut = self._payload_future(r)
+            with self._lock:
+                self._payloads[key] = fut
+                while len(self._payloads) > 4 * max(self.batch_size, 1):  # hints not taken: forget the oldest
+                    self._payloads.popitem(last=False)[1].cancel()
+
+    def send(self, payload: bytes) -> str:
         attempt = 0
         while True:
             with self._lock:
@@ -191,15 +233,27 @@ class OpenAIAdapter(Adapter):
                 attempt += 1
 
     def generate(self, requests: list[Request]) -> list[str | BaseException]:
-        def one(r: Request) -> str | BaseException:
+        def one(payload: Future) -> str | BaseException:
             try:
-                return self.call(r)
+                return self.send(payload.result())
             except AdapterError as e:
                 return e
             except Exception as e:  # noqa: BLE001 - e.g. a video that cannot be decoded
                 return AdapterError(f"{type(e).__name__}: {e}")
 
+        bodies = [self._payload_future(r) for r in requests]
         if len(requests) == 1 or self.concurrency == 1:
-            return [one(r) for r in requests]
+            return [one(b) for b in bodies]
+        results: list[str | BaseException | None] = [None] * len(requests)
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(requests))) as pool:
-            return list(pool.map(one, requests))
+            # a request takes a connection only once its body is built, in the order the bodies get ready
+            index = {id(b): i for i, b in enumerate(bodies)}
+            sent = {index[id(b)]: pool.submit(one, b) for b in as_completed(bodies)}
+            for i, f in sent.items():
+                results[i] = f.result()
+        return [r if r is not None else AdapterError("no answer") for r in results]
+
+    def close(self) -> None:
+        if self._encode_pool is not None:
+            self._encode_pool.shutdown(wait=True, cancel_futures=True)
+            self._encode_pool = None

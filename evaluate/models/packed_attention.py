@@ -1,0 +1,81 @@
+"""Packed attention for windowed vision towers (Qwen2-VL, Qwen2.5-VL), for machines without flash-attn.
+
+Qwen2.5-VL's vision tower attends within windows of 8x8 patches. With flash-attn, transformers runs all windows of
+a batch in one variable-length kernel (``cu_seqlens``); with ``sdpa`` or ``eager`` it loops over the windows in
+Python, one attention call per window per layer: a batch of 32 videos of 16 frames has about 2,300 windows, so
+about 30,000 (418M preset) to 65,000 (7B) tiny calls per batch, and the GPU idles while Python launches them
+(measured: bench/results/issue13-*.json). This module packs the windows into one padded batch and makes one
+``scaled_dot_product_attention`` call per layer instead: same maths (padding is masked out), different kernels.
+
+It plugs into transformers' attention registry under a name containing "flash", which is what selects the
+``cu_seqlens`` code path in the vision attention, and is set on the vision tower's config only (the language model
+keeps its own attention). Opt-in: `HFAdapter(..., packed_vision_attention=True)`, `--packed-vision-attention`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+NAME = "voebench_packed_flash_sdpa"
+
+
+def packed_sdpa(
+    module: Any,
+    query: Any,
+    key: Any,
+    value: Any,
+    attention_mask: Any = None,
+    scaling: float | None = None,
+    dropout: float = 0.0,
+    is_causal: bool | None = None,
+    **kwargs: Any,
+) -> tuple[Any, None]:
+    """query/key/value (1, heads, tokens, dim) holding several sequences back to back (`cu_seq_lens_q` gives their
+    bounds); returns (1, tokens, heads, dim) as transformers' attention functions do."""
+    import torch  # noqa: PLC0415
+    import torch.nn.functional as F  # noqa: PLC0415
+
+    cu = kwargs.get("cu_seq_lens_q", kwargs.get("cu_seqlens"))
+    if cu is None or query.shape[0] != 1 or is_causal:
+        raise ValueError("packed attention needs one packed batch with cu_seq_lens_q and no causal mask")
+    q, k, v = query[0], key[0], value[0]  # (heads, tokens, dim)
+    heads, n_tok, dim = q.shape
+    cu = cu.to(q.device).long()
+    lengths = cu[1:] - cu[:-1]
+    n = lengths.numel()
+    max_len = kwargs.get("max_length_q")
+    max_len = int(max_len) if max_len is not None else int(lengths.max())
+    seq = torch.repeat_interleave(torch.arange(n, device=q.device), lengths, output_size=n_tok)
+    slot = seq * max_len + (torch.arange(n_tok, device=q.device) - cu[:-1][seq])
+
+    def pad(x):
+        out = x.new_zeros(heads, n * max_len, dim)
+        out[:, slot] = x
+        return out.view(heads, n, max_len, dim).transpose(0, 1)  # (sequences, heads, max_len, dim)
+
+    valid = torch.zeros(n * max_len, dtype=torch.bool, device=q.device)
+    valid[slot] = True
+    out = F.scaled_dot_product_attention(
+        pad(q), pad(k), pad(v), attn_mask=valid.view(n, 1, 1, max_len), dropout_p=dropout, scale=scaling
+    )
+    out = out.transpose(0, 1).reshape(heads, n * max_len, dim)[:, slot]  # (heads, tokens, dim)
+    return out.transpose(0, 1).unsqueeze(0).contiguous(), None
+
+
+def use_packed_vision_attention(model: Any) -> bool:
+    """Switch the model's windowed vision attention to `packed_sdpa`; False when the model has no such tower or
+    already uses a flash kernel."""
+    from transformers import AttentionInterface  # noqa: PLC0415
+
+    configs = {
+        id(m.config): m.config
+        for m in model.modules()
+        if type(m).__name__.endswith("VisionAttention") and hasattr(m, "config")
+    }
+    todo = [c for c in configs.values() if getattr(c, "_attn_implementation", None) in ("sdpa", "eager", None)]
+    if not todo:
+        return False
+    AttentionInterface.register(NAME, packed_sdpa)
+    for c in todo:
+        c._attn_implementation = NAME
+    return True

@@ -1,0 +1,175 @@
+"""The data pipeline of `voebench evaluate` (issue 13): decoding in worker processes, the next batch prepared in the
+background, per-video frame cache, per-stage timing. Its outputs must not depend on the number of workers."""
+
+import json
+import os
+
+import pytest
+
+from voebench.evaluate import frames
+from voebench.evaluate.models import make_adapter
+from voebench.evaluate.report import write_report
+from voebench.evaluate.run import EvalConfig, EvalRunner
+from voebench.evaluate.tasks import build_samples, load_manifest, select
+
+
+def _run(adapter, tiny_set, out, strategy, workers, repeats=2, tests=None):
+    m = load_manifest(tiny_set)
+    samples = build_samples(m, select(m, tests=tests), strategy)
+    cfg = EvalConfig(strategy, repeats=repeats, num_frames=4, num_workers=workers)
+    frames.clear_cache()  # every run decodes for itself
+    EvalRunner(adapter, samples, str(out), cfg, progress=False).run()
+    write_report(str(out), n_boot=50)
+    return str(out)
+
+
+def _outputs(run: str) -> tuple[list[dict], list[dict]]:
+    """samples.jsonl, and cache.jsonl without its wall-clock field, in file order."""
+    with open(os.path.join(run, "samples.jsonl")) as fh:
+        samples = [json.loads(line) for line in fh]
+    with open(os.path.join(run, "cache.jsonl")) as fh:
+        cache = [{k: v for k, v in json.loads(line).items() if k != "time"} for line in fh]
+    return samples, cache
+
+
+def _info(run: str) -> dict:
+    with open(os.path.join(run, "run.json")) as fh:
+        return json.load(fh)
+
+
+@pytest.mark.parametrize("strategy", ["zero-shot", "cot", "one-shot"])
+def test_fake_model_same_outputs_with_and_without_workers(tiny_set, tmp_path, strategy):
+    a = make_adapter("fake:random")
+    base = _outputs(_run(a, tiny_set, tmp_path / "w0", strategy, 0))
+    assert base[0] and base[1]
+    assert _outputs(_run(a, tiny_set, tmp_path / "w2", strategy, 2)) == base
+
+
+def test_frames_decoded_in_worker_processes_equal_in_process(tiny_set):
+    m = load_manifest(tiny_set)
+    paths = [os.path.join(tiny_set, e["video"]) for e in m.entries[:4]]
+    frames.clear_cache()
+    here = [frames.read_frames(p, [0, 3, 7]).copy() for p in paths]
+    frames.clear_cache()
+    frames.use_workers(2)
+    try:
+        assert frames.num_workers() == 2
+        frames.prefetch((p, [0, 3, 7]) for p in paths)
+        there = [frames.read_frames(p, [0, 3, 7]) for p in paths]
+        with pytest.raises(RuntimeError, match="fewer frames"):
+            frames.read_frames(paths[0], [99])
+    finally:
+        frames.use_workers(0)
+        frames.clear_cache()
+    assert frames.num_workers() == 0
+    assert all((a == b).all() for a, b in zip(here, there))
+
+
+def test_openai_bodies_built_ahead_off_the_connections(tiny_set):
+    """The openai adapter builds the next batch's bodies (frames decoded and encoded) in its encode pool when told
+    what comes next, once each, and a connection only ever sends a finished body."""
+    import threading
+
+    from voebench.evaluate.models.base import Request
+    from voebench.evaluate.models.openai import OpenAIAdapter
+    from voebench.evaluate.run import EvalJob
+
+    m = load_manifest(tiny_set)
+    samples = build_samples(m, select(m, tests=["t09_gravity"]), "zero-shot")[:6]
+    r = EvalRunner.__new__(EvalRunner)
+    r.cfg, r._frames = EvalConfig("zero-shot", num_frames=3), {}
+    reqs = [Request(r.messages(EvalJob(s, 0, 5), 0), 5, 0, 0, 1, s) for s in samples]
+
+    a = OpenAIAdapter("m", "http://127.0.0.1:9/v1", video_mode="frames", concurrency=3, encode_workers=2)
+    built: list[str] = []
+    build = a.payload
+    a.payload = lambda req: (built.append(threading.current_thread().name), build(req))[1]  # type: ignore[method-assign]
+    sent: list[int] = []
+    a.send = lambda body: (sent.append(len(body)), "Yes.")[1]  # type: ignore[method-assign]
+    a.prefetch(reqs)
+    assert a.generate(reqs) == ["Yes."] * len(reqs)
+    a.close()
+    assert len(built) == len(reqs)  # each body once: the prefetched one was used
+    assert all(name.startswith("voebench-encode") for name in built)
+    assert len(sent) == len(reqs) and min(sent) > 1000  # bodies carry the encoded frames
+
+
+# below: the hf adapter (a tiny random Qwen2.5-VL on the CPU)
+pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("torchvision")
+
+
+@pytest.fixture(scope="module")
+def tiny_hf(tmp_path_factory):
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from voebench.evaluate.models.tiny import build_tiny_qwen25vl
+
+    folder = build_tiny_qwen25vl(str(tmp_path_factory.mktemp("tiny-qwen-pipeline")))
+    a = make_adapter(f"hf:{folder}", batch_size=3, max_new_tokens=3, do_sample=False, device="cpu")
+    yield a
+    a.close()
+
+
+@pytest.mark.parametrize("strategy", ["zero-shot", "cot"])
+def test_tiny_model_same_outputs_with_and_without_workers(tiny_hf, tiny_set, tmp_path, strategy):
+    tests = ["shape", "t09_gravity"]
+    r0 = _run(tiny_hf, tiny_set, tmp_path / "w0", strategy, 0, tests=tests)
+    r2 = _run(tiny_hf, tiny_set, tmp_path / "w2", strategy, 2, tests=tests)
+    s0, c0 = _outputs(r0)
+    s2, c2 = _outputs(r2)
+    assert all(isinstance(r["response"], str) for r in s0)
+    assert s2 == s0
+    assert c2 == c0
+
+    info = _info(r2)
+    t = info["timing"]
+    assert info["num_workers"] == 2 and t["num_workers"] == 2
+    assert set(t["stages"]) >= {"decode", "preprocess", "wait", "generate", "parse", "write"}
+    assert t["stages"]["generate"]["count"] > 0 and t["stages"]["preprocess"]["seconds"] > 0
+    assert t["model_calls"] == len(c2)
+    # every video is decoded once, however many questions, turns and repeats show it
+    videos = {tr["video"] for r in s2 for tr in r["turns"] if tr.get("video")}
+    assert t["clips_decoded"] == len(videos) < t["frame_reads"]
+    assert t["gpu_utilisation"] is None  # CPU run: nothing sampled
+    # the report carries the stage split: results.json (its run block) and report.md
+    with open(os.path.join(r2, "results.json")) as fh:
+        assert json.load(fh)["run"]["timing"]["stages"]["generate"]["count"] > 0
+    with open(os.path.join(r2, "report.md")) as fh:
+        md = fh.read()
+    assert "| generate |" in md and "decoding worker(s)" in md
+
+
+def test_processor_runs_a_batch_ahead(tiny_hf, tiny_set, tmp_path):
+    """Pipelined, the runner hands the adapter the next batch before asking for this one, and the adapter's loop
+    waits for the prepared inputs instead of preparing them itself (preprocess runs once per batch)."""
+    tests = ["t09_gravity"]
+    run = _run(tiny_hf, tiny_set, tmp_path / "w1", "zero-shot", 1, repeats=1, tests=tests)
+    t = _info(run)["timing"]
+    calls = t["stages"]["generate"]["count"]
+    assert calls >= 2
+    assert t["stages"]["preprocess"]["count"] == calls
+    assert t["stages"]["wait"]["count"] >= calls - 1  # all batches but the first came from the background
+    assert not tiny_hf.pipelined  # the runner hands the adapter back as it found it
+
+
+def test_packed_vision_attention_equals_the_window_loop(tiny_set):
+    """All windows in one attention call per layer gives the vision tower's own per-window result."""
+    import torch
+
+    from voebench.evaluate.models.packed_attention import use_packed_vision_attention
+    from voebench.evaluate.models.tiny import build_tiny_qwen25vl
+
+    folder = build_tiny_qwen25vl(str(os.path.join(os.path.dirname(tiny_set), "tiny-packed")), max_pixels=224 * 224)
+    a = make_adapter(f"hf:{folder}", device="cpu")
+    videos = torch.randint(0, 255, (2, 4, 96, 160, 3), dtype=torch.uint8, generator=torch.Generator().manual_seed(0))
+    out = a.processor.video_processor(videos=list(videos), return_tensors="pt", do_sample_frames=False)
+    tower = a.model.model.visual
+    with torch.no_grad():
+        ref = tower(out["pixel_values_videos"], grid_thw=out["video_grid_thw"]).last_hidden_state
+        assert use_packed_vision_attention(a.model)
+        got = tower(out["pixel_values_videos"], grid_thw=out["video_grid_thw"]).last_hidden_state
+    assert a.model.config.text_config._attn_implementation == "sdpa"  # the language model keeps its attention
+    assert torch.allclose(ref, got, atol=1e-5)
+    assert not use_packed_vision_attention(a.model)  # already packed: nothing to do
