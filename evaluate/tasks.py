@@ -199,7 +199,7 @@ def _base(e: dict, p: dict, strategy: str, turns: list[Turn]) -> Sample:
         suite=e["suite"],
         test=e["test"],
         kind=p["kind"],
-        truth=str(p["answer"]).lower() if p["kind"] != "open" else str(p["answer"]),
+        truth=str(p["answer"]).lower() if p["kind"] in ("binary", "plausibility") else str(p["answer"]),
         polarity=_polarity(p),
         strategy=strategy,
         turns=turns,
