@@ -26,8 +26,9 @@ import numpy as np
 INVALID = "invalid"
 
 
-def _meta(r: dict) -> dict | None:
-    return (r.get("meta") or {}).get("newton")
+def _meta(r: dict) -> dict:
+    """A record's NEWTON metadata; empty for a record of another kind of question."""
+    return (r.get("meta") or {}).get("newton") or {}
 
 
 def _acc(rs: list[dict]) -> float | None:
@@ -52,7 +53,7 @@ def welch(a: list[float], b: list[float]) -> tuple[float | None, float | None]:
 
 
 def summarize(records: list[dict]) -> dict | None:
-    recs = [r for r in records if _meta(r) is not None and r.get("correct") is not None]
+    recs = [r for r in records if _meta(r) and r.get("correct") is not None]
     if not recs:
         return None
     variants = sorted({_meta(r)["variant"] for r in recs})

@@ -153,7 +153,7 @@ def build_samples(root: str, strategy: str, limit: int | None = None) -> tuple[l
     if not questions:
         raise UsageError(f"{root}: the question set is empty")
     per: Counter = Counter()
-    out = []
+    out: list[Sample] = []
     for q in questions:
         t = test_name(q)
         if limit is not None and per[t] >= limit:

@@ -13,16 +13,17 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from voebench.generator.params import COORDINATE, FOV, INDEX, Choice, Fixed, Range
+from voebench.generator.params import COORDINATE, FOV, INDEX, Choice, Domain, Fixed, Range
 from voebench.scenes.common import COLORS, table_room
 
-PALETTE = ("red", "green", "blue", "yellow", "purple")  # 5 is prime: offset + k * step (step 1 or 2) are distinct
+PALETTE = ("red", "green", "blue", "yellow", "purple")  # 5 is prime: offset + k * step (step 1-4) are distinct
 ORDERS3 = tuple("".join(str(i) for i in perm) for perm in permutations(range(3)))  # "012", "021", ...
 ORDERS2 = ("01", "10")
 
 COLOR_SPACE = {
     "color_offset": Range(0, len(PALETTE) - 1, integer=True, domain=INDEX),
-    "color_step": Choice((1, 2)),
+    # any step 1-4 gives distinct colours, since 5 is prime
+    "color_step": Choice((1, 2), domain=Domain("a step through the 5-colour palette", 1, 4, integer=True)),
 }
 
 
