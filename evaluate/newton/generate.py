@@ -74,21 +74,32 @@ def _unique(make, seen: set, what: str):
 
 
 def track1(data: Filtered, n: int, seed: int, variants: tuple[str, ...]) -> Plan:
-    """`n` of the kept pairs as the annotators' question, spread evenly over (attribute, low/high answer)."""
+    """`n` of the kept pairs as the annotators' question, alternating low and high answers (so the correct
+    option is the first or the last equally often while both extremes last) and, within each, round robin over
+    the attributes."""
     rng = random.Random(f"newton/{seed}/track1")
-    groups: dict[tuple[str, int], list[Pair]] = defaultdict(list)
-    for p in data.pairs:
-        groups[(p.attribute, p.majority)].append(p)
     if n > len(data.pairs):
         raise UsageError(f"--n {n}: the filtered repository has only {len(data.pairs)} pairs for Track 1")
-    for g in groups.values():
-        rng.shuffle(g)
-    order = sorted(groups)
+    queues = []
+    for extreme in (LOW, HIGH):
+        groups: dict[str, list[Pair]] = defaultdict(list)
+        for p in data.pairs:
+            if p.majority == extreme:
+                groups[p.attribute].append(p)
+        for g in groups.values():
+            rng.shuffle(g)
+        order: list[Pair] = []  # round robin over the attributes
+        while any(groups.values()):
+            for a in sorted(groups):
+                if groups[a]:
+                    order.append(groups[a].pop())
+        queues.append(order)
     picked: list[Pair] = []
-    while len(picked) < n:  # round robin over the cells, so attributes and extremes stay balanced
-        for key in order:
-            if groups[key] and len(picked) < n:
-                picked.append(groups[key].pop())
+    k = 0
+    while len(picked) < n:
+        q = queues[k % 2] if queues[k % 2] else queues[(k + 1) % 2]
+        picked.append(q.pop(0))
+        k += 1
     plan = Plan()
     for i, p in enumerate(picked):
         labels = [tp.option_label(o) for o in p.options]
