@@ -151,3 +151,15 @@ class Newton(Suite):
         if min(b - a for a, b in zip(ordered, ordered[1:])) < MARGIN * spread:
             return [Infeasible(f"{job.test}: the objects' outcomes are too close to tell apart", m.MEASURE_KEYS)]
         return []
+
+    def pixel_problems(self, job, scene, visible_pixels):
+        """After rendering: every object a question names covers at least one pixel in every frame (the camera
+        frames the whole event by design; a portrait or tiny resolution could still crop or shrink one away)."""
+        problems = []
+        for name in sorted(visible_pixels):
+            if name.startswith(("ball", "cube")) and scene[name].role in ("ball", "cube"):
+                counts = visible_pixels[name]
+                if min(counts) < 1:
+                    t = int(min(range(len(counts)), key=lambda k: counts[k]))
+                    problems.append(Infeasible(f"{job.test}: {name} is out of view at frame {t}", ("resolution",)))
+        return problems

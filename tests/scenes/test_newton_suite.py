@@ -148,3 +148,18 @@ def test_fake_oracle_first_option_and_text_control(video_set, tmp_path):
         for r in runs[("first", strategy)]["attributes"]:
             want = 0.5 if r["stream"] == "boolean" else chance[r["attribute"]]
             assert r["acc"] == pytest.approx(want) == pytest.approx(r["chance"]), (strategy, r)
+
+
+def test_an_object_out_of_view_is_a_pixel_problem():
+    from voebench.generator.suite import Job, Timing
+    from voebench.scenes import REGISTRY
+
+    suite = REGISTRY.get("newton")
+    seed, p = suite.sample("heaviness", suite.space("heaviness"), 0, 0)
+    job = Job("newton", "heaviness", 0, "observed", seed, None)
+    scene = suite.make_scene(job, p, Timing(1.0, 10.0))
+    seen = {name: [5] * scene.n_frames for name in scene.objects}
+    assert suite.pixel_problems(job, scene, seen) == []
+    seen["cube1"][4] = 0
+    (problem,) = suite.pixel_problems(job, scene, seen)
+    assert "cube1 is out of view at frame 4" in str(problem) and problem.keys == ("resolution",)
