@@ -57,11 +57,11 @@ def register(subparsers) -> None:
         description="Ask a video-language model the questions of a rendered set and score its answers. "
         "Re-running the same command resumes: only calls missing from RUN_DIR/cache.jsonl are made.",
     )
-    p.add_argument("dataset", metavar="DIR", help="rendered set (holds manifest.jsonl)")
+    p.add_argument("dataset", metavar="DIR", help="rendered set (holds manifest.jsonl) or NEWTON question set")
     p.add_argument(
         "--model",
         required=True,
-        help="hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle>",
+        help="hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle|first>",
     )
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (created; reused to resume)")
     p.add_argument("--suite", action="append", help="only these suites (repeatable or comma-separated)")
@@ -200,17 +200,32 @@ def cmd_evaluate(args) -> int:
     if args.fps is not None and args.fps <= 0:
         raise UsageError("--fps must be positive")
     parse_spec(args.model)  # a bad spec fails before anything is loaded
-    manifest = load_manifest(args.dataset)
-    entries, dropped = select_counted(
-        manifest, _split(args.suite), _split(args.tests), args.limit, complete_pairs_only=args.complete_pairs_only
-    )
-    if dropped:
-        print(
-            f"--complete-pairs-only: {dropped} incomplete pair(s) dropped; scoring the complete ones", file=sys.stderr
+    from voebench.evaluate.newton import questionset  # noqa: PLC0415
+
+    if questionset.is_question_set(args.dataset):  # NEWTON text questions (docs/newton.md): no videos
+        if args.suite or args.tests:
+            raise UsageError("--suite/--tests select videos of a rendered set; a NEWTON question set takes --limit")
+        samples, qmeta = questionset.build_samples(args.dataset, args.strategy, args.limit)
+        dropped = 0
+        dataset_info = {k: qmeta.get(k) for k in ("format", "voebench_version", "repository", "track", "n", "seed")}
+    else:
+        manifest = load_manifest(args.dataset)
+        entries, dropped = select_counted(
+            manifest, _split(args.suite), _split(args.tests), args.limit, complete_pairs_only=args.complete_pairs_only
         )
-    if not entries:
-        raise UsageError(f"{args.dataset}: the selection is empty")
-    samples = build_samples(manifest, entries, args.strategy, seed=args.seed)
+        if dropped:
+            print(
+                f"--complete-pairs-only: {dropped} incomplete pair(s) dropped; scoring the complete ones",
+                file=sys.stderr,
+            )
+        if not entries:
+            raise UsageError(f"{args.dataset}: the selection is empty")
+        samples = build_samples(manifest, entries, args.strategy, seed=args.seed)
+        dataset_info = {
+            "generator_version": manifest.dataset.get("generator_version"),
+            "schema_version": manifest.dataset.get("schema_version"),
+            "videos": len(manifest.entries),
+        }  # dataset.json holds no counts: count here
     if not samples:
         raise UsageError(f"--strategy {args.strategy}: the selected videos have no such questions")
     if os.path.exists(args.out) and not os.path.isdir(args.out):
@@ -246,11 +261,7 @@ def cmd_evaluate(args) -> int:
         "dataset": os.path.abspath(args.dataset),
         "model_spec": args.model,
         "selection": {"suites": _split(args.suite), "tests": _split(args.tests), "limit": args.limit},
-        "dataset_info": {
-            "generator_version": manifest.dataset.get("generator_version"),
-            "schema_version": manifest.dataset.get("schema_version"),
-            "videos": len(manifest.entries),
-        },  # dataset.json holds no counts: count here
+        "dataset_info": dataset_info,
         "complete_pairs_only": args.complete_pairs_only,
         "incomplete_pairs_dropped": dropped,
     }

@@ -45,6 +45,8 @@ def load_records(run_dir: str) -> tuple[list[dict], dict]:
 def _chance(kind: str, recs: list[dict]) -> float:
     if kind in ("binary", "plausibility"):
         return 0.5
+    if kind == "choice":  # NEWTON-style options: 1 / number offered
+        return float(np.mean([1.0 / len(r["choices"]["labels"]) for r in recs]))
     choices = recs[0].get("choices") or OPEN_CHOICES.get(open_family(recs[0]["test"]) or "", {})
     return 1.0 / len(choices) if choices else float("nan")
 
@@ -381,12 +383,20 @@ def write_report(run_dir: str, n_boot: int = N_BOOT, complete_pairs_only: bool =
 
         results["humans"] = human_stats.summarize(run_dir, records, info)
         extra_md = human_stats.markdown(results["humans"])
+
+    from voebench.evaluate.newton import metrics as newton_metrics  # noqa: PLC0415
+
+    newton = newton_metrics.summarize(records)  # None unless the run asked NEWTON-style questions
+    if newton is not None:
+        results["newton"] = newton
     tmp = os.path.join(run_dir, "results.json.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(results, fh, indent=2)
     os.replace(tmp, os.path.join(run_dir, "results.json"))
     with open(os.path.join(run_dir, "report.md"), "w", encoding="utf-8") as fh:
         fh.write(markdown({**summary, "incomplete_pairs_dropped": dropped}, info) + extra_md)
+        if newton is not None:
+            fh.write(newton_metrics.markdown(newton))
     fig = plot(
         summary, os.path.join(run_dir, "accuracy.png"), title=f"{info.get('model', '')} · {info.get('strategy', '')}"
     )

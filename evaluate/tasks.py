@@ -25,7 +25,7 @@ from voebench.errors import UsageError
 from voebench.evaluate import prompts
 
 STRATEGIES = ("zero-shot", "cot", "one-shot", "open", "text")
-QUESTION_KINDS = ("binary", "plausibility")
+QUESTION_KINDS = ("binary", "plausibility", "choice")
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ class Sample:
     observation: str | None = None
     example: dict | None = None  # one-shot: the example's video id, question and answer
     question: str = ""  # the scored question's text as in the manifest
+    meta: dict | None = None  # what a question set's own metrics group by (NEWTON: track, attribute, position...)
 
     def record(self) -> dict:
         """JSON-ready description (no absolute paths: those depend on where the set lives)."""
@@ -174,6 +175,8 @@ def select_counted(
 
 
 def _polarity(p: dict) -> str | None:
+    if p["kind"] == "choice":  # NEWTON phrasing: positive ("most", "more", "is") / negative, or none
+        return p.get("polarity")
     if p["kind"] == "binary":
         return p.get("polarity") or ("positive" if p.get("answer") == "yes" else "negative")
     if p["kind"] == "plausibility":
@@ -184,6 +187,8 @@ def _polarity(p: dict) -> str | None:
 def _sample_id(e: dict, p: dict) -> str:
     if p["kind"] == "binary":
         return f"{e['id']}#binary-{_polarity(p)}"
+    if p["kind"] == "choice":  # a video may ask several: each names its own id
+        return f"{e['id']}#{(p.get('meta') or {}).get('qid', 'choice')}"
     return f"{e['id']}#{p['kind']}"
 
 
@@ -194,7 +199,7 @@ def _base(e: dict, p: dict, strategy: str, turns: list[Turn]) -> Sample:
         suite=e["suite"],
         test=e["test"],
         kind=p["kind"],
-        truth=str(p["answer"]).lower() if p["kind"] != "open" else str(p["answer"]),
+        truth=str(p["answer"]).lower() if p["kind"] in ("binary", "plausibility") else str(p["answer"]),
         polarity=_polarity(p),
         strategy=strategy,
         turns=turns,
@@ -206,6 +211,7 @@ def _base(e: dict, p: dict, strategy: str, turns: list[Turn]) -> Sample:
         choices=p.get("choices"),
         observation=p.get("observation"),
         question=p["text"],
+        meta=p.get("meta"),
     )
 
 

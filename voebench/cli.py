@@ -18,6 +18,7 @@ COMMAND_MODULES = [
     "voebench.evaluate.cli",  # evaluate, report, export
     "voebench.evaluate.baseline.cli",  # train-baseline
     "voebench.evaluate.humans.cli",  # humans serve|links|export
+    "voebench.evaluate.newton.cli",  # newton generate
 ]
 
 

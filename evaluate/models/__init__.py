@@ -13,7 +13,7 @@ from voebench.evaluate.models.base import Adapter, AdapterError, Request
 
 __all__ = ["Adapter", "AdapterError", "Request", "make_adapter", "parse_spec"]
 
-SPEC_HELP = "hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle>"
+SPEC_HELP = "hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle|first>"
 
 
 def parse_spec(spec: str) -> tuple[str, str, str | None]:

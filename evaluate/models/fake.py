@@ -3,6 +3,7 @@
 - ``yes`` / ``no``: always that word ("Yes." / "No.").
 - ``random``: yes or no (open questions: a random class), from a generator seeded by (repeat seed, sample, turn).
 - ``oracle``: the correct answer from the ground truth (open questions: the true class's first keyword).
+- ``first``: the first option offered (choice questions); "Yes." elsewhere, the first of GRASP's yes/no.
 Earlier turns of CoT / one-shot get a short neutral reply ("I see a video." / "Understood.").
 """
 
@@ -13,7 +14,7 @@ import random
 from voebench.evaluate.models.base import Adapter, Request
 from voebench.evaluate.parsing import OPEN_CHOICES, open_family
 
-KINDS = ("yes", "no", "random", "oracle")
+KINDS = ("yes", "no", "random", "oracle", "first")
 
 
 class FakeAdapter(Adapter):
@@ -29,6 +30,15 @@ class FakeAdapter(Adapter):
 
     def _final(self, r: Request) -> str:
         s = r.sample
+        if s.kind == "choice":  # NEWTON-style options: answer with an option's label
+            labels = s.choices["labels"]
+            if self.kind == "oracle":
+                return f"{s.truth}."
+            if self.kind == "first":
+                return f"{labels[0]}."
+            if self.kind == "random":
+                return f"{random.Random(f'{r.seed}/{s.sample_id}/{r.turn}').choice(labels)}."
+            return "Yes." if self.kind == "yes" else "No."
         if s.kind == "open":
             choices = s.choices
             if not choices:
@@ -44,6 +54,8 @@ class FakeAdapter(Adapter):
             return "Yes." if self.kind == "yes" else "No."
         if self.kind == "oracle":
             return "Yes." if s.truth == "yes" else "No."
+        if self.kind == "first":
+            return "Yes."
         if self.kind == "random":
             rng = random.Random(f"{r.seed}/{s.sample_id}/{r.turn}")
             return rng.choice(["Yes.", "No."])

@@ -58,9 +58,9 @@ OPTIONAL_KEYS = (
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 #: Keys of one entry of `prompts`.
-PROMPT_KEYS = ("kind", "polarity", "text", "answer", "observation", "choices")
+PROMPT_KEYS = ("kind", "polarity", "text", "answer", "observation", "choices", "meta")
 PROMPT_REQUIRED_KEYS = ("kind", "text", "answer")
-PROMPT_KINDS = ("binary", "open", "plausibility")
+PROMPT_KINDS = ("binary", "open", "plausibility", "choice")
 
 #: Keys of `params`.
 PARAMS_KEYS = ("sampled", "config")

@@ -1,0 +1,165 @@
+"""The `newton` suite (docs/newton.md): NEWTON's physical-attribute questions about objects whose attribute
+the video shows through their motion, with exact answers from the sampled values.
+
+Tests: `elasticity` (balls dropped side by side: restitution), `smoothness` (cubes sliding down a plank:
+friction), `heaviness` (one cube slides into another: mass). Every video is one trial (no pairs, no
+violation) and asks, about its objects named by colour and shape and listed left to right:
+
+- Track 2 multiple choice, "Which object is the most <A>? Options: ..." and "... the least <A>? ...";
+- Track 2 Boolean comparison of the leftmost and rightmost objects, "True/False: The x is more <A> than the
+  y." and "... less <A> ..." (one true, one false);
+- Track 3, a scenario that implies the attribute without naming it.
+
+The answers come from the sampled values (`params.sampled`); the gate checks them against the states (each
+scene's `measured`: the rebound heights, the distances slid, the velocity changes in the collision must order
+the objects as the values do), so a draw whose video would not show the answer is redrawn. The text-only
+control is `voebench evaluate --strategy text`: the description names the objects and the setup but no outcome.
+"""
+
+from __future__ import annotations
+
+from voebench.errors import Infeasible
+from voebench.generator.suite import Suite, Timing
+
+TESTS = ("elasticity", "smoothness", "heaviness")
+MARGIN = 0.05  # relative: the measured outcomes of two objects must differ by this share of the largest
+
+
+def _most(adjective: str, positive: bool) -> str:
+    return f"the {'most' if positive else 'least'} {adjective}"
+
+
+def _meta(qid: str, track: int, qtype: str, attribute: str, polarity, position: int, n_options: int) -> dict:
+    return {
+        "qid": qid,
+        "newton": {
+            "question_id": qid,
+            "track": track,
+            "qtype": qtype,
+            "stream": {"comparison": "boolean"}.get(qtype, qtype),
+            "attribute": attribute,
+            "polarity": polarity,
+            "position": position,
+            "n_options": n_options,
+            "agreement": None,
+            "variant": "v1",
+            "source": "video",
+        },
+    }
+
+
+def prompts(m, p) -> list[dict]:
+    """The questions of one video from its scene module `m` and sampled values `p`."""
+    from voebench.scenes.newton import world
+
+    values = m.amounts(p)
+    k = len(values)
+    labels = world.names(p, k, m.SHAPE)
+    listed = ", ".join(labels)
+    choices = {"labels": labels, "letters": False}
+    out = []
+    for positive in (True, False):
+        best = max(range(k), key=lambda j: values[j]) if positive else min(range(k), key=lambda j: values[j])
+        qid = "most" if positive else "least"
+        out.append(
+            {
+                "kind": "choice",
+                "polarity": "positive" if positive else "negative",
+                "text": f"Which object is {_most(m.ADJECTIVE, positive)}? Options: {listed}.",
+                "answer": labels[best],
+                "choices": choices,
+                "meta": _meta(
+                    qid, 2, "multiple_choice", m.ATTRIBUTE, "positive" if positive else "negative", best + 1, k
+                ),
+            }
+        )
+    a, b = labels[0], labels[-1]
+    for positive in (True, False):
+        truth = (values[0] > values[-1]) == positive
+        word = "more" if positive else "less"
+        out.append(
+            {
+                "kind": "choice",
+                "polarity": "positive" if positive else "negative",
+                "text": f"True/False: {a[0].upper() + a[1:]} is {word} {m.ADJECTIVE} than {b}.",
+                "answer": "True" if truth else "False",
+                "choices": {"labels": ["True", "False"], "letters": False},
+                "meta": _meta(
+                    word, 2, "comparison", m.ATTRIBUTE, "positive" if positive else "negative", 1 if truth else 2, 2
+                ),
+            }
+        )
+    context, question = m.SCENARIO
+    best = max(range(k), key=lambda j: values[j])
+    out.append(
+        {
+            "kind": "choice",
+            "text": f"{context} {question.format(objects=listed)}",
+            "answer": labels[best],
+            "choices": choices,
+            "meta": _meta("scenario", 3, "scenario", m.ATTRIBUTE, None, best + 1, k),
+        }
+    )
+    return out
+
+
+def _rank(xs) -> list[int]:
+    return sorted(range(len(xs)), key=lambda j: xs[j])
+
+
+class Newton(Suite):
+    name = "newton"
+    package = "voebench.scenes.newton"
+    tests = TESTS
+    default_trials = 12  # a multiple of 6: every answer position equally often (world.py)
+    default_timing = Timing(seconds=3.0, fps=25.0)
+    default_resolution = (320, 240)
+    module_contract = {
+        **Suite.module_contract,
+        "SHAPE": str,
+        "ATTRIBUTE": str,
+        "ADJECTIVE": str,
+        "VALUE": str,
+        "SCENARIO": tuple,
+        "MEASURE_KEYS": tuple,
+        "amounts": ("p",),
+        "measured": ("scene", "p"),
+    }
+
+    def paired(self) -> bool:
+        return False
+
+    def conditions(self, test, p, options):
+        return ["observed"]  # one video per trial; its content is in params and prompts
+
+    def entry(self, job, p, scene):
+        m = self.module(job.test)
+        return {"prompts": prompts(m, p), "description": m.describe(scene, p, job.condition)}
+
+    def statement_problems(self, job, p, scene, entry, width, height):
+        """The answers (from the values) against the states: the measured outcomes must order the objects as the
+        values do, each two apart by MARGIN of the largest."""
+        m = self.module(job.test)
+        got = m.measured(scene, p)
+        if got is None:
+            return [Infeasible(f"{job.test}: the outcome is not complete within the video", m.MEASURE_KEYS)]
+        want = m.amounts(p)
+        if _rank(got) != _rank(want):
+            return [Infeasible(f"{job.test}: the motion orders the objects {got}, the values {want}", m.MEASURE_KEYS)]
+        spread = max(abs(x) for x in got) or 1.0
+        ordered = sorted(got)
+        if min(b - a for a, b in zip(ordered, ordered[1:])) < MARGIN * spread:
+            return [Infeasible(f"{job.test}: the objects' outcomes are too close to tell apart", m.MEASURE_KEYS)]
+        return []
+
+    def pixel_problems(self, job, scene, visible_pixels):
+        """After rendering: every object a question names covers at least one pixel in every frame (the camera
+        frames the whole event by design; a portrait or tiny resolution could still crop or shrink one away)."""
+        problems = []
+        for name in sorted(visible_pixels):
+            if name.startswith(("ball", "cube")) and scene[name].role in ("ball", "cube"):
+                counts = visible_pixels[name]
+                if min(counts) < 1:
+                    t = int(min(range(len(counts)), key=lambda k: counts[k]))
+                    problems.append(Infeasible(f"{job.test}: {name} is out of view at frame {t}", ("resolution",)))
+        return problems
