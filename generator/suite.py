@@ -188,6 +188,7 @@ SUITE_REFS = {
     "grasp-l1": "voebench.scenes.grasp_l1:GraspLevel1",
     "grasp-l2": "voebench.scenes.grasp_l2:GraspLevel2",
     "avoe": "voebench.scenes.avoe:AVoE",
+    "predict": "voebench.scenes.predict:Predict",
 }
 
 
