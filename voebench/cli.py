@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "voebench.generator.cli",  # render, params, verify, audit, preview, merge
     "voebench.evaluate.cli",  # evaluate, report, export
     "voebench.evaluate.baseline.cli",  # train-baseline
+    "voebench.evaluate.predict.cli",  # predict, predict-export
 ]
 
 

@@ -64,8 +64,20 @@ class Predict(Suite):
             "cut_frame": a.cut_frame,
             "cut_time": round(a.cut_frame / scene.fps, 4),
             "event_frame": a.event_frame,
+            # each object as the last frame shown leaves it (the judge prompt's "Attributes")
             "objects": [
-                {"name": n, "label": label, "color": label.split()[0], "shape": label.split()[1]}
+                {
+                    "name": n,
+                    "label": label,
+                    "color": label.split()[0],
+                    "shape": label.split()[1],
+                    "position_at_cut": [round(float(v), 3) for v in scene[n].position[a.cut_frame, :2]],
+                    "velocity_at_cut": [
+                        round(float(v), 3)
+                        for v in (scene[n].position[a.cut_frame, :2] - scene[n].position[a.cut_frame - 1, :2])
+                        * scene.fps
+                    ],
+                }
                 for n, label in a.labels.items()
             ],
             "collisions": [
