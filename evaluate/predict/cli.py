@@ -4,6 +4,7 @@ questions as an lmms-eval task with the exact scorer."""
 
 from __future__ import annotations
 
+import argparse
 import os
 
 from voebench.errors import UsageError
@@ -26,9 +27,9 @@ def _positive(name):
         try:
             v = int(s)
         except ValueError:
-            raise UsageError(f"{name} {s!r}: expected a positive whole number") from None
+            raise argparse.ArgumentTypeError(f"{s!r}: expected a positive whole number") from None
         if v < 1:
-            raise UsageError(f"{name} {s!r}: expected a positive whole number")
+            raise argparse.ArgumentTypeError(f"{s!r}: expected a positive whole number")
         return v
 
     return conv
@@ -47,7 +48,7 @@ def register(subparsers) -> None:
     p.add_argument("--judge", help=SPEC + " (fake: exact|messy|constant); none: exact scores only")
     p.add_argument("--out", required=True, metavar="RUN_DIR")
     p.add_argument("--forms", default="image,video", help="query forms, comma-separated: image, video")
-    p.add_argument("--temperatures", type=_floats, help="model temperatures to compare, e.g. 0,0.5,1")
+    p.add_argument("--temperatures", help="model temperatures to compare, e.g. 0,0.5,1")
     p.add_argument("--judge-temperature", type=float, default=0.0)
     p.add_argument("--image-frames", type=_positive("--image-frames"), default=5, help="N images (seed: 5)")
     p.add_argument("--video-frames", type=_positive("--video-frames"), default=16, help="frames of the clip sent")
@@ -89,7 +90,6 @@ def make_model(spec: str, temperature: float | None, args):
         max_new_tokens=args.max_new_tokens,
         temperature=temperature,
         do_sample=None if temperature is None else temperature > 0,
-        video_mode="frames",
     )
 
 
@@ -123,10 +123,10 @@ def _samples(args):
 def cmd_predict(args) -> int:
     from voebench.evaluate.predict.run import REPORT, run_predict  # noqa: PLC0415
 
+    temps = _floats(args.temperatures) if args.temperatures is not None else [None]
     samples = _samples(args)
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         raise UsageError(f"--out {args.out}: exists and is not a directory")
-    temps = args.temperatures or [None]
     models = {t: make_model(args.model, t, args) for t in temps}
     judge = make_judge(args.judge, args) if args.judge else None
     try:
