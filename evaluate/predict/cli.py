@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from voebench.errors import UsageError
 
@@ -107,17 +108,27 @@ def make_judge(spec: str, args):
 
 
 def _samples(args):
+    from voebench.evaluate.predict.events import build_event_samples  # noqa: PLC0415
     from voebench.evaluate.predict.queries import build_samples  # noqa: PLC0415
     from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415
 
     manifest = load_manifest(args.dataset)
     forms = [f.strip() for f in args.forms.split(",") if f.strip()]
-    if args.__dict__.get("limit"):
-        manifest.entries = [e for e in manifest.entries if e.get("prediction")][: args.limit]
+    if args.__dict__.get("limit"):  # the first N predict videos and the first N pairs
+        keep = [e for e in manifest.entries if e.get("prediction")][: args.limit]
+        pairs = list(dict.fromkeys(e["pair_id"] for e in manifest.entries if e.get("pair_id")))[: args.limit]
+        keep += [e for e in manifest.entries if e.get("pair_id") in pairs]
+        manifest.entries = keep
     samples = build_samples(manifest, forms, args.image_frames, args.video_frames)
-    if not samples:
-        raise UsageError(f"{args.dataset}: no predict videos (render one with `voebench render predict`)")
-    return samples
+    events, skipped = build_event_samples(manifest, forms, args.image_frames, args.video_frames)
+    if skipped:
+        print(f"{len(skipped)} pair(s) without an event question (e.g. {next(iter(skipped.values()))})", file=sys.stderr)
+    if not samples + events:
+        raise UsageError(
+            f"{args.dataset}: no predict videos and no plausible/implausible pairs with an event to predict "
+            "(render a set with `voebench render predict`)"
+        )
+    return samples + events
 
 
 def cmd_predict(args) -> int:

@@ -5,6 +5,8 @@ Models (they see the sample's ground truth, as the shared `fake:oracle` does):
 - ``never``: "no two objects will collide" every time (the chance level of docs/predict.md);
 - ``all``: every pair of objects collides;
 - ``random``: each pair collides with probability 1/2, seeded by (repeat seed, sample).
+Event questions (GRASP Level 2 / AVoE, events.py): ``oracle`` picks the right option, ``random`` either,
+the others always option A.
 
 Judges (they see the judged item: the prediction and the truth):
 - ``exact``: the seed's answer format with scores from the exact scorer (accuracy = the strict rate; specificity
@@ -16,23 +18,12 @@ Judges (they see the judged item: the prediction and the truth):
 
 from __future__ import annotations
 
-import itertools
 import random
 
 from voebench.evaluate.models.base import Adapter, Request
-from voebench.evaluate.predict import exact
 
 MODEL_KINDS = ("oracle", "never", "all", "random")
 JUDGE_KINDS = ("exact", "messy", "constant")
-
-
-def describe_pairs(pairs: list, labels: list) -> str:
-    hit = {x for p in pairs for x in p}
-    lines = [f"The {a} will collide with the {b}." for a, b in pairs]
-    lines += [f"The {x} will continue unscathed." for x in labels if x not in hit]
-    if not pairs:
-        lines.insert(0, "No two objects will collide.")
-    return "\n".join(f"{k}. {s}" for k, s in enumerate(lines, 1))
 
 
 class FakePredictModel(Adapter):
@@ -47,16 +38,7 @@ class FakePredictModel(Adapter):
         return {"kind": self.kind, "temperature": self.temperature}
 
     def answer(self, r: Request) -> str:
-        s = r.sample
-        if self.kind == "oracle":
-            return describe_pairs(s.true_pairs, s.labels)
-        if self.kind == "never":
-            return describe_pairs([], s.labels)
-        pairs = [list(p) for p in itertools.combinations(s.labels, 2)]
-        if self.kind == "random":
-            rng = random.Random(f"{r.seed}/{s.sample_id}")
-            pairs = [p for p in pairs if rng.random() < 0.5]
-        return describe_pairs(pairs, s.labels)
+        return r.sample.fake_answer(self.kind, random.Random(f"{r.seed}/{r.sample.sample_id}"))
 
     def generate(self, requests: list[Request]) -> list[str | BaseException]:
         return [self.answer(r) for r in requests]
@@ -87,7 +69,7 @@ class FakeJudge(Adapter):
         if self.kind == "constant":
             s, lc, a = 3, 3, 1
         else:
-            _, sc = exact.score(item.prediction, item.sample.labels, item.sample.true_pairs, item.sample.true_unhit)
+            _, sc = item.sample.score(item.prediction)
             s = lc = int(round(5 * sc.f1))
             a = int(sc.strict)
         if self.kind == "messy":

@@ -12,13 +12,16 @@ Both record the frame indices and the cut in every sample, so an answer can be t
 
 from __future__ import annotations
 
+import itertools
 import os
+import random
 from dataclasses import asdict, dataclass
 
 import numpy as np
 
 from voebench.errors import UsageError
 from voebench.evaluate.frames import sample_frame_indices
+from voebench.evaluate.predict import exact
 from voebench.evaluate.tasks import Manifest
 
 FORMS = ("image", "video")
@@ -87,13 +90,28 @@ class PredictSample:
     attributes: str
     outcome: str
     test: str = "collisions"
-    kind: str = "prediction"  # what the shared adapters look at (fake answers by kind)
+    kind: str = "collision"  # the question type (report rows; event questions are `event`)
     strategy: str = "zero-shot"
 
     def record(self) -> dict:
         d = asdict(self)
         d.pop("video_path")
         return d
+
+    def score(self, text: str) -> tuple[dict, exact.Score]:
+        parsed, sc = exact.score(text, self.labels, self.true_pairs, self.true_unhit)
+        return parsed.as_dict(), sc
+
+    def fake_answer(self, kind: str, rng: random.Random) -> str:
+        """What a `fake:<kind>` model answers (evaluate/predict/fake.py)."""
+        if kind == "oracle":
+            return describe_pairs(self.true_pairs, self.labels)
+        if kind == "never":
+            return describe_pairs([], self.labels)
+        pairs = [list(p) for p in itertools.combinations(self.labels, 2)]
+        if kind == "random":
+            pairs = [p for p in pairs if rng.random() < 0.5]
+        return describe_pairs(pairs, self.labels)
 
     def message(self) -> dict:
         """The user turn in the adapters' format (models/base.py); `as_images` asks for separate images."""
@@ -111,6 +129,16 @@ class PredictSample:
                 "as_images": self.form == "image",
             },
         }
+
+
+def describe_pairs(pairs: list, labels: list) -> str:
+    """An enumerated answer naming these pairs as colliding and every other object as unscathed."""
+    hit = {x for p in pairs for x in p}
+    lines = [f"The {a} will collide with the {b}." for a, b in pairs]
+    lines += [f"The {x} will continue unscathed." for x in labels if x not in hit]
+    if not pairs:
+        lines.insert(0, "No two objects will collide.")
+    return "\n".join(f"{k}. {s}" for k, s in enumerate(lines, 1))
 
 
 def attributes(pred: dict) -> str:

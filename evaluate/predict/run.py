@@ -141,8 +141,8 @@ def run_predict(
             "error": j.error,
         }
         if j.response is not None:
-            parsed, sc = exact.score(j.response, s.labels, s.true_pairs, s.true_unhit)
-            rec["parsed"], rec["exact"] = parsed.as_dict(), sc.as_dict()
+            parsed, sc = s.score(j.response)
+            rec["parsed"], rec["exact"] = parsed, sc.as_dict()
             a = judge_reply.get(f"{s.sample_id}@T={j.temperature}#r{j.repeat}")
             if a is not None:
                 rec["judge"] = judge.name if judge is not None else None
@@ -182,12 +182,14 @@ def summarize(records: list[dict]) -> dict:
     """Per (query form, temperature): exact metrics, mean judge scores, judge-vs-exact agreement."""
     groups: dict[tuple, list[dict]] = {}
     for r in records:
-        groups.setdefault((r["form"], r["temperature"]), []).append(r)
+        groups.setdefault((r["kind"], r["form"], r["temperature"]), []).append(r)
     out = []
-    for (form, temp), recs in sorted(groups.items(), key=lambda kv: (kv[0][0], kv[0][1] is None, kv[0][1] or 0)):
+    for (kind, form, temp), recs in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] is None, kv[0][2] or 0)
+    ):
         answered = [r for r in recs if r.get("exact") is not None]
         scores = [exact.Score(**r["exact"]) for r in answered]
-        row = {"form": form, "temperature": temp, "n": len(recs), "failed": len(recs) - len(answered)}
+        row = {"kind": kind, "form": form, "temperature": temp, "n": len(recs), "failed": len(recs) - len(answered)}
         row["exact"] = exact.aggregate(scores)
         js = [r for r in answered if r.get("judge_scores")]
         if js:
@@ -226,15 +228,15 @@ def report_md(results: dict, info: dict) -> str:
         f"Models: {', '.join(m['name'] + ' (T=' + t + ')' for t, m in info['models'].items())}; "
         f"judge: {info['judge']['name'] if info['judge'] else 'none'}; repeats: {info['repeats']}.",
         "",
-        "| form | T | n | micro F1 | macro F1 | outcome acc | strict | judge spec | judge logic | judge acc "
+        "| questions | form | T | n | micro F1 | macro F1 | outcome acc | strict | judge spec | judge logic | judge acc "
         "| judge invalid (acc) | Spearman(total, F1) | kappa(acc, strict) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for g in results["groups"]:
         e, j = g["exact"], g.get("judge") or {}
         ag = j.get("agreement") or {}
         lines.append(
-            f"| {g['form']} | {g['temperature']} | {g['n']} | {_f(e.get('micro_f1'))} | {_f(e.get('macro_f1'))} "
+            f"| {g['kind']} | {g['form']} | {g['temperature']} | {g['n']} | {_f(e.get('micro_f1'))} | {_f(e.get('macro_f1'))} "
             f"| {_f(e.get('outcome_accuracy'))} | {_f(e.get('strict'))} | {_f(j.get('specificity'))} "
             f"| {_f(j.get('logical_consistency'))} | {_f(j.get('accuracy'))} | {_f(j.get('accuracy_invalid'))} "
             f"| {_f(ag.get('spearman_total_vs_f1'))} | {_f(ag.get('kappa_accuracy_vs_strict'))} |"
@@ -244,7 +246,8 @@ def report_md(results: dict, info: dict) -> str:
         "Exact: pairs precision/recall/F1 against the simulated collisions (micro: pooled pairs; macro: mean per "
         "answer), outcome accuracy (collision or none), strict (pairs exactly right, no hit object called "
         "unscathed). A model that never predicts a collision scores macro F1 = outcome accuracy = strict = the share "
-        "of no-collision clips (0.5 in a balanced set) and micro F1 = 0 (docs/predict.md).",
+        "of no-collision clips (0.5 in a balanced set) and micro F1 = 0 (docs/predict.md). Event questions (GRASP "
+        "Level 2 / AVoE cut before the event): a two-way choice, every exact column is its accuracy (chance 0.5).",
         "",
     ]
     return "\n".join(lines)

@@ -243,7 +243,7 @@ def test_the_command_line_with_fake_models_and_a_fake_judge(predict_set, tmp_pat
     out = tmp_path / "cli"
     proc = voebench("predict", predict_set, "--model", "fake:oracle", "--judge", "fake:messy", "--out", out,
                     "--temperatures", "0,0.5,1")
-    assert "| image | 0.5 |" in proc.stdout and "| video | 1.0 |" in proc.stdout
+    assert "| collision | image | 0.5 |" in proc.stdout and "| collision | video | 1.0 |" in proc.stdout
     rec = json.loads(open(out / "samples.jsonl").readline())
     assert {"frames", "cut_frame", "prompt", "response", "exact", "judge_response", "judge_scores"} <= set(rec)
     bad = voebench("predict", predict_set, "--model", "fake:yes", "--out", tmp_path / "x", check=False)
@@ -266,3 +266,17 @@ def test_replayed_judge_replies(predict_set, tmp_path):
                     tmp_path / "replayed")
     res = json.load(open(tmp_path / "replayed" / "results.json"))
     assert all(g["judge"]["accuracy"] == 0.0 for g in res["groups"]), proc.stdout
+
+
+@pytest.mark.parametrize(
+    "reply, letter",
+    [("B. The ball rolls back.", "B"), ("Answer: a", "A"), ("**B**: it bounces", "B"), ("I think the answer is B.", "B"),
+     ("Option A, because...", "A"), ("It will bounce back.", None)],
+)
+def test_event_answers_are_read_as_a_letter(reply, letter):
+    from voebench.evaluate.predict.events import EventSample
+
+    s = EventSample("x", "x", "video", "v.mp4", "v.mp4", 10.0, 20, 64, 48, [0, 9], 9, "q", "truth", "B",
+                    {"A": "false", "B": "truth"}, "", "t14_collision")
+    parsed, sc = s.score(reply)
+    assert parsed["choice"] == letter and sc.strict == (letter == "B")

@@ -76,3 +76,25 @@ def test_end_to_end_with_fake_models_and_a_fake_judge(tmp_path):
     voebench("predict", out, "--model", "fake:never", "--forms", "video", "--out", never)
     res = json.load(open(never / "results.json"))
     assert res["groups"][0]["exact"]["macro_f1"] == 0.5  # one clip of each outcome
+
+
+def test_event_questions_for_grasp_level2_are_cut_before_the_event(tmp_path):
+    """t14's plausible video is cut before the collision (the implausible twin's first differing frame) and asked
+    which of the two descriptions comes true; t09's ball only appears at the event, so it gets no question."""
+    out = tmp_path / "l2"
+    voebench("render", "grasp-l2", "--tests", "t09_gravity_incline,t14_collision", "--trials", 1, "--resolution",
+             "64x48", "--fps", "10", "--workers", 1, "--quiet", "--out", out)
+    entries = {e["id"]: e for e in read_manifest(str(out / "manifest.jsonl"))}
+    onset = entries["grasp-l2/t14_collision/00000-implausible"]["violation"]["first_frame"]
+    for model, want in (("oracle", 1.0), ("random", None)):
+        run = tmp_path / model
+        proc = voebench("predict", out, "--model", f"fake:{model}", "--judge", "fake:exact", "--out", run)
+        assert "1 pair(s) without an event question" in proc.stderr
+        recs = [json.loads(x) for x in open(run / "samples.jsonl")]
+        assert {r["test"] for r in recs} == {"t14_collision"} and {r["form"] for r in recs} == {"image", "video"}
+        for r in recs:
+            assert r["cut_frame"] == onset - 1 and max(r["frames"]) == onset - 1
+            assert r["answer"] == entries["grasp-l2/t14_collision/00000-plausible"]["description"]
+            assert r["options"][r["outcome"]] == r["answer"]
+            if want is not None:
+                assert r["exact"]["strict"] and r["judge_scores"]["accuracy"] == 1
