@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -40,7 +39,6 @@ CHOICE = (
     "once it continues?\nA: {a}\nB: {b}\nStart your answer with A or B, then give a clear sentence describing the "
     "expected outcome."
 )
-LETTER = re.compile(r"^\W*(?:answer|option)?\W*([ab])\b|\b(?:answer|option)\W*(?:is\W*)?([ab])\b", re.IGNORECASE)
 
 
 @dataclass
@@ -88,11 +86,8 @@ class EventSample:
         }
 
     def score(self, text: str) -> tuple[dict, exact.Score]:
-        m = LETTER.search(text or "")
-        letter = (m.group(1) or m.group(2)).upper() if m else None
-        ok = letter == self.outcome
-        v = 1.0 if ok else 0.0
-        return {"choice": letter}, exact.Score(int(ok), int(not ok), int(not ok), v, v, v, ok, ok)
+        letter, sc = exact.score_choice(text, self.outcome)
+        return {"choice": letter}, sc
 
     def fake_answer(self, kind: str, rng: random.Random) -> str:
         if kind == "oracle":

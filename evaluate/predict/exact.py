@@ -11,6 +11,8 @@ strike, crash, bump, run into, ...) and no negation pairs the first object it na
 names; an item with a negation (not, never, avoid, miss, unscathed, ...) marks the objects it names as never hit.
 Every item counts: the seed asks for "multiple possible results", so hedging across many pairs costs precision.
 
+`score_choice` reads the option letter of the two-way event questions (GRASP Level 2 / AVoE, events.py).
+
 This module uses the standard library only: the lmms-eval export copies it into the task folder.
 """
 
@@ -151,3 +153,22 @@ def aggregate(scores: list[Score]) -> dict:
         "outcome_accuracy": sum(s.outcome_correct for s in scores) / n,
         "strict": sum(s.strict for s in scores) / n,
     }
+
+
+#: an event question's option letter: "B.", "Answer: a", "**B**", "the answer is B", "Option A, because"
+LETTER = re.compile(r"^\W*(?:answer|option)?\W*([ab])\b|\b(?:answer|option)\W*(?:is\W*)?([ab])\b", re.IGNORECASE)
+
+
+def choice_letter(text: str) -> str | None:
+    """The option (A or B) an answer to a two-way event question starts with or names; None if neither."""
+    m = LETTER.search(text or "")
+    return (m.group(1) or m.group(2)).upper() if m else None
+
+
+def score_choice(text: str, truth: str) -> tuple[str | None, Score]:
+    """An event answer scored like a pair answer: every column is 1 when the letter is right, else 0."""
+    letter = choice_letter(text)
+    ok = letter == truth
+    v = 1.0 if ok else 0.0
+    return letter, Score(int(ok), int(not ok), int(not ok), v, v, v, ok, ok)
+

@@ -280,3 +280,42 @@ def test_event_answers_are_read_as_a_letter(reply, letter):
                     {"A": "false", "B": "truth"}, "", "t14_collision")
     parsed, sc = s.score(reply)
     assert parsed["choice"] == letter and sc.strict == (letter == "B")
+
+
+def test_lmms_eval_export_holds_only_the_clip_and_scores_exactly(predict_set, tmp_path):
+    """The task folder's hooks run without voebench (python -I -S: no site-packages); the oracle's answers score
+    1 on every metric, the never-collide answer the chance level; the files hold the frames up to the cut only."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "task"
+    voebench("predict-export", predict_set, "--out", out)
+    docs = [json.loads(x) for x in open(out / "data.jsonl")]
+    assert len(docs) == 2 * len(SCENES) and {d["form"] for d in docs} == {"image", "video"}
+    for d in docs:
+        assert max(d["frames"]) == d["cut_frame"] == 9
+        if d["form"] == "image":
+            assert len(d["visuals"]) == 5
+        else:
+            from voebench.evaluate.frames import read_frames
+
+            clip = str(out / d["visuals"][0])
+            assert len(read_frames(clip, list(range(len(d["frames"]))))) == len(d["frames"])
+    code = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import utils
+from predict_exact import parse
+for line in open(sys.argv[1] + '/data_video.jsonl'):
+    d = json.loads(line)
+    oracle = '. '.join(f'The {a} will hit the {b}' for a, b in d['true_pairs']) or 'Nothing will collide.'
+    print(json.dumps([utils.process_results(d, [oracle]), utils.process_results(d, ['No two objects will collide.']),
+                      utils.doc_to_messages(d)[0]['content'][0]['type']]))
+"""
+    proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert all(r[0] == {"predict_f1": 1.0, "predict_outcome": 1.0, "predict_strict": 1.0} for r in rows)
+    share = sum(1 for _, pairs in SCENES if not pairs) / len(SCENES)
+    assert sum(r[1]["predict_f1"] for r in rows) / len(rows) == pytest.approx(share)
+    assert {r[2] for r in rows} == {"video"}
