@@ -122,7 +122,9 @@ def _samples(args):
     samples = build_samples(manifest, forms, args.image_frames, args.video_frames)
     events, skipped = build_event_samples(manifest, forms, args.image_frames, args.video_frames)
     if skipped:
-        print(f"{len(skipped)} pair(s) without an event question (e.g. {next(iter(skipped.values()))})", file=sys.stderr)
+        print(
+            f"{len(skipped)} pair(s) without an event question (e.g. {next(iter(skipped.values()))})", file=sys.stderr
+        )
     if not samples + events:
         raise UsageError(
             f"{args.dataset}: no predict videos and no plausible/implausible pairs with an event to predict "
@@ -149,14 +151,19 @@ def cmd_predict(args) -> int:
             repeats=args.repeats,
             seed=args.seed,
             system_prompt=args.system_prompt,
-            extra={"dataset": os.path.abspath(args.dataset), "forms": args.forms, "image_frames": args.image_frames,
-                   "video_frames": args.video_frames},
+            extra={
+                "dataset": os.path.abspath(args.dataset),
+                "forms": args.forms,
+                "image_frames": args.image_frames,
+                "video_frames": args.video_frames,
+            },
         )
     finally:
         for m in [*models.values(), judge]:
             if m is not None:
                 m.close()
-    print(open(os.path.join(args.out, REPORT), encoding="utf-8").read())
+    with open(os.path.join(args.out, REPORT), encoding="utf-8") as fh:
+        print(fh.read())
     return 0
 
 

@@ -149,8 +149,11 @@ def build_event_samples(manifest: Manifest, forms: list, image_count: int = 5, v
             continue
         rng = random.Random(f"{good['id']}/options")
         swap = rng.random() < 0.5
-        options = {"A": bad["description"], "B": good["description"]} if swap else {
-            "A": good["description"], "B": bad["description"]}
+        options = (
+            {"A": bad["description"], "B": good["description"]}
+            if swap
+            else {"A": good["description"], "B": bad["description"]}
+        )
         letter = "B" if swap else "A"
         clip = (cut + 1) / float(good["fps"])
         for form in forms:

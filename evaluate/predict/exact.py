@@ -43,9 +43,7 @@ NEGATION = re.compile(
     r"\b(not|no|never|none|neither|nor|avoid\w*|miss\w*|unscathed|unhit|untouched|safe\w*|clear of|"
     r"pass(?:es|ing)? (?:by|behind|in front)|won't|wont|doesn't|don't|isn't|aren't|without)\b|n't\b"
 )
-MENTION = re.compile(
-    r"\b(" + "|".join(COLORS) + r")\b(?:\s+(?:[a-z]+\s+){0,2}?(" + "|".join(SHAPES) + r")\b)?"
-)
+MENTION = re.compile(r"\b(" + "|".join(COLORS) + r")\b(?:\s+(?:[a-z]+\s+){0,2}?(" + "|".join(SHAPES) + r")\b)?")
 ITEM_SPLIT = re.compile(r"(?:^|\n)\s*(?:\d+[.)]|[-*\u2022])\s*|(?<=[.!?;])\s+")
 
 
@@ -77,7 +75,11 @@ def mentions(item: str, labels: list[str]) -> list[str]:
     for m in MENTION.finditer(item.lower()):
         color, shape = m.group(1), SHAPES.get(m.group(2) or "")
         label = by_color.get(color)
-        name = label if label is not None and (shape is None or label.split()[1] == shape) else f"{color} {shape or 'object'}"
+        name = (
+            label
+            if label is not None and (shape is None or label.split()[1] == shape)
+            else f"{color} {shape or 'object'}"
+        )
         if name not in out:
             out.append(name)
     return out
@@ -171,4 +173,3 @@ def score_choice(text: str, truth: str) -> tuple[str | None, Score]:
     ok = letter == truth
     v = 1.0 if ok else 0.0
     return letter, Score(int(ok), int(not ok), int(not ok), v, v, v, ok, ok)
-

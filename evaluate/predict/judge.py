@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 #: the seed's CLEVRER evaluator prompt; {sentence_text}, {ground_truth_text}, {object_descriptions} as in the seed
 JUDGE_PROMPT = (
@@ -63,7 +64,7 @@ class JudgeItem:
     """One prediction to judge: which sample/repeat/temperature, the model's text, the filled prompt."""
 
     key: str
-    sample: object  # queries.PredictSample
+    sample: Any  # queries.PredictSample / events.EventSample
     prediction: str
     prompt: str
     kind: str = "judge"
@@ -90,7 +91,7 @@ def parse_scores(text: str) -> dict:
     """{"specificity", "logical_consistency", "accuracy"} -> a number or None, from a judge's reply. The first
     mention of a criterion that carries a valid number wins (the prompt's own words may be echoed back first)."""
     text = text or ""
-    hits = [(m.start(), m.end(), m.lastgroup) for m in _NAMES.finditer(text)]
+    hits = [(m.start(), m.end(), m.lastgroup or "") for m in _NAMES.finditer(text)]
     out: dict[str, float | None] = dict.fromkeys(CRITERIA)
     for i, (_, end, name) in enumerate(hits):
         if out[name] is not None:

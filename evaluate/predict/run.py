@@ -20,6 +20,7 @@ import json
 import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from voebench import __version__
 from voebench.evaluate.models.base import Adapter, Request
@@ -39,7 +40,7 @@ CACHE, JUDGE_CACHE, SAMPLES, RUN, RESULTS, REPORT = (
 
 @dataclass
 class Asked:
-    sample: object  # queries.PredictSample
+    sample: Any  # queries.PredictSample / events.EventSample, or judge.JudgeItem for a judge call
     temperature: float | None
     repeat: int
     seed: int
@@ -114,14 +115,22 @@ def run_predict(
                 continue
             key = f"{j.sample.sample_id}@T={j.temperature}#r{j.repeat}"
             items[id(j)] = JudgeItem(
-                key, j.sample, j.response, judge_prompt(j.response, j.sample.answer, j.sample.attributes),
+                key,
+                j.sample,
+                j.response,
+                judge_prompt(j.response, j.sample.answer, j.sample.attributes),
                 sample_id=key,
             )
             judged.append(Asked(items[id(j)], None, j.repeat, j.seed))
         jcache = ResponseCache(os.path.join(out_dir, JUDGE_CACHE))
         try:
             calls["judge"] = _ask_all(
-                judge, judged, jcache, lambda a: [{"role": "user", "text": a.sample.prompt}], lambda a: a.sample, "judge"
+                judge,
+                judged,
+                jcache,
+                lambda a: [{"role": "user", "text": a.sample.prompt}],
+                lambda a: a.sample,
+                "judge",
             )
         finally:
             jcache.close()
@@ -228,15 +237,16 @@ def report_md(results: dict, info: dict) -> str:
         f"Models: {', '.join(m['name'] + ' (T=' + t + ')' for t, m in info['models'].items())}; "
         f"judge: {info['judge']['name'] if info['judge'] else 'none'}; repeats: {info['repeats']}.",
         "",
-        "| questions | form | T | n | micro F1 | macro F1 | outcome acc | strict | judge spec | judge logic | judge acc "
-        "| judge invalid (acc) | Spearman(total, F1) | kappa(acc, strict) |",
+        "| questions | form | T | n | micro F1 | macro F1 | outcome acc | strict | judge spec | judge logic "
+        "| judge acc | judge invalid (acc) | Spearman(total, F1) | kappa(acc, strict) |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for g in results["groups"]:
         e, j = g["exact"], g.get("judge") or {}
         ag = j.get("agreement") or {}
         lines.append(
-            f"| {g['kind']} | {g['form']} | {g['temperature']} | {g['n']} | {_f(e.get('micro_f1'))} | {_f(e.get('macro_f1'))} "
+            f"| {g['kind']} | {g['form']} | {g['temperature']} | {g['n']} | {_f(e.get('micro_f1'))} "
+            f"| {_f(e.get('macro_f1'))} "
             f"| {_f(e.get('outcome_accuracy'))} | {_f(e.get('strict'))} | {_f(j.get('specificity'))} "
             f"| {_f(j.get('logical_consistency'))} | {_f(j.get('accuracy'))} | {_f(j.get('accuracy_invalid'))} "
             f"| {_f(ag.get('spearman_total_vs_f1'))} | {_f(ag.get('kappa_accuracy_vs_strict'))} |"

@@ -32,7 +32,9 @@ def answer_text(labels: dict, collisions: list, unhit: list, fps: float) -> str:
         return "No objects collide: " + ", ".join(f"the {x}" for x in unhit) + " all continue unscathed."
     hits = [f"The {labels[c.a]} collides with the {labels[c.b]} at {c.frame / fps:.1f} s." for c in collisions]
     rest = (
-        " " + " and ".join(f"the {x}" for x in unhit).capitalize() + (" is" if len(unhit) == 1 else " are")
+        " "
+        + " and ".join(f"the {x}" for x in unhit).capitalize()
+        + (" is" if len(unhit) == 1 else " are")
         + " never hit."
         if unhit
         else ""
@@ -90,9 +92,7 @@ class Predict(Suite):
                 for c in a.collisions
             ],
             "unhit": unhit,
-            "final_positions": {
-                a.labels[n]: [round(float(v), 3) for v in scene[n].position[-1, :2]] for n in a.labels
-            },
+            "final_positions": {a.labels[n]: [round(float(v), 3) for v in scene[n].position[-1, :2]] for n in a.labels},
             "answer": answer,
         }
         return {

@@ -172,8 +172,13 @@ def build(scene, p, condition):
             velocity=vel,
         )
         ob = scene.add(
-            f"object{k}", o.shape, (o.size,) * 3, (o.start[0], o.start[1], o.size / 2), role="object",
-            color=COLORS[o.color], body=body,
+            f"object{k}",
+            o.shape,
+            (o.size,) * 3,
+            (o.start[0], o.start[1], o.size / 2),
+            role="object",
+            color=COLORS[o.color],
+            body=body,
         )
         ob.position[:, :2] = o.start + np.outer(np.minimum(t, release / scene.fps), o.velocity)
     simulate(scene, substeps=20)
@@ -206,7 +211,9 @@ def analyse(scene, p) -> Analysis:
     cut_frame = min(int(np.floor(cut * scene.fps)), scene.n_frames - 1)
     if found and cut_frame >= found[0].frame:
         raise Infeasible("predict: the cut falls on the first collision", ("cut", "seconds", "fps"))
-    return Analysis({f"object{k}": b.label for k, b in enumerate(bodies)}, found, int(round(event * scene.fps)), cut_frame)
+    return Analysis(
+        {f"object{k}": b.label for k, b in enumerate(bodies)}, found, int(round(event * scene.fps)), cut_frame
+    )
 
 
 def describe(scene, p, condition):
@@ -215,7 +222,6 @@ def describe(scene, p, condition):
     hits = "; ".join(
         f"the {a.labels[c.a]} and the {a.labels[c.b]} collide at {c.frame / scene.fps:.1f} s" for c in a.collisions
     )
-    return (
-        f"On a smooth floor {names} slide in straight lines. "
-        + (f"After the cut at {a.cut_frame / scene.fps:.1f} s, {hits}." if hits else "No two of them ever touch.")
+    return f"On a smooth floor {names} slide in straight lines. " + (
+        f"After the cut at {a.cut_frame / scene.fps:.1f} s, {hits}." if hits else "No two of them ever touch."
     )

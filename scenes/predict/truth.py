@@ -33,7 +33,14 @@ class Collision:
 
 def _track(o) -> Track:
     return Track(
-        o.name, o.role, Shape(o.shape, o.dimensions), True, o.position, o.quaternion, o.color, o.visible,
+        o.name,
+        o.role,
+        Shape(o.shape, o.dimensions),
+        True,
+        o.position,
+        o.quaternion,
+        o.color,
+        o.visible,
         np.full(o.n_frames, -1),
     )
 

@@ -24,7 +24,10 @@ from voebench.evaluate.tasks import load_manifest
 N_FRAMES, FPS = 20, 10
 SCENES = [  # (labels, true pairs): three clips with collisions, one without
     (["red cube", "blue sphere", "green cylinder"], [["red cube", "blue sphere"]]),
-    (["yellow sphere", "white cube", "purple cylinder"], [["white cube", "purple cylinder"], ["yellow sphere", "white cube"]]),
+    (
+        ["yellow sphere", "white cube", "purple cylinder"],
+        [["white cube", "purple cylinder"], ["yellow sphere", "white cube"]],
+    ),
     (["green sphere", "red cylinder", "blue cube", "white sphere"], [["green sphere", "blue cube"]]),
     (["purple cube", "yellow cylinder", "red sphere"], []),
 ]
@@ -33,8 +36,14 @@ SCENES = [  # (labels, true pairs): three clips with collisions, one without
 def predict_entry(i: int, labels: list, pairs: list) -> dict:
     hit = {x for p in pairs for x in p}
     objects = [
-        {"name": f"object{k}", "label": lab, "color": lab.split()[0], "shape": lab.split()[1],
-         "position_at_cut": [0.5 * k, 0.0], "velocity_at_cut": [1.0, 0.0]}
+        {
+            "name": f"object{k}",
+            "label": lab,
+            "color": lab.split()[0],
+            "shape": lab.split()[1],
+            "position_at_cut": [0.5 * k, 0.0],
+            "velocity_at_cut": [1.0, 0.0],
+        }
         for k, lab in enumerate(labels)
     ]
     pred = {
@@ -48,12 +57,23 @@ def predict_entry(i: int, labels: list, pairs: list) -> dict:
         "final_positions": {x: [0.0, 0.0] for x in labels},
         "answer": "; ".join(f"the {a} collides with the {b}" for a, b in pairs) or "No objects collide.",
     }
-    return complete_entry({
-        "id": f"predict/collisions/{i:05d}", "suite": "predict", "test": "collisions", "index": i,
-        "condition": pred["outcome"], "video": f"predict/collisions/{i:05d}.mp4",
-        "states": f"predict/collisions/{i:05d}.h5", "n_frames": N_FRAMES, "fps": FPS, "width": 64, "height": 48,
-        "prompts": [{"kind": "prediction", "text": "q", "answer": pred["answer"]}], "prediction": pred,
-    })
+    return complete_entry(
+        {
+            "id": f"predict/collisions/{i:05d}",
+            "suite": "predict",
+            "test": "collisions",
+            "index": i,
+            "condition": pred["outcome"],
+            "video": f"predict/collisions/{i:05d}.mp4",
+            "states": f"predict/collisions/{i:05d}.h5",
+            "n_frames": N_FRAMES,
+            "fps": FPS,
+            "width": 64,
+            "height": 48,
+            "prompts": [{"kind": "prediction", "text": "q", "answer": pred["answer"]}],
+            "prediction": pred,
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -112,14 +132,26 @@ LABELS = ["red cube", "blue sphere", "green cylinder"]
 @pytest.mark.parametrize(
     "text, pairs, unhit",
     [
-        ("1. The red cube will collide with the blue sphere.\n2. The green cylinder continues unscathed.",
-         [{"red cube", "blue sphere"}], {"green cylinder"}),
-        ("The red box and the blue ball are on a collision course; the green one won't be hit.",
-         [{"red cube", "blue sphere"}], {"green cylinder"}),
-        ("- red cube -> hits blue sphere\n- green cylinder avoids everything", [{"red cube", "blue sphere"}],
-         {"green cylinder"}),
-        ("The blue sphere will strike the red cube and the green cylinder.",
-         [{"blue sphere", "red cube"}, {"blue sphere", "green cylinder"}], set()),
+        (
+            "1. The red cube will collide with the blue sphere.\n2. The green cylinder continues unscathed.",
+            [{"red cube", "blue sphere"}],
+            {"green cylinder"},
+        ),
+        (
+            "The red box and the blue ball are on a collision course; the green one won't be hit.",
+            [{"red cube", "blue sphere"}],
+            {"green cylinder"},
+        ),
+        (
+            "- red cube -> hits blue sphere\n- green cylinder avoids everything",
+            [{"red cube", "blue sphere"}],
+            {"green cylinder"},
+        ),
+        (
+            "The blue sphere will strike the red cube and the green cylinder.",
+            [{"blue sphere", "red cube"}, {"blue sphere", "green cylinder"}],
+            set(),
+        ),
         ("No objects will collide.", [], set()),
         ("The red cylinder hits the green cylinder.", [{"red cylinder", "green cylinder"}], set()),  # wrong shape
     ],
@@ -134,7 +166,9 @@ def test_scores_for_right_wrong_and_hedged_answers():
     truth = [["red cube", "blue sphere"]]
     _, right = exact.score("The red cube hits the blue sphere.", LABELS, truth)
     assert (right.precision, right.recall, right.f1, right.strict) == (1.0, 1.0, 1.0, True)
-    _, hedged = exact.score("1. The red cube hits the blue sphere. 2. The red cube hits the green cylinder.", LABELS, truth)
+    _, hedged = exact.score(
+        "1. The red cube hits the blue sphere. 2. The red cube hits the green cylinder.", LABELS, truth
+    )
     assert hedged.recall == 1.0 and hedged.precision == 0.5 and not hedged.strict
     _, none = exact.score("Nothing will collide.", LABELS, truth)
     assert none.f1 == 0.0 and not none.outcome_correct
@@ -241,15 +275,26 @@ def test_model_and_judge_answers_are_cached_and_a_run_resumes(predict_set, tmp_p
 
 def test_the_command_line_with_fake_models_and_a_fake_judge(predict_set, tmp_path):
     out = tmp_path / "cli"
-    proc = voebench("predict", predict_set, "--model", "fake:oracle", "--judge", "fake:messy", "--out", out,
-                    "--temperatures", "0,0.5,1")
+    proc = voebench(
+        "predict",
+        predict_set,
+        "--model",
+        "fake:oracle",
+        "--judge",
+        "fake:messy",
+        "--out",
+        out,
+        "--temperatures",
+        "0,0.5,1",
+    )
     assert "| collision | image | 0.5 |" in proc.stdout and "| collision | video | 1.0 |" in proc.stdout
     rec = json.loads(open(out / "samples.jsonl").readline())
     assert {"frames", "cut_frame", "prompt", "response", "exact", "judge_response", "judge_scores"} <= set(rec)
     bad = voebench("predict", predict_set, "--model", "fake:yes", "--out", tmp_path / "x", check=False)
     assert bad.returncode == 2 and "fake:yes" in bad.stderr
-    bad = voebench("predict", predict_set, "--model", "fake:never", "--temperatures", "a", "--out", tmp_path / "y",
-                   check=False)
+    bad = voebench(
+        "predict", predict_set, "--model", "fake:never", "--temperatures", "a", "--out", tmp_path / "y", check=False
+    )
     assert bad.returncode == 2
 
 
@@ -261,23 +306,49 @@ def test_replayed_judge_replies(predict_set, tmp_path):
     with open(replies, "w") as fh:
         for rec in map(json.loads, open(out / "samples.jsonl")):
             key = f"{rec['sample_id']}@T={rec['temperature']}#r{rec['repeat']}"
-            fh.write(json.dumps({"sample_id": key, "response": "Specificity: 2. Logical Consistency: 2. Accuracy: 0"}) + "\n")
-    proc = voebench("predict", predict_set, "--model", "fake:oracle", "--judge", f"replay:{replies}", "--out",
-                    tmp_path / "replayed")
+            fh.write(
+                json.dumps({"sample_id": key, "response": "Specificity: 2. Logical Consistency: 2. Accuracy: 0"}) + "\n"
+            )
+    proc = voebench(
+        "predict", predict_set, "--model", "fake:oracle", "--judge", f"replay:{replies}", "--out", tmp_path / "replayed"
+    )
     res = json.load(open(tmp_path / "replayed" / "results.json"))
     assert all(g["judge"]["accuracy"] == 0.0 for g in res["groups"]), proc.stdout
 
 
 @pytest.mark.parametrize(
     "reply, letter",
-    [("B. The ball rolls back.", "B"), ("Answer: a", "A"), ("**B**: it bounces", "B"), ("I think the answer is B.", "B"),
-     ("Option A, because...", "A"), ("It will bounce back.", None)],
+    [
+        ("B. The ball rolls back.", "B"),
+        ("Answer: a", "A"),
+        ("**B**: it bounces", "B"),
+        ("I think the answer is B.", "B"),
+        ("Option A, because...", "A"),
+        ("It will bounce back.", None),
+    ],
 )
 def test_event_answers_are_read_as_a_letter(reply, letter):
     from voebench.evaluate.predict.events import EventSample
 
-    s = EventSample("x", "x", "video", "v.mp4", "v.mp4", 10.0, 20, 64, 48, [0, 9], 9, "q", "truth", "B",
-                    {"A": "false", "B": "truth"}, "", "t14_collision")
+    s = EventSample(
+        "x",
+        "x",
+        "video",
+        "v.mp4",
+        "v.mp4",
+        10.0,
+        20,
+        64,
+        48,
+        [0, 9],
+        9,
+        "q",
+        "truth",
+        "B",
+        {"A": "false", "B": "truth"},
+        "",
+        "t14_collision",
+    )
     parsed, sc = s.score(reply)
     assert parsed["choice"] == letter and sc.strict == (letter == "B")
 

@@ -63,13 +63,29 @@ def test_the_set_passes_the_audit(states_set):
 
 def test_end_to_end_with_fake_models_and_a_fake_judge(tmp_path):
     out = tmp_path / "set"
-    voebench("render", "predict", "--out", out, "--trials", 2, "--resolution", "64x48", "--fps", "10", "--workers", 1,
-             "--quiet")
+    voebench(
+        "render",
+        "predict",
+        "--out",
+        out,
+        "--trials",
+        2,
+        "--resolution",
+        "64x48",
+        "--fps",
+        "10",
+        "--workers",
+        1,
+        "--quiet",
+    )
     run = tmp_path / "run"
     voebench("predict", out, "--model", "fake:oracle", "--judge", "fake:messy", "--out", run, "--temperatures", "0,1")
     res = json.load(open(run / "results.json"))
     assert {(g["form"], g["temperature"]) for g in res["groups"]} == {
-        ("image", 0.0), ("image", 1.0), ("video", 0.0), ("video", 1.0)
+        ("image", 0.0),
+        ("image", 1.0),
+        ("video", 0.0),
+        ("video", 1.0),
     }
     assert all(g["exact"]["macro_f1"] == 1.0 and g["judge"]["accuracy"] == 1.0 for g in res["groups"])
     never = tmp_path / "never"
@@ -82,8 +98,23 @@ def test_event_questions_for_grasp_level2_are_cut_before_the_event(tmp_path):
     """t14's plausible video is cut before the collision (the implausible twin's first differing frame) and asked
     which of the two descriptions comes true; t09's ball only appears at the event, so it gets no question."""
     out = tmp_path / "l2"
-    voebench("render", "grasp-l2", "--tests", "t09_gravity_incline,t14_collision", "--trials", 1, "--resolution",
-             "64x48", "--fps", "10", "--workers", 1, "--quiet", "--out", out)
+    voebench(
+        "render",
+        "grasp-l2",
+        "--tests",
+        "t09_gravity_incline,t14_collision",
+        "--trials",
+        1,
+        "--resolution",
+        "64x48",
+        "--fps",
+        "10",
+        "--workers",
+        1,
+        "--quiet",
+        "--out",
+        out,
+    )
     entries = {e["id"]: e for e in read_manifest(str(out / "manifest.jsonl"))}
     onset = entries["grasp-l2/t14_collision/00000-implausible"]["violation"]["first_frame"]
     for model, want in (("oracle", 1.0), ("random", None)):
