@@ -1,11 +1,12 @@
 """Collisions: three or four objects of distinct colours (spheres, cubes, upright cylinders) slide across a
-frictionless floor in straight lines; in half the trials two of them are on a collision course, in the other half
-the closest pair misses by a sampled clearance (a near miss, so both kinds of trial look alike up to the cut).
-Bullet simulates everything (hits, deflections, any knock-on hits); the ground truth is read off the simulated
-tracks (`truth.py`). The clip shown to a model is cut at a sampled time before the first collision (before the
-near miss's closest approach in trials without one).
+frictionless floor in straight lines. Objects 0 and 1 are on a collision course in half the trials and miss each
+other by a sampled clearance in the other half (a near miss, so both kinds of trial look alike up to the cut); a
+fourth object makes objects 2 and 3 a second pair, a hit or a near miss, and a third object alone keeps clear of
+every path. Bullet simulates everything (hits, deflections, any knock-on hits); the ground truth is read off the
+simulated tracks (`truth.py`). The clip shown to a model is cut at a sampled time before the first collision
+(before the first near miss's closest approach in trials without one).
 
-Only the first, designed event is planned (straight lines, constant speeds: the floor and the objects are
+Only the designed meetings are planned (straight lines, constant speeds: the floor and the objects are
 frictionless and undamped); every later event is whatever the simulation makes of it.
 """
 
@@ -70,6 +71,7 @@ class Body:
     size: float
     start: np.ndarray  # (2,) m
     velocity: np.ndarray  # (2,) m/s
+    horizon: float  # s: until when it surely moves in a straight line (its pair's meeting time if that is a hit)
 
     @property
     def label(self) -> str:
@@ -94,16 +96,12 @@ def closest_approach(a: Body, b: Body, t_end: float) -> tuple[float, float]:
     return float(np.linalg.norm(dp + dv * t)), t
 
 
-def layout(p, duration: float) -> tuple[list[Body], float]:
-    """The bodies and the designed event's time (s): first contact of the pair (collision) or closest approach."""
-    rng = np.random.default_rng(p.layout_seed)
-    n = int(p.n_objects)
-    colors = [PALETTE[i] for i in rng.permutation(len(PALETTE))[:n]]
-    shapes = [tuple(SHAPE_WORDS)[int(i)] for i in rng.integers(0, 3, n)]
-    sizes = [p.size * float(rng.uniform(0.85, 1.15)) for _ in range(n)]
-    speeds = [p.speed * float(rng.uniform(0.8, 1.2)) for _ in range(n)]
-    t_meet = p.meet * duration
-    # the designed pair: both centres reach the meeting area at t_meet, from directions 60-180 degrees apart
+def _pair(rng, bodies_spec, speeds, t_meet: float, collide: bool, offset: float, miss: float, duration: float):
+    """Two bodies whose centres reach a meeting point at t_meet from directions 60-180 degrees apart: aimed within
+    their inscribed circles (they must touch) or passing with `miss` between their bounding circles at t_meet (the
+    closest approach, as the offset is across their relative motion). Returns the bodies and the event time (the
+    near miss's closest approach; a collision's comes from the simulation)."""
+    (ca, sa, za), (cb, sb, zb) = bodies_spec
     meet = rng.uniform(-0.8, 0.8, 2) * np.array(AREA) * 0.5
     th0 = rng.uniform(0, 2 * np.pi)
     th1 = th0 + rng.choice([-1, 1]) * np.radians(rng.uniform(60, 180))
@@ -111,26 +109,57 @@ def layout(p, duration: float) -> tuple[list[Body], float]:
     v1 = speeds[1] * np.array([np.cos(th1), np.sin(th1)])
     rel = v1 - v0
     normal = np.array([-rel[1], rel[0]]) / np.linalg.norm(rel)  # across the relative motion
-    a = Body(colors[0], shapes[0], sizes[0], meet - v0 * t_meet, v0)
-    b = Body(colors[1], shapes[1], sizes[1], meet - v1 * t_meet, v1)
-    if p.outcome == "collision":  # aimed within the inscribed circles: they must touch
-        lateral = p.offset * (a.inner + b.inner)
-    else:  # passes with `miss` between the bounding circles at t_meet (its closest approach, as normal ⟂ rel)
-        lateral = (a.bound + b.bound + p.miss) * (1.0 if p.offset >= 0 else -1.0)
-    b.start = b.start + lateral * normal
-    if p.outcome == "collision":
-        # first contact of the inscribed circles bounds it from below; report the centres' meeting time for the
-        # plan: the simulation gives the real contact frame
-        event = t_meet - (a.bound + b.bound) / np.linalg.norm(rel)
+    horizon = t_meet if collide else duration  # how long each keeps its straight line for sure
+    a = Body(ca, sa, za, meet - v0 * t_meet, v0, horizon)
+    b = Body(cb, sb, zb, meet - v1 * t_meet, v1, horizon)
+    if collide:
+        lateral = offset * (a.inner + b.inner)
     else:
-        event = t_meet
-    bodies = [a, b]
-    for k in range(2, n):
+        lateral = (a.bound + b.bound + miss) * (1.0 if offset >= 0 else -1.0)
+    b.start = b.start + lateral * normal
+    return [a, b], t_meet
+
+
+def _clear(c: Body, others: list) -> bool:
+    """c keeps CLEARANCE from every other body while both surely move in straight lines."""
+    return all(
+        closest_approach(c, o, min(c.horizon, o.horizon))[0] >= c.bound + o.bound + CLEARANCE for o in others
+    )
+
+
+def layout(p, duration: float) -> tuple[list[Body], float]:
+    """The bodies and the time of the first planned near miss (s; the duration when there is none). Objects 0 and
+    1 meet at `meet` (a hit in collision trials, a near miss otherwise); a fourth object makes objects 2 and 3 a
+    second pair meeting elsewhere, a hit with probability 1/2 in collision trials and a near miss otherwise; the
+    third object of a three-object scene keeps clear of every path."""
+    rng = np.random.default_rng(p.layout_seed)
+    n = int(p.n_objects)
+    colors = [PALETTE[i] for i in rng.permutation(len(PALETTE))[:n]]
+    shapes = [tuple(SHAPE_WORDS)[int(i)] for i in rng.integers(0, 3, n)]
+    sizes = [p.size * float(rng.uniform(0.85, 1.15)) for _ in range(n)]
+    speeds = [p.speed * float(rng.uniform(0.8, 1.2)) for _ in range(n)]
+    spec = list(zip(colors, shapes, sizes))
+    collision = p.outcome == "collision"
+    bodies, t1 = _pair(rng, spec[:2], speeds[:2], p.meet * duration, collision, p.offset, p.miss, duration)
+    misses = [] if collision else [t1]
+    if n >= 4:
+        hit2 = collision and bool(rng.random() < 0.5)
+        for _ in range(100):
+            t2 = float(rng.uniform(0.45, 0.75)) * duration
+            miss2 = float(rng.uniform(0.3, 0.8))
+            pair2, _ = _pair(rng, spec[2:4], speeds[2:4], t2, hit2, float(rng.uniform(-0.3, 0.3)), miss2, duration)
+            if all(_clear(c, bodies) for c in pair2):
+                bodies += pair2
+                misses += [] if hit2 else [t2]
+                break
+        else:
+            raise Infeasible("predict: no room for a second pair off the first pair's paths", ("n_objects", "size"))
+    for k in range(len(bodies), n):
         for _ in range(200):
             start = rng.uniform(-1, 1, 2) * np.array(AREA)
             th = rng.uniform(0, 2 * np.pi)
-            c = Body(colors[k], shapes[k], sizes[k], start, speeds[k] * np.array([np.cos(th), np.sin(th)]))
-            if all(closest_approach(c, o, duration)[0] >= c.bound + o.bound + CLEARANCE for o in bodies):
+            c = Body(colors[k], shapes[k], sizes[k], start, speeds[k] * np.array([np.cos(th), np.sin(th)]), duration)
+            if _clear(c, bodies):
                 bodies.append(c)
                 break
         else:
@@ -138,7 +167,7 @@ def layout(p, duration: float) -> tuple[list[Body], float]:
     for o in bodies:
         if np.any(np.abs(o.start) > np.array(AREA) + 0.8):
             raise Infeasible("predict: an object would start out of view", ("speed", "meet", "seconds"))
-    return bodies, float(event)
+    return bodies, float(min(misses, default=duration))
 
 
 def cut_time(p, event: float) -> float:
