@@ -47,7 +47,7 @@ LEAD = 0.3  # s: the cut comes at least this long before the first contact
 SPACE = {
     "outcome": Balanced(OUTCOMES),
     "n_objects": Range(3, 4, integer=True, domain=COUNT),
-    "size": Range(0.35, 0.5, domain=POSITIVE),  # m, edge / diameter (each object scaled by 0.85-1.15 more)
+    "size": Range(0.5, 0.7, domain=POSITIVE),  # m, edge / diameter (each object scaled by 0.85-1.15 more)
     "speed": Range(0.6, 1.2, domain=POSITIVE),  # m/s, typical speed (each object scaled by 0.8-1.2 more)
     # when the designed pair meets (contact or closest approach), as a fraction of the video
     "meet": Range(0.5, 0.7, domain=FRACTION),
@@ -57,9 +57,9 @@ SPACE = {
     "restitution": Fixed(0.5, domain=FRACTION),
     "layout_seed": Range(0, 2**31 - 1, integer=True, domain=SEED),  # colours, shapes, directions, others
     "camera": {
-        "eye": Fixed([0.0, -7.0, 7.5], domain=COORDINATE),
+        "eye": Fixed([0.0, -6.0, 6.5], domain=COORDINATE),
         "look_at": Fixed([0.0, 0.0, 0.0], domain=COORDINATE),
-        "fov": Fixed(50.0, domain=FOV),
+        "fov": Fixed(60.0, domain=FOV),
     },
 }
 
@@ -199,6 +199,7 @@ def build(scene, p, condition):
             angular_damping=0.0,
             release_frame=release,
             velocity=vel,
+            margin=0.001,  # sharp edges: Blender's default 4 cm margin rounds a cube's corners into its neighbours
         )
         ob = scene.add(
             f"object{k}",
