@@ -19,7 +19,6 @@ import numpy as np
 from voebench.errors import Infeasible
 from voebench.generator.params import (
     COORDINATE,
-    COUNT,
     FOV,
     FRACTION,
     NON_NEGATIVE,
@@ -27,6 +26,7 @@ from voebench.generator.params import (
     SEED,
     SIGNED_FRACTION,
     Balanced,
+    Domain,
     Fixed,
     Range,
 )
@@ -44,9 +44,11 @@ CLEARANCE = 0.4  # m: objects not meant to meet keep at least this much apart (b
 MIN_CLIP = 1.0  # s: the shortest clip a model sees (enough motion to read directions and speeds)
 LEAD = 0.3  # s: the cut comes at least this long before the first contact
 
+OBJECTS = Domain("a number of objects (one colour each)", 2.0, float(len(PALETTE)), integer=True)
+
 SPACE = {
     "outcome": Balanced(OUTCOMES),
-    "n_objects": Range(3, 4, integer=True, domain=COUNT),
+    "n_objects": Range(3, 4, integer=True, domain=OBJECTS),
     "size": Range(0.5, 0.7, domain=POSITIVE),  # m, edge / diameter (each object scaled by 0.85-1.15 more)
     "speed": Range(0.6, 1.2, domain=POSITIVE),  # m/s, typical speed (each object scaled by 0.8-1.2 more)
     # when the designed pair meets (contact or closest approach), as a fraction of the video
