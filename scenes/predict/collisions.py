@@ -124,9 +124,7 @@ def _pair(rng, bodies_spec, speeds, t_meet: float, collide: bool, offset: float,
 
 def _clear(c: Body, others: list) -> bool:
     """c keeps CLEARANCE from every other body while both surely move in straight lines."""
-    return all(
-        closest_approach(c, o, min(c.horizon, o.horizon))[0] >= c.bound + o.bound + CLEARANCE for o in others
-    )
+    return all(closest_approach(c, o, min(c.horizon, o.horizon))[0] >= c.bound + o.bound + CLEARANCE for o in others)
 
 
 def layout(p, duration: float) -> tuple[list[Body], float]:
