@@ -61,7 +61,7 @@ KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 #: Keys of one entry of `prompts`.
 PROMPT_KEYS = ("kind", "polarity", "text", "answer", "observation", "choices")
 PROMPT_REQUIRED_KEYS = ("kind", "text", "answer")
-PROMPT_KINDS = ("binary", "open", "plausibility")
+PROMPT_KINDS = ("binary", "open", "plausibility", "prediction")
 
 #: Keys of `params`.
 PARAMS_KEYS = ("sampled", "config")
