@@ -390,3 +390,19 @@ for line in open(sys.argv[1] + '/data_video.jsonl'):
     share = sum(1 for _, pairs in SCENES if not pairs) / len(SCENES)
     assert sum(r[1]["predict_f1"] for r in rows) / len(rows) == pytest.approx(share)
     assert {r[2] for r in rows} == {"video"}
+
+
+def test_openai_requests_send_an_image_query_as_images_and_a_video_query_as_a_video(predict_set):
+    from voebench.evaluate.models.base import Request
+    from voebench.evaluate.models.openai import OpenAIAdapter
+
+    adapter = OpenAIAdapter("m", "http://localhost:1/v1", temperature=0.5)
+    for s in samples_of(predict_set)[:2]:
+        body = adapter.body(Request([s.message()], 0, 0, 0, 1, s))
+        parts = body["messages"][0]["content"]
+        kinds = [p["type"] for p in parts]
+        assert body["temperature"] == 0.5 and kinds[-1] == "text" and parts[-1]["text"] == s.prompt
+        if s.form == "image":
+            assert kinds[:-1] == ["image_url"] * 5
+        else:
+            assert kinds[:-1] == ["video_url"]
