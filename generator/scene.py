@@ -34,6 +34,9 @@ class RigidBody:
     linear_damping: float = 0.04
     angular_damping: float = 0.1
     collision_shape: str | None = None  # default from the object's shape
+    # Bullet's collision margin (m); None keeps Blender's default (0.04, rounding box and cylinder edges by that
+    # radius, so a corner can sink ~16 mm into a face: the predict suite sets 1 mm)
+    margin: float | None = None
     release_frame: int = 0
     velocity: tuple = (0.0, 0.0, 0.0)
     angular_velocity: tuple = (0.0, 0.0, 0.0)

@@ -189,6 +189,7 @@ SUITE_REFS = {
     "grasp-l2": "voebench.scenes.grasp_l2:GraspLevel2",
     "avoe": "voebench.scenes.avoe:AVoE",
     "newton": "voebench.scenes.newton:Newton",
+    "predict": "voebench.scenes.predict:Predict",
 }
 
 

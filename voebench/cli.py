@@ -19,6 +19,7 @@ COMMAND_MODULES = [
     "voebench.evaluate.baseline.cli",  # train-baseline
     "voebench.evaluate.humans.cli",  # humans serve|links|export
     "voebench.evaluate.newton.cli",  # newton generate
+    "voebench.evaluate.predict.cli",  # predict, predict-export
 ]
 
 

@@ -126,7 +126,9 @@ class OpenAIAdapter(Adapter):
             return m["text"]
         parts: list[dict] = []
         idx = tuple(int(i) for i in v["indices"])
-        if self.video_mode == "video_url":
+        if v.get("as_images"):  # an image query (evaluate/predict): the chosen frames as separate images
+            parts.extend({"type": "image_url", "image_url": {"url": u}} for u in _frame_urls(v["path"], idx))
+        elif self.video_mode == "video_url":
             sampled_fps = len(idx) * float(v["fps"]) / float(v["n_frames"])
             parts.append({"type": "video_url", "video_url": {"url": _mp4_data_url(v["path"], idx, sampled_fps)}})
         elif self.video_mode == "video_file":

@@ -61,6 +61,8 @@ def simulate(scene: Scene, substeps: int = 10, iterations: int = 20) -> None:
             rb.use_margin, rb.collision_margin = True, 0.001
         if rb.collision_shape == "CONE":  # Bullet grows a cone by its margin (0.04 by default): it hovered 4 cm
             rb.use_margin, rb.collision_margin = True, 0.001
+        if b.margin is not None:
+            rb.use_margin, rb.collision_margin = True, b.margin
         blender_build.set_pose(ob, obj, 0)
         if b.kind == "kinematic" or (b.kind == "active" and b.release_frame > 0) or np.any(b.velocity):
             _keyframe_track(ob, obj, scene, b)

@@ -42,7 +42,7 @@ REQUIRED_KEYS = (
 )
 #: Keys only some suites write (Level 1: `label`; Level 2: `test_number`, `principles`; AVoE: `category`,
 #: `subtype`, `split`, `labels`; paired suites: `pair_conditions`; written by the generation gate since schema
-#: 2, absent from older files and hand-made fixtures: `attempt`, `rejected`).
+#: 2, absent from older files and hand-made fixtures: `attempt`, `rejected`; the predict suite: `prediction`).
 OPTIONAL_KEYS = (
     "label",
     "test_number",
@@ -54,13 +54,14 @@ OPTIONAL_KEYS = (
     "pair_conditions",
     "attempt",
     "rejected",
+    "prediction",
 )
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 
 #: Keys of one entry of `prompts`.
 PROMPT_KEYS = ("kind", "polarity", "text", "answer", "observation", "choices", "meta")
 PROMPT_REQUIRED_KEYS = ("kind", "text", "answer")
-PROMPT_KINDS = ("binary", "open", "plausibility", "choice")
+PROMPT_KINDS = ("binary", "open", "plausibility", "choice", "prediction")
 
 #: Keys of `params`.
 PARAMS_KEYS = ("sampled", "config")

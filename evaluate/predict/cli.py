@@ -1,0 +1,175 @@
+"""`voebench predict`: ask a model to predict collisions from clips of a predict set cut before the first
+collision, score the answers exactly and with a judge (docs/predict.md). `voebench predict-export`: the same
+questions as an lmms-eval task with the exact scorer."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from voebench.errors import UsageError
+
+SPEC = "hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<kind>"
+
+
+def _floats(s: str) -> list[float]:
+    try:
+        out = [float(x) for x in s.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"--temperatures {s!r}: expected numbers separated by commas, e.g. 0,0.5,1") from None
+    if not out or any(t < 0 or t != t for t in out):
+        raise UsageError(f"--temperatures {s!r}: expected non-negative numbers, e.g. 0,0.5,1")
+    return list(dict.fromkeys(out))
+
+
+def _positive(name):
+    def conv(s: str) -> int:
+        try:
+            v = int(s)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{s!r}: expected a positive whole number") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{s!r}: expected a positive whole number")
+        return v
+
+    return conv
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "predict",
+        help="score collision predictions on a predict set (exact score and LLM judge)",
+        description="Show each clip of a rendered predict set up to its cut (as N images and/or as a video), ask "
+        "the model which objects will collide, score the answers against the simulated outcome and with a judge "
+        "model. Re-running the same command resumes from RUN_DIR's caches.",
+    )
+    p.add_argument("dataset", metavar="DIR", help="rendered predict set (manifest.jsonl with `prediction` entries)")
+    p.add_argument("--model", required=True, help=SPEC + " (fake: oracle|never|all|random)")
+    p.add_argument("--judge", help=SPEC + " (fake: exact|messy|constant); none: exact scores only")
+    p.add_argument("--out", required=True, metavar="RUN_DIR")
+    p.add_argument("--forms", default="image,video", help="query forms, comma-separated: image, video")
+    p.add_argument("--temperatures", help="model temperatures to compare, e.g. 0,0.5,1")
+    p.add_argument("--judge-temperature", type=float, default=0.0)
+    p.add_argument("--image-frames", type=_positive("--image-frames"), default=5, help="N images (seed: 5)")
+    p.add_argument("--video-frames", type=_positive("--video-frames"), default=16, help="frames of the clip sent")
+    p.add_argument("--repeats", type=_positive("--repeats"), default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--limit", type=_positive("--limit"), help="at most N videos")
+    p.add_argument("--max-new-tokens", type=_positive("--max-new-tokens"), default=256)
+    p.add_argument("--batch-size", type=_positive("--batch-size"), default=1)
+    p.add_argument("--system-prompt", help="a system prompt for the model (default none)")
+    p.set_defaults(func=cmd_predict)
+
+    e = subparsers.add_parser(
+        "predict-export",
+        help="a predict set as an lmms-eval task (exact scorer as process_results)",
+        description="Write an lmms-eval task folder for a rendered predict set: the video query with the clip cut "
+        "where the set says, scored by the exact collision scorer.",
+    )
+    e.add_argument("dataset", metavar="DIR")
+    e.add_argument("--out", required=True, metavar="TASK_DIR")
+    e.add_argument("--name", default="voebench_predict")
+    e.add_argument("--forms", default="image,video")
+    e.add_argument("--image-frames", type=_positive("--image-frames"), default=5)
+    e.add_argument("--video-frames", type=_positive("--video-frames"), default=16)
+    e.set_defaults(func=cmd_export)
+
+
+def make_model(spec: str, temperature: float | None, args):
+    from voebench.evaluate.models import make_adapter, parse_spec  # noqa: PLC0415
+    from voebench.evaluate.predict.fake import MODEL_KINDS, FakePredictModel  # noqa: PLC0415
+
+    kind, rest, _ = parse_spec(spec)
+    if kind == "fake":
+        if rest not in MODEL_KINDS:
+            raise UsageError(f"--model fake:{rest}: a predict model is one of {', '.join(MODEL_KINDS)}")
+        return FakePredictModel(rest, temperature)
+    return make_adapter(
+        spec,
+        batch_size=args.batch_size,
+        max_new_tokens=args.max_new_tokens,
+        temperature=temperature,
+        do_sample=None if temperature is None else temperature > 0,
+    )
+
+
+def make_judge(spec: str, args):
+    from voebench.evaluate.models import make_adapter, parse_spec  # noqa: PLC0415
+    from voebench.evaluate.predict.fake import JUDGE_KINDS, FakeJudge  # noqa: PLC0415
+
+    kind, rest, _ = parse_spec(spec)
+    if kind == "fake":
+        if rest not in JUDGE_KINDS:
+            raise UsageError(f"--judge fake:{rest}: a fake judge is one of {', '.join(JUDGE_KINDS)}")
+        return FakeJudge(rest)
+    t = args.judge_temperature
+    return make_adapter(spec, max_new_tokens=512, temperature=t, do_sample=t > 0)
+
+
+def _samples(args):
+    from voebench.evaluate.predict.events import build_event_samples  # noqa: PLC0415
+    from voebench.evaluate.predict.queries import build_samples  # noqa: PLC0415
+    from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415
+
+    manifest = load_manifest(args.dataset)
+    forms = [f.strip() for f in args.forms.split(",") if f.strip()]
+    if args.__dict__.get("limit"):  # the first N predict videos and the first N pairs
+        keep = [e for e in manifest.entries if e.get("prediction")][: args.limit]
+        pairs = list(dict.fromkeys(e["pair_id"] for e in manifest.entries if e.get("pair_id")))[: args.limit]
+        keep += [e for e in manifest.entries if e.get("pair_id") in pairs]
+        manifest.entries = keep
+    samples = build_samples(manifest, forms, args.image_frames, args.video_frames)
+    events, skipped = build_event_samples(manifest, forms, args.image_frames, args.video_frames)
+    if skipped:
+        print(
+            f"{len(skipped)} pair(s) without an event question (e.g. {next(iter(skipped.values()))})", file=sys.stderr
+        )
+    if not samples + events:
+        raise UsageError(
+            f"{args.dataset}: no predict videos and no plausible/implausible pairs with an event to predict "
+            "(render a set with `voebench render predict`)"
+        )
+    return samples + events
+
+
+def cmd_predict(args) -> int:
+    from voebench.evaluate.predict.run import REPORT, run_predict  # noqa: PLC0415
+
+    temps = _floats(args.temperatures) if args.temperatures is not None else [None]
+    samples = _samples(args)
+    if os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise UsageError(f"--out {args.out}: exists and is not a directory")
+    models = {t: make_model(args.model, t, args) for t in temps}
+    judge = make_judge(args.judge, args) if args.judge else None
+    try:
+        run_predict(
+            samples,
+            models,
+            judge,
+            args.out,
+            repeats=args.repeats,
+            seed=args.seed,
+            system_prompt=args.system_prompt,
+            extra={
+                "dataset": os.path.abspath(args.dataset),
+                "forms": args.forms,
+                "image_frames": args.image_frames,
+                "video_frames": args.video_frames,
+            },
+        )
+    finally:
+        for m in [*models.values(), judge]:
+            if m is not None:
+                m.close()
+    with open(os.path.join(args.out, REPORT), encoding="utf-8") as fh:
+        print(fh.read())
+    return 0
+
+
+def cmd_export(args) -> int:
+    from voebench.evaluate.predict.lmms_eval import export  # noqa: PLC0415
+
+    n = export(_samples(args), args.dataset, args.out, args.name)
+    print(f"{args.out}: lmms-eval task {args.name} with {n} questions (lmms-eval --include_path {args.out})")
+    return 0

@@ -1,0 +1,117 @@
+"""Predictive reasoning (issue 16): multi-object scenes simulated with Bullet, shown to a model only up to a cut
+before the first collision, with the outcome after the cut as exact ground truth.
+
+One video per trial (unpaired, like GRASP Level 1): its condition is its outcome, `collision` or
+`no_collision`, balanced. The manifest entry's `prediction` object holds everything a scorer needs (the cut, the
+objects by the colour and shape words used here, the colliding pairs and when, the objects never hit, where every
+object ends up); evaluate/predict reads it from the manifest and never imports this package. The prompt is the
+seed's CLEVRER video query; the image query (N frames) is made by the evaluator, which chooses N.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from voebench.generator.scene import project
+from voebench.generator.suite import Suite, Timing
+
+#: the seed's "Physical Interaction - CLEVRER" video query, verbatim (docs/predict.md)
+VIDEO_QUERY = (
+    "As an artificial intelligence assistant capable of interpreting visual information, you have seen a video of "
+    "physics-driven interactions among various objects. Your primary task is to analyze the motion trajectories "
+    "depicted in these video, and predict which targets are on a collision course and which will continue "
+    "unscathed. You can give multiple possible results. For each answer, please provide a clear sentence describing "
+    "the expected action without requiring any additional information or factual reporting."
+)
+VIEW_MARGIN = 0.02  # of the image size: object centres stay this far inside the frame up to the cut
+
+
+def answer_text(labels: dict, collisions: list, unhit: list, fps: float) -> str:
+    """The true label as a sentence (what the judge compares the prediction with)."""
+    if not collisions:
+        return "No objects collide: " + ", ".join(f"the {x}" for x in unhit) + " all continue unscathed."
+    hits = [f"The {labels[c.a]} collides with the {labels[c.b]} at {c.frame / fps:.1f} s." for c in collisions]
+    rest = (
+        " "
+        + " and ".join(f"the {x}" for x in unhit).capitalize()
+        + (" is" if len(unhit) == 1 else " are")
+        + " never hit."
+        if unhit
+        else ""
+    )
+    return " ".join(hits) + rest
+
+
+class Predict(Suite):
+    name = "predict"
+    package = "voebench.scenes.predict"
+    tests = ("collisions",)
+    default_trials = 64
+    default_timing = Timing(4.0, 25.0)
+
+    def paired(self) -> bool:
+        return False
+
+    def conditions(self, test, p, options):
+        return [p.outcome]
+
+    def entry(self, job, p, scene):
+        m = self.module(job.test)
+        a = m.analyse(scene, p)
+        hit = {n for c in a.collisions for n in (c.a, c.b)}
+        unhit = [label for n, label in a.labels.items() if n not in hit]
+        answer = answer_text(a.labels, a.collisions, unhit, scene.fps)
+        prediction = {
+            "outcome": job.condition,
+            "cut_frame": a.cut_frame,
+            "cut_time": round(a.cut_frame / scene.fps, 4),
+            "event_frame": a.event_frame,
+            # each object as the last frame shown leaves it (the judge prompt's "Attributes")
+            "objects": [
+                {
+                    "name": n,
+                    "label": label,
+                    "color": label.split()[0],
+                    "shape": label.split()[1],
+                    "position_at_cut": [round(float(v), 3) for v in scene[n].position[a.cut_frame, :2]],
+                    "velocity_at_cut": [
+                        round(float(v), 3)
+                        for v in (scene[n].position[a.cut_frame, :2] - scene[n].position[a.cut_frame - 1, :2])
+                        * scene.fps
+                    ],
+                }
+                for n, label in a.labels.items()
+            ],
+            "collisions": [
+                {
+                    "objects": [a.labels[c.a], a.labels[c.b]],
+                    "names": [c.a, c.b],
+                    "frame": c.frame,
+                    "time": round(c.frame / scene.fps, 4),
+                }
+                for c in a.collisions
+            ],
+            "unhit": unhit,
+            "final_positions": {a.labels[n]: [round(float(v), 3) for v in scene[n].position[-1, :2]] for n in a.labels},
+            "answer": answer,
+        }
+        return {
+            "prompts": [{"kind": "prediction", "text": VIDEO_QUERY, "answer": answer}],
+            "label": job.condition,
+            "prediction": prediction,
+            "description": m.describe(scene, p, job.condition),
+        }
+
+    def statement_problems(self, job, p, scene, entry, width, height):
+        """Every object must be in view in every frame the model sees (up to the cut)."""
+        cut = entry["prediction"]["cut_frame"]
+        K = scene.camera.intrinsics(width, height)
+        E = scene.camera.extrinsics()
+        lo, hi = np.array([width, height]) * VIEW_MARGIN, np.array([width, height]) * (1 - VIEW_MARGIN)
+        for o in entry["prediction"]["objects"]:
+            ob = scene[o["name"]]
+            for t in range(cut + 1):
+                uv, depth = project(ob.position[t : t + 1], K, E[t])
+                if depth[0] <= 0 or np.any(uv[0] < lo) or np.any(uv[0] > hi):
+                    return [f"predict: the {o['label']} is out of view at frame {t}, before the cut"]
+        return []
