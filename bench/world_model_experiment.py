@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -27,12 +28,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def _paired_only(entries: list[dict]) -> list[dict]:
-    """Videos whose trial has both conditions in the set (AVoE's training trials have only `expected`)."""
+def _paired_only(entries: list[dict], limit: int | None = None) -> list[dict]:
+    """Videos whose trial has both conditions in the set (AVoE's training trials have only `expected`); with
+    `limit`, the first `limit` pairs of each test (smoke runs)."""
     from collections import Counter
 
     n = Counter(e["pair_id"] for e in entries if e.get("pair_id"))
-    return [e for e in entries if e.get("pair_id") and n[e["pair_id"]] == 2]
+    out = [e for e in entries if e.get("pair_id") and n[e["pair_id"]] == 2]
+    if limit:
+        keep: dict[tuple, list] = {}
+        for e in sorted(out, key=lambda e: e["pair_id"]):
+            ids = keep.setdefault((e["suite"], e["test"]), [])
+            if e["pair_id"] in ids or len(ids) < limit:
+                ids.append(e["pair_id"])
+        ok = {p for ids in keep.values() for p in ids}
+        out = [e for e in out if e["pair_id"] in ok]
+    return out
 
 
 def _headline(summary: dict) -> dict:
@@ -51,7 +62,9 @@ def _headline(summary: dict) -> dict:
             "relative_avg_at_best": b["avg"]["relative"],
             "pre_onset": s["pre_onset"],
             "tests_above_chance_ci": [
-                t["test"] for t in summary["tests"] if t["suite"] == s["suite"] and t["fixed"]["avg"]["relative_ci"][0] > 0.5
+                t["test"]
+                for t in summary["tests"]
+                if t["suite"] == s["suite"] and t["fixed"]["avg"]["relative_ci"][0] > 0.5
             ],
         }
     return out
@@ -64,6 +77,9 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--sizes", default="0.25,0.5,1", help="fractions of the training videos (nested subsets)")
     ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--train-seconds", type=float, default=None,
+                    help="instead of --steps: time 20 steps first and train every size for the steps that fit this "
+                    "many seconds (the same steps for all sizes, so only the amount of video differs)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=5e-4)
     ap.add_argument("--preset", default="small")
@@ -72,6 +88,8 @@ def main() -> int:
     ap.add_argument("--vitl-batch", type=int, default=16)
     ap.add_argument("--device", default="auto")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--limit", type=int, help="first N pairs per test only (smoke runs)")
+    ap.add_argument("--only-vitl", action="store_true", help="skip the small models (a second call for the control)")
     args = ap.parse_args()
 
     from checkout import import_evaluate
@@ -86,12 +104,13 @@ def main() -> int:
     from voebench.evaluate.tasks import load_manifest
 
     os.makedirs(args.out, exist_ok=True)
+    summary_name = "summary-vitl.json" if args.only_vitl else "summary.json"
     protocol = Protocol()
     t_start = time.perf_counter()
     tests = []
     for d in args.test:
         m = load_manifest(d)
-        tests.append((os.path.basename(os.path.normpath(d)), m, _paired_only(m.entries)))
+        tests.append((os.path.basename(os.path.normpath(d)), m, _paired_only(m.entries, args.limit)))
     train_entries, train_sets = [], []
     for d in args.train:
         m = load_manifest(d)
@@ -101,7 +120,7 @@ def main() -> int:
     for _, _, es in tests:
         train.check_disjoint(train_entries, es)
     videos = []
-    for m, es in train_sets:
+    for m, es in train_sets if not args.only_vitl else []:
         videos += train.load_videos(m, es, protocol)
     rng = np.random.default_rng(args.seed)
     order = rng.permutation(len(videos))
@@ -122,17 +141,27 @@ def main() -> int:
             summary["runs"].setdefault(name, {})[tname] = {"throughput": info["throughput"], **_headline(s)}
             print(json.dumps({"run": name, "test": tname, "pairs_per_s": (info["throughput"] or {}).get("pairs_per_s"),
                               **{k: round(v["relative_avg"], 3) for k, v in _headline(s).items()}}), flush=True)
-        with open(os.path.join(args.out, "summary.json"), "w") as fh:
+        with open(os.path.join(args.out, summary_name), "w") as fh:
             json.dump(summary, fh, indent=1)
 
-    # the untrained model of the trained size: what training adds is measured against this
-    score(f"random-{args.preset}", vjepa2.VJEPA2Scorer(vjepa2.random_model(args.preset, args.seed), args.device),
-          batch=128)
-    for frac in [float(x) for x in args.sizes.split(",")]:
+    if args.only_vitl:
+        args.sizes = ""
+    else:  # the untrained model of the trained size: what training adds is measured against this
+        score(f"random-{args.preset}", vjepa2.VJEPA2Scorer(vjepa2.random_model(args.preset, args.seed), args.device),
+              batch=128)
+    steps = args.steps
+    if args.train_seconds and args.sizes:
+        probe = train.train_world_model(videos, os.path.join(args.out, "models", "probe"), protocol, preset=args.preset,
+                                        steps=20, batch=args.batch, device=args.device, seed=args.seed)
+        steps = max(20, int(args.train_seconds * probe["steps"] / probe["seconds"]))
+        shutil.rmtree(os.path.join(args.out, "models", "probe"))
+        summary["steps_from_probe"] = {"probe_clips_per_s": probe["clips_per_s"], "steps": steps}
+        print(json.dumps({"probe_clips_per_s": round(probe["clips_per_s"], 1), "steps": steps}), flush=True)
+    for frac in [float(x) for x in args.sizes.split(",") if x]:
         n = max(1, int(round(frac * len(videos))))
         name = f"trained-{args.preset}-{n}videos"
         mdir = os.path.join(args.out, "models", name)
-        info = train.train_world_model(videos[:n], mdir, protocol, preset=args.preset, steps=args.steps,
+        info = train.train_world_model(videos[:n], mdir, protocol, preset=args.preset, steps=steps,
                                        batch=args.batch, lr=args.lr, device=args.device, seed=args.seed,
                                        max_seconds=args.max_train_seconds)
         summary.setdefault("training", {})[name] = {k: v for k, v in info.items() if k != "log"} | {
@@ -150,7 +179,7 @@ def main() -> int:
         score("random-vitl", vjepa2.VJEPA2Scorer(vjepa2.random_model("vitl", args.seed), args.device),
               batch=args.vitl_batch)
     summary["seconds"] = time.perf_counter() - t_start
-    with open(os.path.join(args.out, "summary.json"), "w") as fh:
+    with open(os.path.join(args.out, summary_name), "w") as fh:
         json.dump(summary, fh, indent=1)
     return 0
 

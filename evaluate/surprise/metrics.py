@@ -139,7 +139,7 @@ def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, q
     pairs = complete_pairs(records)
     by_test: dict[tuple[str, str], list] = defaultdict(list)
     by_suite: dict[str, list] = defaultdict(list)
-    for pid, pv in pairs.items():
+    for pv in pairs.values():
         by_test[(pv[0]["suite"], pv[0]["test"])].append(pv)
         by_suite[pv[0]["suite"]].append(pv)
     tests = [{"suite": s, "test": t, **test_scores(pv, contexts, fixed, n_boot, quantile)}

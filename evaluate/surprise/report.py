@@ -91,7 +91,8 @@ def plot_curves(records: list[dict], context: int, path: str, max_panels: int = 
         if win:
             ax.axvspan(win[0], win[1] + 1, color="tab:red", alpha=0.15, lw=0)
             ax.axvline(win[0], color="tab:red", ls=":", lw=1)
-        ax.set_title(f"{key[1]}", fontsize=8)
+        ax.set_xlim(0, max(p.get("n_frames") or 0, p["window_end"][-1]))
+        ax.set_title(f"{key[1]}" + (" (violation hidden)" if v.get("hidden") else ""), fontsize=8)
         ax.tick_params(labelsize=7)
         ax.set_xlabel("last frame of the window", fontsize=7)
         ax.legend(fontsize=6, loc="upper left")

@@ -107,8 +107,10 @@ def train_world_model(
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.95))
     warmup = max(1, steps // 10)
 
-    def lr_at(i: int) -> float:
-        return lr * (i + 1) / warmup if i < warmup else lr * 0.5 * (1 + math.cos(math.pi * (i - warmup) / (steps - warmup)))
+    def lr_at(i: int) -> float:  # linear warm-up, then cosine decay to 0
+        if i < warmup:
+            return lr * (i + 1) / warmup
+        return lr * 0.5 * (1 + math.cos(math.pi * (i - warmup) / max(1, steps - warmup)))
 
     sampler = WindowSampler(videos, protocol.window, dev, seed)
     rng = np.random.default_rng(seed + 1)

@@ -115,11 +115,11 @@ class VJEPA2Scorer:
     def preprocess(self, clips: np.ndarray | torch.Tensor) -> torch.Tensor:
         """(B, T, H, W, 3) uint8 -> (B, T, 3, crop, crop) normalised float on the device."""
         x = torch.as_tensor(clips).to(self.device, non_blocking=True)
-        B, T, H, W, _ = x.shape
+        b, t, h, w, _ = x.shape
         x = x.permute(0, 1, 4, 2, 3).float().div_(255.0)
-        if (H, W) != (self.crop, self.crop):
+        if h != self.crop or w != self.crop:
             x = F.interpolate(x.flatten(0, 1), size=(self.crop, self.crop), mode="bilinear", antialias=True,
-                              align_corners=False).view(B, T, 3, self.crop, self.crop)
+                              align_corners=False).view(b, t, 3, self.crop, self.crop)
         return (x - self.mean) / self.std
 
     def _autocast(self):
