@@ -100,7 +100,7 @@ def pre_onset_gap(pairs: list[tuple[dict, dict]], contexts) -> dict:
         "pairs": len(gaps),
         "mean_abs_diff": float(np.mean(gaps)),
         "max_abs_diff": float(np.max(gaps)),
-        "relative": float(np.mean(gaps) / max(np.mean(scales), 1e-12)),
+        "relative": float(np.mean(gaps)) / max(float(np.mean(scales)), 1e-12),
         "exactly_equal": float(np.mean(exact)),
     }
 
@@ -120,9 +120,10 @@ def test_scores(pairs: list[tuple[dict, dict]], contexts, fixed: int, n_boot: in
                 "absolute": absolute_accuracy(pairs, c, agg, quantile),
             }
         per_c[str(c)] = row
-    best = {
-        agg: max(contexts, key=lambda c, a=agg: (per_c[str(c)][a]["relative"], -abs(c - fixed))) for agg in AGGREGATES
-    }
+    def best_for(agg: str) -> int:  # ties go to the context nearest the pre-declared one
+        return max(contexts, key=lambda c: (per_c[str(c)][agg]["relative"], -abs(c - fixed)))
+
+    best = {agg: best_for(agg) for agg in AGGREGATES}
     return {
         "pairs": len(pairs),
         "by_context": per_c,

@@ -43,7 +43,7 @@ TINY = dict(
 )
 #: The released V-JEPA 2 ViT-L (transformers' default config, 326M parameters with its predictor) at 256 px.
 VITL = dict(frames_per_clip=16)
-#: The small world model trained on voebench's plausible videos (bench/train_world_model.py).
+#: The small world model trained on voebench's plausible videos (bench/world_model_experiment.py).
 SMALL = dict(
     hidden_size=192,
     num_hidden_layers=6,
@@ -55,7 +55,7 @@ SMALL = dict(
     pred_num_hidden_layers=4,
     pred_num_attention_heads=4,
 )
-PRESETS = {"tiny": TINY, "vitl": VITL, "small": SMALL}
+PRESETS: dict[str, dict] = {"tiny": TINY, "vitl": VITL, "small": SMALL}
 
 
 def random_model(preset: str | dict = "tiny", seed: int = 0):
