@@ -1,6 +1,9 @@
 """Scores of a surprise run (one record per video, score.py), per test and per suite.
 
-- A video's surprise is the mean ("avg") or the maximum ("max") of its windows' surprise, for one context length.
+- A video's surprise is the mean ("avg") or the maximum ("max") of its windows' surprise, for one context length,
+  or ("onset", voebench only) the mean over the windows that contain the pair's onset frame: the moment the two
+  videos start to differ. "avg" and "max" also weigh how much is left to predict after the violation (a video
+  whose object vanished has less motion to predict); "onset" looks only where the violation happens.
 - Relative accuracy: share of pairs whose violated video is the more surprising one (a tie counts one half);
   chance 50%. Bootstrap 95% interval over pairs (percentile, fixed seed).
 - AUROC: violated videos against plausible ones of the same test, unpaired (Mann-Whitney, ties count one half);
@@ -22,12 +25,30 @@ from collections import defaultdict
 
 import numpy as np
 
-AGGREGATES = ("avg", "max")
+AGGREGATES = ("avg", "max", "onset")
 N_BOOT = 2000
+#: Sampled frames per window where a record does not say (records written before `window` was stored).
+WINDOW = 16
+
+
+def onset_windows(rec: dict) -> list[int]:
+    """Indices of the windows whose frames include the onset (last frame in [onset, onset + span)); where none
+    does, the first window that ends after the onset, or else the last window."""
+    ends, onset = rec["window_end"], rec.get("onset")
+    if onset is None:
+        return list(range(len(ends)))
+    span = (int(rec.get("window", WINDOW)) - 1) * int(rec.get("frame_step", 1)) + 1
+    sel = [i for i, e in enumerate(ends) if onset <= e < onset + span]
+    if sel:
+        return sel
+    after = [i for i, e in enumerate(ends) if e >= onset]
+    return after[:1] or [len(ends) - 1]
 
 
 def video_score(rec: dict, context: int, agg: str) -> float:
     s = rec["surprise"][str(context)]
+    if agg == "onset":
+        return float(np.mean([s[i] for i in onset_windows(rec)]))
     return float(np.mean(s) if agg == "avg" else np.max(s))
 
 

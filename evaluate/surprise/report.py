@@ -42,24 +42,27 @@ def markdown(summary: dict, info: dict) -> str:
         + (f", throughput {info['throughput']['pairs_per_s']:.2f} pairs/s" if info.get("throughput") else ""),
         "",
         "Relative accuracy (%, violated video more surprising than its twin; chance 50) with bootstrap 95% CI over "
-        f"pairs, at the pre-declared context {fixed} and at each test's best context (selected on these data); "
+        "pairs, the video's surprise being the mean (avg) or max of its windows or the mean of the windows that "
+        f"contain the onset (onset), at the pre-declared context {fixed} and at each test's best context (selected "
+        "on these data); "
         f"AUROC and absolute accuracy (threshold: the {summary['threshold_quantile']:.0%} quantile of the other "
         "pairs' plausible videos; chance 50) at the pre-declared context; pre-onset gap = mean |difference| of the "
         "windows that end before the onset, relative to the mean surprise (must be 0).",
         "",
-        "| suite | test | pairs | rel avg | CI | rel max | CI | best C avg | rel avg @best | AUROC avg | abs avg "
-        "| pre-onset gap |",
-        "|---|---|---:|---:|---|---:|---|---:|---:|---:|---:|---:|",
+        "| suite | test | pairs | rel avg | CI | rel max | CI | rel onset | CI | best C avg | rel avg @best "
+        "| AUROC avg | abs avg | pre-onset gap |",
+        "|---|---|---:|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|",
     ]
     rows = [dict(r, test=r.get("test", "**all**")) for r in summary["tests"]] + [
         dict(r, test="**all**") for r in summary["suites"]
     ]
     for r in rows:
-        fa, fm, pre = r["fixed"]["avg"], r["fixed"]["max"], r["pre_onset"]
+        fa, fm, fo, pre = r["fixed"]["avg"], r["fixed"]["max"], r["fixed"]["onset"], r["pre_onset"]
         gap = "-" if pre["relative"] is None else f"{100 * pre['relative']:.2f}%"
         lines.append(
             f"| {r['suite']} | {r['test']} | {r['pairs']} | {_pct(fa['relative'])} | {_ci(fa['relative_ci'])} "
-            f"| {_pct(fm['relative'])} | {_ci(fm['relative_ci'])} | {r['best_context']['avg']} "
+            f"| {_pct(fm['relative'])} | {_ci(fm['relative_ci'])} | {_pct(fo['relative'])} | {_ci(fo['relative_ci'])} "
+            f"| {r['best_context']['avg']} "
             f"| {_pct(r['best']['avg']['relative'])} | {fa['auroc']:.2f} | {_pct(fa['absolute'])} | {gap} |"
         )
     return "\n".join(lines) + "\n"

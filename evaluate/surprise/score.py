@@ -144,6 +144,7 @@ def _record(plan, surprise: np.ndarray, protocol: Protocol) -> dict:
     rec = {k: v for k, v in it.items() if k not in ("path",)}
     rec["frame_step"] = idx[1] - idx[0] if len(idx) > 1 else 1
     rec["sampled_frames"] = len(idx)
+    rec["window"] = protocol.window
     rec["window_end"] = window_ends(idx, starts, protocol.window)
     rec["surprise"] = {str(c): [float(x) for x in surprise[:, j]] for j, c in enumerate(protocol.context_lengths)}
     return rec

@@ -141,6 +141,11 @@ def test_pair_metrics():
     lo, hi = t["fixed"]["avg"]["relative_ci"]
     assert lo <= 0.85 <= hi and hi <= 1.0
     assert t["pre_onset"]["exactly_equal"] == 1.0 and t["pre_onset"]["mean_abs_diff"] == 0.0
+    assert t["fixed"]["onset"]["relative"] == pytest.approx(0.85)  # the windows that hold the onset (ends 6, 8)
+    assert metrics.onset_windows(recs[0]) == [2, 3]
+    # a window of 2 frames at step 1 ending at 6 spans frames 5-6 and holds onset 5; the one ending at 8 does not
+    assert metrics.onset_windows(dict(recs[0], window=2)) == [2]
+    assert metrics.onset_windows(dict(recs[0], onset=9)) == [3]  # none ends after the onset: the last window
     assert metrics.auroc([2, 3], [0, 1]) == 1.0 and metrics.auroc([1], [1]) == 0.5
     # a pre-onset difference is reported
     recs[1]["surprise"]["2"][0] = 1.5
