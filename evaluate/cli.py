@@ -11,6 +11,7 @@ import os
 import sys
 
 from voebench.errors import UsageError
+from voebench.evaluate.surprise import cli as surprise_cli
 
 STRATEGY_CHOICES = ("zero-shot", "cot", "one-shot", "open", "text")
 
@@ -61,7 +62,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--model",
         required=True,
-        help="hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle|first>",
+        help="hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle|first> | "
+        "vjepa2:<path-or-id> | vjepa2-random:<tiny|small|vitl> (world models, scored by surprise: "
+        "docs/world-models.md)",
     )
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (created; reused to resume)")
     p.add_argument("--suite", action="append", help="only these suites (repeatable or comma-separated)")
@@ -130,6 +133,7 @@ def register(subparsers) -> None:
     g.add_argument("--retries", type=int, default=6, help="retries per request (exponential backoff)")
     g.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    surprise_cli.add_arguments(p)
     p.set_defaults(func=cmd_evaluate)
 
     r = subparsers.add_parser(
@@ -195,6 +199,8 @@ def cmd_evaluate(args) -> int:
     from voebench.evaluate.run import EvalConfig, EvalRunner  # noqa: PLC0415
     from voebench.evaluate.tasks import build_samples, load_manifest, select_counted  # noqa: PLC0415
 
+    if args.model.partition(":")[0] in ("vjepa2", "vjepa2-random"):
+        return _evaluate_world_model(args)
     if args.num_frames is not None and args.num_frames < 0:
         raise UsageError("--num-frames must be 0 (all frames) or positive")
     if args.fps is not None and args.fps <= 0:
@@ -293,13 +299,37 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def _evaluate_world_model(args) -> int:
+    """--model vjepa2:...: no questions; the videos' surprise (evaluate/surprise/, docs/world-models.md)."""
+    from voebench.evaluate.tasks import load_manifest, select_counted  # noqa: PLC0415
+
+    manifest = load_manifest(args.dataset)
+    entries, dropped = select_counted(
+        manifest, _split(args.suite), _split(args.tests), args.limit, complete_pairs_only=args.complete_pairs_only
+    )
+    if not entries:
+        raise UsageError(f"{args.dataset}: the selection is empty")
+    extra = {
+        "dataset": os.path.abspath(args.dataset),
+        "selection": {"suites": _split(args.suite), "tests": _split(args.tests), "limit": args.limit},
+        "incomplete_pairs_dropped": dropped,
+    }
+    return surprise_cli.cmd_evaluate_surprise(args, manifest, entries, extra)
+
+
 def cmd_report(args) -> int:
     from voebench.evaluate import report as report_mod  # noqa: PLC0415
+    from voebench.evaluate.surprise import report as surprise_report  # noqa: PLC0415
 
     summaries = []
     for run in args.runs:
         if not os.path.isdir(run):
             raise UsageError(f"{run}: no such run directory")
+        if surprise_report.is_surprise_run(run):  # a world-model run: its own tables (no questions)
+            surprise_report.write_report(run, n_boot=args.bootstrap)
+            with open(os.path.join(run, surprise_report.REPORT), encoding="utf-8") as fh:
+                sys.stdout.write(fh.read())
+            continue
         res = report_mod.write_report(run, n_boot=args.bootstrap, complete_pairs_only=args.complete_pairs_only)
         if res["incomplete_pairs_dropped"]:
             print(

@@ -1,0 +1,181 @@
+"""Scores of a surprise run (one record per video, score.py), per test and per suite.
+
+- A video's surprise is the mean ("avg") or the maximum ("max") of its windows' surprise, for one context length,
+  or ("onset", voebench only) the mean over the windows that contain the pair's onset frame: the moment the two
+  videos start to differ. "avg" and "max" also weigh how much is left to predict after the violation (a video
+  whose object vanished has less motion to predict); "onset" looks only where the violation happens.
+- Relative accuracy: share of pairs whose violated video is the more surprising one (a tie counts one half);
+  chance 50%. Bootstrap 95% interval over pairs (percentile, fixed seed).
+- AUROC: violated videos against plausible ones of the same test, unpaired (Mann-Whitney, ties count one half);
+  chance 0.5.
+- Absolute accuracy: a video is called violated when its surprise exceeds a threshold taken from plausible videos
+  only: the `quantile` (default 0.9) of the plausible videos of the *other* pairs of the test (leave one pair out,
+  so a video never sets its own threshold). Mean of the two per-condition accuracies; chance 50%.
+- Best context length: per test, the context length with the highest relative accuracy, as the reference figures
+  report (selected on the test data, hence optimistic), beside the context length declared in advance.
+- Pre-onset gap: before the onset the two videos of a pair show the same frames, so the windows that end before
+  the onset must have equal surprise. Reported as the mean absolute difference over those windows, relative to
+  the mean surprise, and the share of pairs where it is exactly zero. A gap means the inputs differ (e.g. lossy
+  video coding that depends on later frames) or the model is not deterministic.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+AGGREGATES = ("avg", "max", "onset")
+N_BOOT = 2000
+#: Sampled frames per window where a record does not say (records written before `window` was stored).
+WINDOW = 16
+
+
+def onset_windows(rec: dict) -> list[int]:
+    """Indices of the windows whose frames include the onset (last frame in [onset, onset + span)); where none
+    does, the first window that ends after the onset, or else the last window."""
+    ends, onset = rec["window_end"], rec.get("onset")
+    if onset is None:
+        return list(range(len(ends)))
+    span = (int(rec.get("window", WINDOW)) - 1) * int(rec.get("frame_step", 1)) + 1
+    sel = [i for i, e in enumerate(ends) if onset <= e < onset + span]
+    if sel:
+        return sel
+    after = [i for i, e in enumerate(ends) if e >= onset]
+    return after[:1] or [len(ends) - 1]
+
+
+def video_score(rec: dict, context: int, agg: str) -> float:
+    s = rec["surprise"][str(context)]
+    if agg == "onset":
+        return float(np.mean([s[i] for i in onset_windows(rec)]))
+    return float(np.mean(s) if agg == "avg" else np.max(s))
+
+
+def complete_pairs(records: list[dict]) -> dict[str, tuple[dict, dict]]:
+    """pair_id -> (plausible record, violated record), for pairs with exactly one of each."""
+    by: dict[str, dict[bool, dict]] = defaultdict(dict)
+    for r in records:
+        if r.get("pair_id"):
+            by[r["pair_id"]][bool(r["plausible"])] = r
+    return {pid: (d[True], d[False]) for pid, d in sorted(by.items()) if True in d and False in d}
+
+
+def relative_outcomes(pairs: list[tuple[dict, dict]], context: int, agg: str) -> np.ndarray:
+    out = []
+    for p, v in pairs:
+        a, b = video_score(p, context, agg), video_score(v, context, agg)
+        out.append(1.0 if b > a else 0.5 if b == a else 0.0)
+    return np.array(out)
+
+
+def bootstrap_ci(values: np.ndarray, n_boot: int = N_BOOT, seed: int = 0) -> tuple[float, float]:
+    if len(values) == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def auroc(positive, negative) -> float:
+    """P(a positive scores above a negative), ties one half."""
+    pos, neg = np.asarray(positive, float), np.asarray(negative, float)
+    if len(pos) == 0 or len(neg) == 0:
+        return float("nan")
+    gt = (pos[:, None] > neg[None, :]).sum()
+    eq = (pos[:, None] == neg[None, :]).sum()
+    return float((gt + 0.5 * eq) / (len(pos) * len(neg)))
+
+
+def absolute_accuracy(pairs: list[tuple[dict, dict]], context: int, agg: str, quantile: float = 0.9) -> float:
+    if len(pairs) < 2:
+        return float("nan")
+    plaus = np.array([video_score(p, context, agg) for p, _ in pairs])
+    viol = np.array([video_score(v, context, agg) for _, v in pairs])
+    ok_p, ok_v = [], []
+    for i in range(len(pairs)):
+        thr = float(np.quantile(np.delete(plaus, i), quantile))
+        ok_p.append(plaus[i] <= thr)
+        ok_v.append(viol[i] > thr)
+    return 0.5 * (float(np.mean(ok_p)) + float(np.mean(ok_v)))
+
+
+def pre_onset_gap(pairs: list[tuple[dict, dict]], contexts) -> dict:
+    """Mean |difference| of the windows that end before the onset, over pairs that have such windows."""
+    gaps, scales, exact = [], [], []
+    for p, v in pairs:
+        onset = v.get("onset")
+        if onset is None or p["window_end"] != v["window_end"]:
+            continue
+        keep = [i for i, e in enumerate(p["window_end"]) if e < onset]
+        if not keep:
+            continue
+        d = [abs(p["surprise"][str(c)][i] - v["surprise"][str(c)][i]) for c in contexts for i in keep]
+        s = [abs(p["surprise"][str(c)][i]) for c in contexts for i in keep]
+        gaps.append(float(np.mean(d)))
+        scales.append(float(np.mean(s)))
+        exact.append(max(d) == 0.0)
+    if not gaps:
+        return {"pairs": 0, "mean_abs_diff": None, "relative": None, "exactly_equal": None}
+    return {
+        "pairs": len(gaps),
+        "mean_abs_diff": float(np.mean(gaps)),
+        "max_abs_diff": float(np.max(gaps)),
+        "relative": float(np.mean(gaps)) / max(float(np.mean(scales)), 1e-12),
+        "exactly_equal": float(np.mean(exact)),
+    }
+
+
+def test_scores(pairs: list[tuple[dict, dict]], contexts, fixed: int, n_boot: int, quantile: float) -> dict:
+    per_c: dict[str, dict] = {}
+    for c in contexts:
+        row = {}
+        for agg in AGGREGATES:
+            o = relative_outcomes(pairs, c, agg)
+            pos = [video_score(v, c, agg) for _, v in pairs]
+            neg = [video_score(p, c, agg) for p, _ in pairs]
+            row[agg] = {
+                "relative": float(o.mean()) if len(o) else float("nan"),
+                "relative_ci": bootstrap_ci(o, n_boot),
+                "auroc": auroc(pos, neg),
+                "absolute": absolute_accuracy(pairs, c, agg, quantile),
+            }
+        per_c[str(c)] = row
+    def best_for(agg: str) -> int:  # ties go to the context nearest the pre-declared one
+        return max(contexts, key=lambda c: (per_c[str(c)][agg]["relative"], -abs(c - fixed)))
+
+    best = {agg: best_for(agg) for agg in AGGREGATES}
+    return {
+        "pairs": len(pairs),
+        "by_context": per_c,
+        "fixed_context": fixed,
+        "fixed": {agg: per_c[str(fixed)][agg] for agg in AGGREGATES},
+        "best_context": {agg: best[agg] for agg in AGGREGATES},
+        "best": {agg: per_c[str(best[agg])][agg] for agg in AGGREGATES},
+        "pre_onset": pre_onset_gap(pairs, contexts),
+    }
+
+
+def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, quantile: float = 0.9) -> dict:
+    """Per test and per suite (all pairs of the suite pooled) scores; chance levels."""
+    pairs = complete_pairs(records)
+    by_test: dict[tuple[str, str], list] = defaultdict(list)
+    by_suite: dict[str, list] = defaultdict(list)
+    for pv in pairs.values():
+        by_test[(pv[0]["suite"], pv[0]["test"])].append(pv)
+        by_suite[pv[0]["suite"]].append(pv)
+    tests = [{"suite": s, "test": t, **test_scores(pv, contexts, fixed, n_boot, quantile)}
+             for (s, t), pv in sorted(by_test.items())]
+    suites = [{"suite": s, **test_scores(pv, contexts, fixed, n_boot, quantile)} for s, pv in sorted(by_suite.items())]
+    unpaired = len([r for r in records if r.get("pair_id") and r["pair_id"] not in pairs])
+    return {
+        "chance": {"relative": 0.5, "auroc": 0.5, "absolute": 0.5},
+        "contexts": list(contexts),
+        "fixed_context": fixed,
+        "threshold_quantile": quantile,
+        "videos": len(records),
+        "pairs": len(pairs),
+        "videos_without_twin": unpaired,
+        "tests": tests,
+        "suites": suites,
+    }

@@ -1,0 +1,128 @@
+"""results.json, report.md and curves.png of a surprise run (`voebench evaluate --model vjepa2:...`).
+
+curves.png: for one pair per test (the first by pair id), the surprise of each window of both videos at the
+pre-declared context length, placed at the window's last frame, with the violation window (first to last edited
+frame) shaded and the onset marked: the two curves must coincide left of the onset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from voebench.evaluate.surprise import metrics
+from voebench.evaluate.surprise.score import CURVES, RUN, load_curves
+
+RESULTS = "results.json"
+REPORT = "report.md"
+PLOT = "curves.png"
+
+
+def is_surprise_run(run_dir: str) -> bool:
+    return os.path.isfile(os.path.join(run_dir, CURVES))
+
+
+def _pct(x) -> str:
+    return "-" if x is None or x != x else f"{100 * x:.1f}"
+
+
+def _ci(ci) -> str:
+    lo, hi = ci
+    return "-" if lo != lo else f"[{100 * lo:.0f}, {100 * hi:.0f}]"
+
+
+def markdown(summary: dict, info: dict) -> str:
+    fixed = summary["fixed_context"]
+    model = info.get("model", {})
+    lines = [
+        f"# Surprise run: {model.get('name', '?')}",
+        "",
+        f"Protocol: {json.dumps(info.get('protocol', {}))}",
+        f"Videos {summary['videos']}, pairs {summary['pairs']}"
+        + (f", throughput {info['throughput']['pairs_per_s']:.2f} pairs/s" if info.get("throughput") else ""),
+        "",
+        "Relative accuracy (%, violated video more surprising than its twin; chance 50) with bootstrap 95% CI over "
+        "pairs, the video's surprise being the mean (avg) or max of its windows or the mean of the windows that "
+        f"contain the onset (onset), at the pre-declared context {fixed} and at each test's best context (selected "
+        "on these data); "
+        f"AUROC and absolute accuracy (threshold: the {summary['threshold_quantile']:.0%} quantile of the other "
+        "pairs' plausible videos; chance 50) at the pre-declared context; pre-onset gap = mean |difference| of the "
+        "windows that end before the onset, relative to the mean surprise (must be 0).",
+        "",
+        "| suite | test | pairs | rel avg | CI | rel max | CI | rel onset | CI | best C avg | rel avg @best "
+        "| AUROC avg | abs avg | pre-onset gap |",
+        "|---|---|---:|---:|---|---:|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    rows = [dict(r, test=r.get("test", "**all**")) for r in summary["tests"]] + [
+        dict(r, test="**all**") for r in summary["suites"]
+    ]
+    for r in rows:
+        fa, fm, fo, pre = r["fixed"]["avg"], r["fixed"]["max"], r["fixed"]["onset"], r["pre_onset"]
+        gap = "-" if pre["relative"] is None else f"{100 * pre['relative']:.2f}%"
+        lines.append(
+            f"| {r['suite']} | {r['test']} | {r['pairs']} | {_pct(fa['relative'])} | {_ci(fa['relative_ci'])} "
+            f"| {_pct(fm['relative'])} | {_ci(fm['relative_ci'])} | {_pct(fo['relative'])} | {_ci(fo['relative_ci'])} "
+            f"| {r['best_context']['avg']} "
+            f"| {_pct(r['best']['avg']['relative'])} | {fa['auroc']:.2f} | {_pct(fa['absolute'])} | {gap} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def plot_curves(records: list[dict], context: int, path: str, max_panels: int = 16) -> str | None:
+    try:
+        import matplotlib  # noqa: PLC0415
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt  # noqa: PLC0415
+    except ImportError:
+        return None
+    pairs = metrics.complete_pairs(records)
+    first: dict[tuple[str, str], tuple[dict, dict]] = {}
+    for _pid, (p, v) in pairs.items():
+        first.setdefault((p["suite"], p["test"]), (p, v))
+    if not first:
+        return None
+    keys = sorted(first)[:max_panels]
+    cols = min(4, len(keys))
+    rows = (len(keys) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 2.6 * rows), squeeze=False)
+    for ax, key in zip(axes.flat, keys):
+        p, v = first[key]
+        for rec, color in ((p, "tab:blue"), (v, "tab:red")):
+            ax.plot(rec["window_end"], rec["surprise"][str(context)], color=color, lw=1.4, label=rec["condition"])
+        win = v.get("violation_window")
+        if win:
+            ax.axvspan(win[0], win[1] + 1, color="tab:red", alpha=0.15, lw=0)
+            ax.axvline(win[0], color="tab:red", ls=":", lw=1)
+        ax.set_xlim(0, max(p.get("n_frames") or 0, p["window_end"][-1]))
+        ax.set_title(f"{key[1]}" + (" (violation hidden)" if v.get("hidden") else ""), fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.set_xlabel("last frame of the window", fontsize=7)
+        ax.legend(fontsize=6, loc="upper left")
+    for ax in list(axes.flat)[len(keys):]:
+        ax.axis("off")
+    fig.suptitle(f"surprise per window, context {context} (shaded: violation window)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def write_report(run_dir: str, n_boot: int = metrics.N_BOOT, quantile: float = 0.9) -> dict:
+    info: dict = {}
+    rp = os.path.join(run_dir, RUN)
+    if os.path.isfile(rp):
+        with open(rp, encoding="utf-8") as fh:
+            info = json.load(fh)
+    proto = info.get("protocol", {})
+    records = load_curves(run_dir)
+    contexts = proto.get("context_lengths") or sorted(int(c) for c in records[0]["surprise"])
+    fixed = proto.get("fixed_context") or contexts[len(contexts) // 2]
+    summary = metrics.summarize(records, contexts, fixed, n_boot=n_boot, quantile=quantile)
+    summary["run"] = {k: info.get(k) for k in ("model", "protocol", "throughput", "dataset", "model_spec")}
+    with open(os.path.join(run_dir, RESULTS), "w", encoding="utf-8") as fh:
+        json.dump(summary, fh, indent=1)
+    with open(os.path.join(run_dir, REPORT), "w", encoding="utf-8") as fh:
+        fh.write(markdown(summary, info))
+    plot_curves(records, fixed, os.path.join(run_dir, PLOT))
+    return summary

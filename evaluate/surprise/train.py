@@ -1,0 +1,177 @@
+"""Train a small V-JEPA 2 on the plausible videos of a rendered set: the world model voebench can grow itself.
+
+The objective is the scoring protocol itself (vjepa2.window_surprise): from the first C frames of a 16-frame
+window (C drawn from the protocol's context lengths each step) the predictor predicts the layer-normed latents of
+the remaining frames, as encoded by a target encoder that is an exponential moving average (EMA) of the trained
+encoder (V-JEPA's guard against collapse: the targets move slowly and receive no gradient). Loss: mean L1. The
+saved model holds the EMA encoder and the predictor, as the released V-JEPA checkpoints do, so `voebench evaluate
+--model vjepa2:<folder>` scores it with no special case.
+
+Only plausible (`plausible` / `expected`) videos are used; `check_disjoint` refuses a training set that shares a
+trial seed with the test set. The per-step log records the target latents' spread across tokens: a value falling
+towards 0 means the representation collapsed (every token the same), and the model then cannot be surprised.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import time
+
+import numpy as np
+import torch
+
+from voebench.evaluate import frames as frames_mod
+from voebench.evaluate.surprise.protocol import Protocol
+from voebench.evaluate.surprise.score import is_plausible
+from voebench.evaluate.surprise.vjepa2 import PRESETS, VJEPA2Scorer, prediction_error, random_model, targets
+
+
+def plausible_entries(entries: list[dict]) -> list[dict]:
+    return [e for e in entries if e.get("video") and is_plausible(str(e.get("condition", "")))]
+
+
+def check_disjoint(train_entries: list[dict], test_entries: list[dict]) -> None:
+    """Refuse training videos whose trial also appears in the test set (same seed)."""
+    shared = {e["seed"] for e in train_entries} & {e["seed"] for e in test_entries}
+    if shared:
+        raise ValueError(f"{len(shared)} trial seed(s) are in both the training and the test set; render the "
+                         "training set with another --seed")
+
+
+def load_videos(manifest, entries: list[dict], protocol: Protocol) -> list[np.ndarray]:
+    """Each entry's sampled frames (T, H, W, 3) uint8, decoded in parallel; videos shorter than a window dropped."""
+    plans = []
+    for e in entries:
+        ref = manifest.video(e)
+        idx = protocol.frames(ref.n_frames, ref.fps)
+        if len(idx) >= protocol.window:
+            plans.append((ref.path, idx))
+    frames_mod.ensure_cache_size(len(plans) + 1)
+    frames_mod.prefetch(plans)
+    out = [frames_mod.read_frames(p, i) for p, i in plans]
+    frames_mod.clear_cache()
+    return out
+
+
+class WindowSampler:
+    """Random windows from a list of videos (each video weighted by its number of window starts), as one uint8
+    tensor on the device so a batch is a gather, not a copy from host memory."""
+
+    def __init__(self, videos: list[np.ndarray], window: int, device: torch.device, seed: int = 0):
+        if not videos:
+            raise ValueError("no training video is as long as one window")
+        self.window = window
+        self.lengths = np.array([len(v) for v in videos])
+        self.offsets = np.concatenate([[0], np.cumsum(self.lengths)[:-1]])
+        self.frames = torch.from_numpy(np.concatenate(videos)).to(device)
+        n_starts = self.lengths - window + 1
+        self.p = n_starts / n_starts.sum()
+        self.n_starts = n_starts
+        self.rng = np.random.default_rng(seed)
+
+    def sample(self, batch: int) -> torch.Tensor:
+        v = self.rng.choice(len(self.lengths), size=batch, p=self.p)
+        s = self.offsets[v] + (self.rng.random(batch) * self.n_starts[v]).astype(np.int64)
+        idx = torch.from_numpy(s[:, None] + np.arange(self.window)[None, :]).to(self.frames.device)
+        clips = self.frames[idx]  # (B, T, H, W, 3)
+        flip = torch.from_numpy(self.rng.random(batch) < 0.5).to(self.frames.device)
+        return torch.where(flip[:, None, None, None, None], clips.flip(3), clips)  # left-right mirror
+
+
+def train_world_model(
+    videos: list[np.ndarray],
+    out: str,
+    protocol: Protocol,
+    preset: str | dict = "small",
+    steps: int = 1000,
+    batch: int = 64,
+    lr: float = 5e-4,
+    weight_decay: float = 0.04,
+    ema: tuple[float, float] = (0.99, 0.999),
+    device: str = "auto",
+    seed: int = 0,
+    max_seconds: float | None = None,
+    log_every: int = 50,
+) -> dict:
+    """Train, save the model to `out` (save_pretrained) with train.json beside it; returns the training log."""
+    model = random_model(preset, seed).train()
+    scorer = VJEPA2Scorer(model, device=device)  # moves the model; gives preprocessing and autocast
+    dev = scorer.device
+    scorer.check(protocol.window, protocol.context_lengths)
+    target = copy.deepcopy(model.encoder).eval()
+    for p in target.parameters():
+        p.requires_grad_(False)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.95))
+    warmup = max(1, steps // 10)
+
+    def lr_at(i: int) -> float:  # linear warm-up, then cosine decay to 0
+        if i < warmup:
+            return lr * (i + 1) / warmup
+        return lr * 0.5 * (1 + math.cos(math.pi * (i - warmup) / max(1, steps - warmup)))
+
+    sampler = WindowSampler(videos, protocol.window, dev, seed)
+    rng = np.random.default_rng(seed + 1)
+    contexts = list(protocol.context_lengths)
+
+    log: list[dict] = []
+    t0 = time.perf_counter()
+    model.train()
+    done = 0
+    for i in range(steps):
+        for g in opt.param_groups:
+            g["lr"] = lr_at(i)
+        x = scorer.preprocess(sampler.sample(batch))
+        c = int(rng.choice(contexts))
+        loss, spread = _step_loss(model, target, x, c, scorer._autocast)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        m = ema[0] + (ema[1] - ema[0]) * i / max(1, steps - 1)
+        with torch.no_grad():
+            for pt, po in zip(target.parameters(), model.encoder.parameters()):
+                pt.mul_(m).add_(po.detach(), alpha=1 - m)
+        done = i + 1
+        if i % log_every == 0 or i == steps - 1:
+            log.append({"step": i, "loss": float(loss.detach()), "target_spread": spread, "context": c,
+                        "lr": lr_at(i), "seconds": time.perf_counter() - t0})
+        if max_seconds and time.perf_counter() - t0 > max_seconds:
+            break
+    seconds = time.perf_counter() - t0
+    model.encoder.load_state_dict(target.state_dict())  # keep the EMA encoder, as released checkpoints do
+    model.eval()
+    os.makedirs(out, exist_ok=True)
+    model.save_pretrained(out)
+    info = {
+        "preset": preset if isinstance(preset, str) else "custom",
+        "config": PRESETS[preset] if isinstance(preset, str) else preset,
+        "videos": len(videos),
+        "windows_available": int(sampler.n_starts.sum()),
+        "steps": done,
+        "steps_planned": steps,
+        "batch": batch,
+        "lr": lr,
+        "ema": list(ema),
+        "seconds": seconds,
+        "clips_per_s": done * batch / seconds if seconds > 0 else None,
+        "parameters": sum(p.numel() for p in model.parameters()),
+        "device": str(dev),
+        "log": log,
+    }
+    with open(os.path.join(out, "train.json"), "w", encoding="utf-8") as fh:
+        json.dump(info, fh, indent=1)
+    return info
+
+
+def _step_loss(model, target_encoder, x: torch.Tensor, context: int, autocast) -> tuple[torch.Tensor, float]:
+    """The protocol's surprise as a loss: the EMA encoder gives the targets (no gradient), the trained encoder sees
+    the context frames and the predictor predicts the rest. Also the targets' spread across tokens."""
+    with torch.no_grad():
+        tgt = targets(target_encoder, x, autocast)
+    return prediction_error(model, tgt, x, context, autocast).mean(), float(tgt.std(1).mean())
+
+
+__all__ = ["check_disjoint", "load_videos", "plausible_entries", "train_world_model"]

@@ -1,0 +1,170 @@
+"""The V-JEPA 2 surprise scorer: transformers' `VJEPA2Model` (encoder + predictor).
+
+For a batch of windows (B, T, H, W, 3) uint8 and each context length C:
+- the target: the encoder's tokens of the whole window, layer-normalised over the feature dimension (the
+  reference protocol normalises targets again although the encoder ends with a LayerNorm);
+- the context: the encoder run on the first C frames alone, so the context tokens never saw the future (calling
+  `VJEPA2Model.forward` with a `context_mask` would encode the whole window and pick tokens from it: every token
+  would have attended to the frames it should predict);
+- the prediction: the predictor given the context tokens (`context_mask` = their indices) asked for every token of
+  the remaining frames (`target_mask`);
+- surprise = mean L1 distance between prediction and target over those tokens and features.
+
+Tokens are ordered tubelet-major (the patch embedding is a Conv3d whose output is flattened as T', H', W'), so the
+first C / tubelet_size * (crop / patch)^2 tokens are exactly the first C frames; `tests/evaluate` checks this.
+Frames are resized to the model's square `crop_size` and normalised with ImageNet's mean and std (V-JEPA 2's video
+processor uses those).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+IMAGENET_MEAN = (0.485, 0.456, 0.406)
+IMAGENET_STD = (0.229, 0.224, 0.225)
+
+#: A tiny configuration for tests and CPU smoke runs (a few hundred thousand parameters).
+TINY = dict(
+    hidden_size=64,
+    num_hidden_layers=2,
+    num_attention_heads=2,
+    crop_size=32,
+    patch_size=8,
+    frames_per_clip=16,
+    pred_hidden_size=32,
+    pred_num_hidden_layers=2,
+    pred_num_attention_heads=2,
+    mlp_ratio=2.0,
+    pred_mlp_ratio=2.0,
+)
+#: The released V-JEPA 2 ViT-L (transformers' default config, 326M parameters with its predictor) at 256 px.
+VITL = dict(frames_per_clip=16)
+#: The small world model trained on voebench's plausible videos (bench/world_model_experiment.py).
+SMALL = dict(
+    hidden_size=192,
+    num_hidden_layers=6,
+    num_attention_heads=3,
+    crop_size=64,
+    patch_size=8,
+    frames_per_clip=16,
+    pred_hidden_size=128,
+    pred_num_hidden_layers=4,
+    pred_num_attention_heads=4,
+)
+PRESETS: dict[str, dict] = {"tiny": TINY, "vitl": VITL, "small": SMALL}
+
+
+def random_model(preset: str | dict = "tiny", seed: int = 0):
+    """A randomly initialised VJEPA2Model from a preset name or config keywords (no download)."""
+    from transformers import VJEPA2Config, VJEPA2Model  # noqa: PLC0415
+
+    kw = PRESETS[preset] if isinstance(preset, str) else preset
+    torch.manual_seed(seed)
+    return VJEPA2Model(VJEPA2Config(**kw)).eval()
+
+
+def resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+class VJEPA2Scorer:
+    """Surprise of windows under a V-JEPA 2 model. `dtype`: bfloat16 autocast on CUDA by default (the reference
+    protocol runs in bf16); float32 on CPU."""
+
+    def __init__(self, model, device: str = "auto", dtype: str = "auto", name: str = "vjepa2"):
+        self.device = resolve_device(device)
+        if dtype == "auto":
+            dtype = "bfloat16" if self.device.type == "cuda" else "float32"
+        self.autocast_dtype = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": None}[dtype]
+        self.dtype_name = dtype
+        self.model = model.to(self.device).eval()
+        cfg = model.config
+        self.crop = int(cfg.crop_size)
+        self.tubelet = int(cfg.tubelet_size)
+        self.patch = int(cfg.patch_size)
+        self.name = name
+        self.mean = torch.tensor(IMAGENET_MEAN, device=self.device).view(1, 1, 3, 1, 1)
+        self.std = torch.tensor(IMAGENET_STD, device=self.device).view(1, 1, 3, 1, 1)
+
+    @classmethod
+    def from_pretrained(cls, path_or_id: str, device: str = "auto", dtype: str = "auto") -> VJEPA2Scorer:
+        """A checkpoint folder or a Hub id (e.g. facebook/vjepa2-vitl-fpc64-256)."""
+        from transformers import VJEPA2Model  # noqa: PLC0415
+
+        model = VJEPA2Model.from_pretrained(path_or_id)
+        return cls(model, device=device, dtype=dtype, name=os.path.basename(os.path.normpath(path_or_id)))
+
+    def check(self, window: int, context_lengths) -> None:
+        """Refuse a protocol the model cannot run (frames that do not fill whole tubelets)."""
+        bad = [c for c in (window, *context_lengths) if c % self.tubelet]
+        if bad:
+            raise ValueError(f"window and context lengths must be multiples of the tubelet size {self.tubelet}: {bad}")
+
+    def info(self) -> dict:
+        n = sum(p.numel() for p in self.model.parameters())
+        return {"kind": "vjepa2", "name": self.name, "parameters": n, "crop_size": self.crop,
+                "patch_size": self.patch, "tubelet_size": self.tubelet, "dtype": self.dtype_name,
+                "device": str(self.device)}
+
+    def preprocess(self, clips: np.ndarray | torch.Tensor) -> torch.Tensor:
+        """(B, T, H, W, 3) uint8 -> (B, T, 3, crop, crop) normalised float on the device."""
+        x = torch.as_tensor(clips).to(self.device, non_blocking=True)
+        b, t, h, w, _ = x.shape
+        x = x.permute(0, 1, 4, 2, 3).float().div_(255.0)
+        if h != self.crop or w != self.crop:
+            x = F.interpolate(x.flatten(0, 1), size=(self.crop, self.crop), mode="bilinear", antialias=True,
+                              align_corners=False).view(b, t, 3, self.crop, self.crop)
+        return (x - self.mean) / self.std
+
+    def _autocast(self):
+        if self.autocast_dtype is None:
+            return torch.autocast(self.device.type, enabled=False)
+        return torch.autocast(self.device.type, dtype=self.autocast_dtype)
+
+    @torch.no_grad()
+    def surprise(self, clips, context_lengths) -> np.ndarray:
+        """(B, len(context_lengths)) surprise of each window for each context length."""
+        x = self.preprocess(clips)
+        return window_surprise(self.model, x, context_lengths, self._autocast).float().cpu().numpy()
+
+
+def _no_autocast(device_type: str):
+    return lambda: torch.autocast(device_type, enabled=False)
+
+
+def targets(encoder, x: torch.Tensor, autocast=None) -> torch.Tensor:
+    """The target encoder's tokens of whole windows x (B, T, 3, H, W), layer-normed over features, float32."""
+    with (autocast or _no_autocast(x.device.type))():
+        full = encoder(pixel_values_videos=x).last_hidden_state
+    return F.layer_norm(full.float(), (full.shape[-1],))
+
+
+def prediction_error(model, target: torch.Tensor, x: torch.Tensor, context: int, autocast=None) -> torch.Tensor:
+    """(B, N_target) mean L1 error per predicted token: `model.encoder` sees the first `context` frames alone,
+    `model.predictor` predicts every token of the remaining frames, compared with `target` (from `targets`)."""
+    B, T = x.shape[:2]
+    per_step = target.shape[1] // (T // model.config.tubelet_size)  # tokens per tubelet (time step)
+    n_ctx = (context // model.config.tubelet_size) * per_step
+    idx = torch.arange(target.shape[1], device=x.device)
+    with (autocast or _no_autocast(x.device.type))():
+        ctx = model.encoder(pixel_values_videos=x[:, :context]).last_hidden_state
+        pred = model.predictor(
+            encoder_hidden_states=ctx,
+            context_mask=[idx[:n_ctx].unsqueeze(0).expand(B, -1)],
+            target_mask=[idx[n_ctx:].unsqueeze(0).expand(B, -1)],
+        ).last_hidden_state
+    return (pred.float() - target[:, n_ctx:]).abs().mean(-1)
+
+
+def window_surprise(model, x: torch.Tensor, context_lengths, autocast=None) -> torch.Tensor:
+    """(B, len(context_lengths)) surprise of preprocessed windows x (B, T, 3, H, W): the mean over predicted tokens
+    of `prediction_error`, the targets coming from the same encoder (one pass per window, shared by all context
+    lengths). Training (train.py) minimises the same `prediction_error` with an EMA target encoder."""
+    tgt = targets(model.encoder, x, autocast)
+    return torch.stack([prediction_error(model, tgt, x, c, autocast).mean(1) for c in context_lengths], 1)
