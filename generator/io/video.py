@@ -6,6 +6,14 @@ import imageio_ffmpeg
 import numpy as np
 
 
+# Each frame is coded from itself and the frames before it, never from later ones. x264 by default looks ahead
+# (B-frames, the rate-control lookahead, macroblock-tree and scene-cut decisions): then the two videos of a pair,
+# identical up to the onset, decode to different frames a few frames *before* it (measured: up to 21 grey levels,
+# 7 frames early), which leaks the violation into frames that must be identical and breaks a hidden edit's
+# promise. Without lookahead, frames before the onset decode to identical pixels (tests/generator/test_video.py).
+CAUSAL_X264 = ["-x264-params", "bframes=0:rc-lookahead=0:mbtree=0:scenecut=0"]
+
+
 class VideoWriter:
     def __init__(self, path: str, width: int, height: int, fps: float, crf: int = 18):
         self.path = path
@@ -20,7 +28,7 @@ class VideoWriter:
             macro_block_size=2,
             quality=None,
             # -f mp4: the file is written under a temporary name whose extension ffmpeg cannot read
-            output_params=["-preset", "veryfast", "-crf", str(crf), "-threads", "1", "-f", "mp4"],
+            output_params=["-preset", "veryfast", "-crf", str(crf), *CAUSAL_X264, "-threads", "1", "-f", "mp4"],
             ffmpeg_log_level="error",
         )
         self._gen.send(None)
