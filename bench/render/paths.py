@@ -26,8 +26,8 @@ REFERENCE_AUDIT = {"today"}
 @contextlib.contextmanager
 def render_path(path: str, cache=None):
     """Make runner.produce render with `path`'s settings (and this FrameCache), and audit with `path`'s forms, as
-    a runner that produces a whole trial in one worker will pass it. runner.produce imports Renderer and RenderSettings from the render
-    module when it runs, so patching the module's names reaches it."""
+    a runner that produces a whole trial in one worker will pass it. runner.produce imports Renderer and
+    RenderSettings from the render module when it runs, so patching the module's names reaches it."""
     from voebench.generator.blender import render
 
     real_settings, real_renderer = render.RenderSettings, render.Renderer

@@ -50,9 +50,8 @@ def in_process(suite_name: str, test: str, trials: int, size, timing) -> dict:
 
     suite = _suite(suite_name)
     out = tempfile.mkdtemp(prefix="vb-runcheck-inproc-")
-    cfg = RunConfig(
-        out=out, suite=suite_name, tests=[test], trials=trials, width=size[0], height=size[1], seconds=timing[0], fps=timing[1]
-    )
+    cfg = RunConfig(out=out, suite=suite_name, tests=[test], trials=trials, width=size[0], height=size[1])
+    cfg.seconds, cfg.fps = timing
     warm = RunConfig(out=out + "-warm", suite="grasp-l1", tests=["shape"], trials=1, seconds=0.2, fps=10.0)
     prepare_output(warm, _suite("grasp-l1"))
     produce(plan_trials(warm, _suite("grasp-l1"))[0], warm)  # imports, shader compilation: no trial's cost
