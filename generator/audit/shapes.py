@@ -222,12 +222,13 @@ def to_world(rot: np.ndarray, local: np.ndarray, position: np.ndarray) -> np.nda
 
     Why not np.einsum: this is most of the generation gate's time (the interpenetration check transforms ~600
     surface samples per object and frame), and einsum's 3-term sums run through a generic kernel 4-5x slower
-    than these per-component products on (F,N) planes. The sum order is einsum's on AVX-512 machines,
-    (r0 p0 + r2 p2) + r1 p1: numpy 1.26 sums the products in SIMD lanes and folds the lanes in halves (a
-    machine with narrower vectors folds them as (r0 p0 + r1 p1) + r2 p2, so einsum's last bit depends on the
-    CPU; these products and sums, one IEEE operation each, do not). So on such a machine every gap, and every
-    verdict, is the same float as before (tests/generator/test_audit_transforms.py), and elsewhere it is the
-    same float as on such a machine."""
+    than these per-component products on (F,N) planes. The sum order is einsum's on this project's AVX-512
+    machines, (r0 p0 + r2 p2) + r1 p1: numpy 1.26 sums the products in SIMD lanes and folds the lanes in halves.
+    Its source folds narrower vectors otherwise (AVX2's horizontal add: (r0 p0 + r1 p1) + r2 p2; not measured
+    here), and strided inputs take yet another kernel, so einsum's last bit depends on the CPU and the layout;
+    these products and sums, one IEEE operation each, do not. So on such a machine every gap, and every verdict,
+    is the same float as before (tests/generator/test_audit_transforms.py, bench/audit_forms.py), and elsewhere
+    it is the same float as on such a machine."""
     out = np.empty((len(rot), len(local), 3))
     p0, p1, p2 = local[None, :, 0], local[None, :, 1], local[None, :, 2]
     for i in range(3):
