@@ -254,6 +254,32 @@ def to_local(world: np.ndarray, rot: np.ndarray, position: np.ndarray) -> np.nda
     return out
 
 
+def into_frame_of(a: Track, b: Track, local: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """a's local points (N,3) at `frames`, in b's frame: `b.local(a.world(local, frames), frames)` without
+    interleaving the world points in between (the same operations on the same floats, so the same result;
+    the contact check's main transform)."""
+    if REFERENCE_FORMS:
+        return b.local(a.world(local, frames), frames)
+    rot_a, pos_a, rot_b, pos_b = a.rot[frames], a.position[frames], b.rot[frames], b.position[frames]
+    local = np.asarray(local, float)
+    p0, p1, p2 = local[None, :, 0], local[None, :, 1], local[None, :, 2]
+    d = []
+    for i in range(3):  # to_world's component i, then to_local's world - position
+        c = rot_a[:, i, 0, None] * p0
+        c += rot_a[:, i, 2, None] * p2
+        c += rot_a[:, i, 1, None] * p1
+        c += pos_a[:, i, None]
+        c -= pos_b[:, i, None]
+        d.append(c)
+    out = np.empty(d[0].shape + (3,))
+    for j in range(3):  # to_local's products and sums
+        c = d[0] * rot_b[:, None, 0, j]
+        c += d[1] * rot_b[:, None, 1, j]
+        c += d[2] * rot_b[:, None, 2, j]
+        out[..., j] = c
+    return out
+
+
 def box_sdf(p: np.ndarray, offset: np.ndarray, h: np.ndarray) -> np.ndarray:
     """Signed distance of points p (...,3) to the box of half extents h centred at offset: the reference's
     `norm(max(q, 0)) + min(max(q), 0)` with q = |p - offset| - h, worked per coordinate plane instead of reducing
