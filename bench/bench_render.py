@@ -11,6 +11,8 @@
   quality       mean absolute error of Blender's FXAA, the aliased render and the numpy FXAA against a 4x4
                 supersampled render; writes side-by-side crops to docs/img/
   project       core-hours of the full default GRASP (L1 + L2) and of the AVoE 10% subset, per path
+  run-check     a real `voebench render --workers W` against the same trials made one by one in this process:
+                what a run pays beyond its trials, and whether trial 0 prices the others
   reuse-still   10 s, 50 fps still Level 1 video, frame reuse vs naive; asserts bit-identical output   (was a)
   reuse-l2      a typical Level 2 video, reuse vs naive, with where the time goes                      (was b)
   warm          warm worker (one process, many videos) vs a fresh process per video                     (was c)
@@ -39,6 +41,7 @@ from render.legacy import part_a, part_b, part_c, part_d, part_e, part_f
 from render.paths import cmd_paths
 from render.project import cmd_project
 from render.quality import cmd_quality
+from render.runcheck import cmd_run_check
 from render.report import markdown
 
 
@@ -46,6 +49,7 @@ COMMANDS = {
     "paths": cmd_paths,
     "quality": cmd_quality,
     "project": cmd_project,
+    "run-check": cmd_run_check,
     "reuse-still": part_a,
     "reuse-l2": part_b,
     "warm": part_c,
@@ -77,6 +81,14 @@ def main():
     p = sub.add_parser("project", parents=[common], help="core-hours of the default suites, per path")
     p.add_argument("--paths-from", required=True, help="JSON written by `paths --json`")
     p.add_argument("--unique-from", help="distinct-frame survey from bench/unique_frames.py --json")
+    p = sub.add_parser("run-check", parents=[common], help="a real run against its trials made in this process")
+    p.add_argument("--suite", default="grasp-l2")
+    p.add_argument("--test", default="t15_support_pin")
+    p.add_argument("--trials", type=int, default=6)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--resolution", default="320x240")
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--fps", type=float, default=50.0)
     p = sub.add_parser("reuse-still", parents=[common], help="(a) still L1 video, reuse vs naive")
     p.add_argument("--repeats", type=int, default=3, help="reuse runs (naive runs once)")
     p = sub.add_parser("reuse-l2", parents=[common], help="(b) a Level 2 video, reuse vs naive")

@@ -27,6 +27,8 @@ RAMP_BIAS = np.float32(0.5)
 SEARCH_STEPS = (1, 1, 1, 1, 1, 2, 2, 2, 2, 4, 8)
 # padding of the luma image: the farthest tap is the search's reach along the edge plus one pixel across it
 _PAD = sum(SEARCH_STEPS) + 1
+_REACH = np.cumsum(SEARCH_STEPS)  # distance of each tap from the pixel, along the edge
+_REACH_F32 = _REACH.astype(np.float32)
 _LUMA = np.array([0.299, 0.587, 0.114], np.float32) / np.float32(255.0)
 
 
@@ -94,30 +96,25 @@ def fxaa(rgb: np.ndarray) -> np.ndarray:
 
     # walk along the edge (x for a horizontal edge, y for a vertical one) until the luma on the edge line
     # departs from `mid` by more than a quarter of the gradient: that is where the edge ends
-    # Taps are flat indices into the padded luma; the arrays of the pixels still searching are compacted as their
-    # ends are found (most end within a few steps), so each step gathers only what it needs.
+    # Taps are flat indices into the padded luma. All of a direction's taps are gathered at once as an
+    # (edge pixels, steps) array and the first departing one is picked per row: the same taps and arithmetic as
+    # stepping out one tap at a time and stopping at the end, in a dozen numpy calls instead of a dozen per step
+    # (the per-step calls on small arrays were half of the filter's time).
     flat, wp = p.ravel(), p.shape[1]
     base = py * wp + px
     along = np.where(is_h, 1, wp)  # unit step along the edge
-    across = np.where(is_h, side * wp, side)  # offset to the pair pixel
+    across = np.where(is_h, side * wp, side)[:, None]  # offset to the pair pixel
     far = np.float32(2 * SEARCH_STEPS[-1])  # where an end not found within the search counts as being
-    dist_neg, dist_pos = np.full(len(ys), far, np.float32), np.full(len(ys), far, np.float32)
-    end_neg, end_pos = np.zeros(len(ys), np.float32), np.zeros(len(ys), np.float32)
-    for sign, dist, end in ((-1, dist_neg, end_neg), (1, dist_pos, end_pos)):
-        open_, at, step_, off, mid_, thresh_ = np.arange(len(ys)), base, sign * along, across, mid, thresh
-        d = 0
-        for step in SEARCH_STEPS:
-            d += step
-            tap = at + d * step_
-            delta = (flat[tap] + flat[tap + off]) * np.float32(0.5) - mid_
-            found = np.abs(delta) >= thresh_
-            if found.any():
-                dist[open_[found]] = d
-                end[open_[found]] = delta[found]
-                keep = ~found
-                open_, at, step_, off, mid_, thresh_ = (q[keep] for q in (open_, at, step_, off, mid_, thresh_))
-                if len(open_) == 0:
-                    break
+    rows = np.arange(len(ys))
+    ends = []
+    for sign in (-1, 1):
+        tap = base[:, None] + (sign * along)[:, None] * _REACH[None, :]
+        delta = (flat[tap] + flat[tap + across]) * np.float32(0.5) - mid[:, None]
+        found = np.abs(delta) >= thresh[:, None]
+        first = found.argmax(axis=1)  # the first departing tap (0 where none departs: `hit` is False)
+        hit = found[rows, first]
+        ends.append((np.where(hit, _REACH_F32[first], far), np.where(hit, delta[rows, first], np.float32(0.0))))
+    (dist_neg, end_neg), (dist_pos, end_pos) = ends
     # blend only toward the end whose luma moves away from the pixel's own side (FXAA's "good span")
     nearer_neg = dist_neg < dist_pos
     d_near = np.where(nearer_neg, dist_neg, dist_pos)

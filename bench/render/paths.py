@@ -19,13 +19,15 @@ PATHS = {  # RenderSettings fields per path; "new" is the default
     "today": {"antialias": "blender", "batch": 0},  # Blender's FXAA, one render() call per state and pass
     "new": {},  # aliased render + numpy FXAA, one render(animation=True) per batch and pass; trial-wide cache
 }
+#: paths whose generation gate audits with the previous np.einsum forms (generator/audit/shapes.py)
+REFERENCE_AUDIT = {"today"}
 
 
 @contextlib.contextmanager
 def render_path(path: str, cache=None):
-    """Make runner.produce render with `path`'s settings (and this FrameCache), as a runner that produces a
-    whole trial in one worker will pass it. runner.produce imports Renderer and RenderSettings from the render
-    module when it runs, so patching the module's names reaches it."""
+    """Make runner.produce render with `path`'s settings (and this FrameCache), and audit with `path`'s forms, as
+    a runner that produces a whole trial in one worker will pass it. runner.produce imports Renderer and
+    RenderSettings from the render module when it runs, so patching the module's names reaches it."""
     from voebench.generator.blender import render
 
     real_settings, real_renderer = render.RenderSettings, render.Renderer
@@ -37,11 +39,15 @@ def render_path(path: str, cache=None):
     def renderer(scene, settings, *a, **k):
         return real_renderer(scene, settings, *a, **{**k, "cache": cache})  # this path's cache, not the runner's
 
+    from voebench.generator.audit import shapes
+
     render.RenderSettings, render.Renderer = settings, renderer
+    shapes.REFERENCE_FORMS = path in REFERENCE_AUDIT  # the same verdicts and floats; only its CPU differs
     try:
         yield
     finally:
         render.RenderSettings, render.Renderer = real_settings, real_renderer
+        shapes.REFERENCE_FORMS = False
 
 
 def trial_jobs(out, suite, test, pair: bool, **kw):

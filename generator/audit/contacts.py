@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from voebench.generator.audit.shapes import Track
+from voebench.generator.audit.shapes import Track, into_frame_of
 from voebench.generator.audit.tolerances import CONTACT_TOL
 
 
@@ -48,9 +48,9 @@ def _gap(a: Track, b: Track, f: np.ndarray):
     if b.shape.sphere_radius is not None:
         g, n = _gap(b, a, f)
         return g, -n
-    pa = b.local(a.world(a.shape.samples, f), f)  # a's surface in b's frame
+    pa = into_frame_of(a, b, a.shape.samples, f)  # a's surface in b's frame
     da = b.shape.sdf(pa)
-    pb = a.local(b.world(b.shape.samples, f), f)  # b's surface in a's frame
+    pb = into_frame_of(b, a, b.shape.samples, f)  # b's surface in a's frame
     db = a.shape.sdf(pb)
     ia, ib = da.argmin(axis=1), db.argmin(axis=1)
     rows = np.arange(len(f))

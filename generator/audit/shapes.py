@@ -126,6 +126,8 @@ class Shape:
         larger than the true one)."""
         k = self.kind
         if k in ("box", "mesh", "plane"):
+            if not REFERENCE_FORMS:
+                return box_sdf(p, self.offset, self.h)
             q = np.abs(p - self.offset) - self.h
             return np.linalg.norm(np.maximum(q, 0.0), axis=-1) + np.minimum(q.max(axis=-1), 0.0)
         if k == "sphere":
@@ -198,8 +200,104 @@ class Track:
 
     def world(self, local: np.ndarray, frames: np.ndarray) -> np.ndarray:
         """Local points (N,3) at `frames` -> world (F,N,3)."""
-        return self.position[frames][:, None, :] + np.einsum("fij,nj->fni", self.rot[frames], local)
+        if REFERENCE_FORMS:
+            return self.position[frames][:, None, :] + np.einsum("fij,nj->fni", self.rot[frames], local)
+        return to_world(self.rot[frames], np.asarray(local, float), self.position[frames])
 
     def local(self, world: np.ndarray, frames: np.ndarray) -> np.ndarray:
         """World points (F,N,3) -> this object's frame at `frames`."""
-        return np.einsum("fni,fij->fnj", world - self.position[frames][:, None, :], self.rot[frames])
+        if REFERENCE_FORMS:
+            return np.einsum("fni,fij->fnj", world - self.position[frames][:, None, :], self.rot[frames])
+        return to_local(np.asarray(world, float), self.rot[frames], self.position[frames])
+
+
+#: The audit's previous expressions (np.einsum transforms, a box's sdf reduced over the xyz axis), kept as the
+#: reference that the faster forms are tested against (tests/generator/test_audit_transforms.py) and for the
+#: benchmark's "today" path (bench/render/paths.py). The results are the same floats on this project's machines.
+REFERENCE_FORMS = False
+
+
+def to_world(rot: np.ndarray, local: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """(F,3,3) rotations, (N,3) local points, (F,3) positions -> (F,N,3) world points.
+
+    Why not np.einsum: this is most of the generation gate's time (the interpenetration check transforms ~600
+    surface samples per object and frame), and einsum's 3-term sums run through a generic kernel 4-5x slower
+    than these per-component products on (F,N) planes. The sum order is einsum's on this project's AVX-512
+    machines, (r0 p0 + r2 p2) + r1 p1: numpy 1.26 sums the products in SIMD lanes and folds the lanes in halves.
+    Its source folds narrower vectors otherwise (AVX2's horizontal add: (r0 p0 + r1 p1) + r2 p2; not measured
+    here), and strided inputs take yet another kernel, so einsum's last bit depends on the CPU and the layout;
+    these products and sums, one IEEE operation each, do not. So on such a machine every gap, and every verdict,
+    is the same float as before (tests/generator/test_audit_transforms.py, bench/audit_forms.py), and elsewhere
+    it is the same float as on such a machine."""
+    out = np.empty((len(rot), len(local), 3))
+    p0, p1, p2 = local[None, :, 0], local[None, :, 1], local[None, :, 2]
+    for i in range(3):
+        c = rot[:, i, 0, None] * p0
+        c += rot[:, i, 2, None] * p2
+        c += rot[:, i, 1, None] * p1
+        c += position[:, i, None]  # position + rotated point: the same float as einsum's result + position
+        out[..., i] = c
+    return out
+
+
+def to_local(world: np.ndarray, rot: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """(F,N,3) world points, (F,3,3) rotations, (F,3) positions -> (F,N,3) points in the object's frame:
+    (d0 r0j + d1 r1j) + d2 r2j with d = world - position, einsum's order for this contraction (see to_world)."""
+    d = world - position[:, None, :]
+    out = np.empty_like(d)
+    d0, d1, d2 = d[..., 0], d[..., 1], d[..., 2]
+    for j in range(3):
+        c = d0 * rot[:, None, 0, j]
+        c += d1 * rot[:, None, 1, j]
+        c += d2 * rot[:, None, 2, j]
+        out[..., j] = c
+    return out
+
+
+def into_frame_of(a: Track, b: Track, local: np.ndarray, frames: np.ndarray) -> np.ndarray:
+    """a's local points (N,3) at `frames`, in b's frame: `b.local(a.world(local, frames), frames)` without
+    interleaving the world points in between (the same operations on the same floats, so the same result;
+    the contact check's main transform)."""
+    if REFERENCE_FORMS:
+        return b.local(a.world(local, frames), frames)
+    rot_a, pos_a, rot_b, pos_b = a.rot[frames], a.position[frames], b.rot[frames], b.position[frames]
+    local = np.asarray(local, float)
+    p0, p1, p2 = local[None, :, 0], local[None, :, 1], local[None, :, 2]
+    d = []
+    for i in range(3):  # to_world's component i, then to_local's world - position
+        c = rot_a[:, i, 0, None] * p0
+        c += rot_a[:, i, 2, None] * p2
+        c += rot_a[:, i, 1, None] * p1
+        c += pos_a[:, i, None]
+        c -= pos_b[:, i, None]
+        d.append(c)
+    out = np.empty(d[0].shape + (3,))
+    for j in range(3):  # to_local's products and sums
+        c = d[0] * rot_b[:, None, 0, j]
+        c += d[1] * rot_b[:, None, 1, j]
+        c += d[2] * rot_b[:, None, 2, j]
+        out[..., j] = c
+    return out
+
+
+def box_sdf(p: np.ndarray, offset: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Signed distance of points p (...,3) to the box of half extents h centred at offset: the reference's
+    `norm(max(q, 0)) + min(max(q), 0)` with q = |p - offset| - h, worked per coordinate plane instead of reducing
+    over a length-3 axis (3.5x faster). The same IEEE operations in the same order, so the same floats:
+    np.linalg.norm squares and sums its three terms as (q0^2 + q1^2) + q2^2, and max is exact in any order."""
+    p = np.asarray(p, float)
+    if p.ndim == 1:  # one point: the in-place steps below need arrays, not scalars
+        return box_sdf(p[None], offset, h)[0]
+    q = [np.abs(p[..., i] - offset[i]) for i in range(3)]
+    for i in range(3):
+        q[i] -= h[i]
+    inside = np.maximum(np.maximum(q[0], q[1]), q[2])
+    np.minimum(inside, 0.0, out=inside)
+    s = [np.maximum(qi, 0.0) for qi in q]
+    for si in s:
+        si *= si
+    s[0] += s[1]
+    s[0] += s[2]
+    np.sqrt(s[0], out=s[0])
+    s[0] += inside
+    return s[0]

@@ -1,5 +1,5 @@
-"""The numpy FXAA filter: its fast form (wide padding, flat taps, compacted search) gives the same bytes as the
-plain form it replaced (1-pixel padding, every tap clipped), kept here as the reference."""
+"""The numpy FXAA filter: its fast form (wide padding, flat taps, all taps of a direction gathered at once) gives
+the same bytes as the plain form it replaced (1-pixel padding, every tap clipped), kept here as the reference."""
 
 import numpy as np
 import pytest
