@@ -17,7 +17,7 @@ import numpy as np
 from voebench.generator import edits
 from voebench.generator.params import NON_NEGATIVE, POSITIVE, Fixed, Range
 from voebench.scenes.common import BRIGHT_HSV, hsv_color
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2 import VISUAL, timing
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, look, smooth_profile
 from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, dark, room, wood
 
@@ -118,7 +118,11 @@ def build(scene, p, condition):
         # is identical before); the cube's centre passes the edge later, and from then on it should tip and fall
         p_len = (tip0 - (x_start + s / 2)) + (x_start - (x_edge + s / 2 + p.gap))
         sp_p, _ = smooth_profile(p_len, p.pin.speed, p.pin.accel, T, go, fps)
-        diverge = int(np.flatnonzero(np.abs(sp - sp_p) > 1e-12)[0])
+        differs = np.flatnonzero(np.abs(sp - sp_p) > 1e-12)
+        timing.within_video(
+            differs.size > 0, scene, "t15", "the push past the plausible stopping point", ("start_delay", "pin.speed")
+        )
+        diverge = int(differs[0])
         edits.record(scene, PRINCIPLES, "unsupported", "cube", diverge, T - 1, hidden=False)
     finish(scene, p, X0)
 
