@@ -118,7 +118,7 @@ class HFAdapter(Adapter):
         """The chat-template conversation, its videos, and the videos it shows as separate images (`as_images`)."""
         conv, videos, stills = [], [], []
         for m in messages:
-            content = []
+            content: list[dict] = []
             v = m.get("video")
             if v and v.get("as_images"):
                 content.extend({"type": "image"} for _ in v["indices"])
