@@ -98,6 +98,8 @@ def _canonical(messages: list[dict]) -> list[dict]:
         c = {"role": m["role"], "text": m["text"]}
         if m.get("video"):
             c["video"] = {"rel": m["video"]["rel"], "indices": list(m["video"]["indices"])}
+            if m["video"].get("as_images"):  # shown as separate images: a different question to the model
+                c["video"]["as_images"] = True  # (only when set, so the keys of video turns stay as they were)
         out.append(c)
     return out
 

@@ -14,6 +14,12 @@ rewrite them); metric names equal the keys `process_results` returns; both `doc_
 `doc_to_messages` (chat models) are given. lmms-eval's CLI exits 0 even on failure: run it with
 ``--verbosity DEBUG`` and check that the results JSON exists. Only single-turn (zero-shot and open) questions are
 exported: lmms-eval tasks have no multi-turn conversations.
+
+Choice questions (the `newton` suite, docs/newton.md) keep their answer label as written ("the red ball", "True"),
+carry `choices` = {"labels", "letters"} and are scored by the options parser of evaluate/newton/answers.py; each
+gets the sample id `voebench evaluate` gives it (`<video>#<qid>`), since a video asks several. Prompt kinds
+without a single-turn scorer here (the predict suite's `prediction`, exported by `voebench predict-export`) are
+left out.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from voebench.evaluate.tasks import load_manifest, select
 
 UTILS_SOURCE = os.path.join(os.path.dirname(__file__), "lmms_eval_utils.py")
 METRICS = ("grasp_acc", "grasp_invalid")
+EXPORTED_KINDS = ("binary", "plausibility", "open", "choice")  # what utils.process_results can score
 
 
 def _slug(s: str) -> str:
@@ -101,7 +108,7 @@ def export_lmms_eval(
         else:
             video = os.path.relpath(src, out_dir)
         for p in e["prompts"]:
-            if p["kind"] == "open" and not include_open:
+            if p["kind"] not in EXPORTED_KINDS or (p["kind"] == "open" and not include_open):
                 continue
             doc = {
                 "id": None,
@@ -110,7 +117,7 @@ def export_lmms_eval(
                 "test": e["test"],
                 "video": video,
                 "question": p["text"],
-                "answer": str(p["answer"]).lower() if p["kind"] != "open" else p["answer"],
+                "answer": str(p["answer"]).lower() if p["kind"] in ("binary", "plausibility") else p["answer"],
                 "kind": p["kind"],
                 "polarity": None,
                 "choices": "",
@@ -125,11 +132,25 @@ def export_lmms_eval(
                 doc["choices"] = json.dumps(choices)
                 doc["direction"] = fam == "direction"
                 doc["id"] = f"{e['id']}#open"
+            elif p["kind"] == "choice":
+                # labels are matched as written (case-insensitively) by the parser, and "True"/"False" or "the red
+                # ball" is what the report prints: no lower-casing here
+                doc["answer"] = str(p["answer"])
+                doc["choices"] = json.dumps(p["choices"])
+                doc["polarity"] = p.get("polarity")
+                # the id `voebench evaluate` gives the sample (tasks._sample_id), so runs can be compared by id
+                doc["id"] = f"{e['id']}#{(p.get('meta') or {}).get('qid', 'choice')}"
             else:
                 pol = p.get("polarity") or ("positive" if str(p["answer"]).lower() == "yes" else "negative")
                 doc["polarity"] = pol
                 doc["id"] = f"{e['id']}#{p['kind']}" + (f"-{pol}" if p["kind"] == "binary" else "")
             docs.append(doc)
+
+    if not docs:
+        raise UsageError(
+            "nothing to export: no question of the selection is single-turn yes/no, open or choice "
+            "(predict-suite sets: voebench predict-export)"
+        )
 
     def write_jsonl(path: str, rows: list[dict]) -> None:
         with open(path, "w", encoding="utf-8") as fh:

@@ -3,11 +3,15 @@ so it imports nothing from voebench (lmms-eval environments need not have it) an
 
 Scoring is GRASP's (the same rules as voebench.evaluate.parsing): yes/no questions are valid only if the first
 whitespace token, lower-cased with ASCII punctuation removed, is "yes" or "no"; open questions by keyword classes
-(`doc["choices"]`), a response naming no class or several classes is invalid. Invalid counts as wrong.
+(`doc["choices"]`), a response naming no class or several classes is invalid. Invalid counts as wrong. Choice
+questions (the `newton` suite) by the options parser of voebench.evaluate.newton.answers: a lettered option's
+letter as the first word, else exactly one option's label as a whole phrase (a label only inside a longer
+label's occurrence does not count). tests/evaluate/test_export_parser.py checks that both agree.
 """
 
 import json
 import os
+import re
 import string
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -82,13 +86,44 @@ def _parse_open(response, truth, choices, direction):
     return None
 
 
+def _norm(text):
+    return " ".join(str(text).replace("_", " ").lower().split())
+
+
+def _spans(text, label):
+    pat = r"(?<![a-z0-9])" + re.escape(_norm(label)) + r"(?![a-z0-9])"
+    return [m.span() for m in re.finditer(pat, text)]
+
+
+def _parse_choice(response, choices):
+    """The option label the response names, or None (a copy of voebench.evaluate.newton.answers.pick)."""
+    labels = list(choices["labels"])
+    text = _norm(response or "")
+    if not text:
+        return None
+    if choices.get("letters"):
+        first = text.split()[0].translate(_PUNCT)
+        offered = string.ascii_lowercase[: len(labels)]
+        if len(first) == 1 and first in offered:
+            return labels[offered.index(first)]
+    spans = {lab: _spans(text, lab) for lab in labels}
+    named = []
+    for lab, sp in spans.items():
+        longer = [s for other, ss in spans.items() if other != lab and len(_norm(other)) > len(_norm(lab)) for s in ss]
+        if any(not any(a <= s[0] and s[1] <= b for a, b in longer) for s in sp):
+            named.append(lab)
+    return named[0] if len(named) == 1 else None
+
+
 def process_results(doc, results):
     response = results[0] if results else ""
+    choices = doc.get("choices")
+    if isinstance(choices, str) and choices:
+        choices = json.loads(choices)
     if doc["kind"] == "open":
-        choices = doc["choices"]
-        if isinstance(choices, str):
-            choices = json.loads(choices)
         parsed = _parse_open(response, doc["answer"], choices, bool(doc.get("direction")))
+    elif doc["kind"] == "choice":
+        parsed = _parse_choice(response, choices)
     else:
         parsed = _parse_binary(response)
     correct = float(parsed is not None and parsed == doc["answer"])

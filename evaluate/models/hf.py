@@ -5,7 +5,10 @@ We decode the frames ourselves (PyAV, `frames.read_frames`: exactly the indices 
 pass them as numpy arrays plus ``VideoMetadata`` (original fps, total frames, the chosen indices) with
 ``do_sample_frames=False``, so the processor neither resamples nor needs torchcodec. Batches are left-padded.
 Tested with Qwen2.5-VL and SmolVLM2; other families whose processor takes ``videos=`` (LLaVA-OneVision, ...) use
-the same path.
+the same path. A turn whose video asks ``as_images`` (the predict suite's image query, evaluate/predict/queries.py)
+goes in as that many images instead, one image slot per frame in the chat template and ``images=`` (one list per
+conversation) to the processor, as the openai adapter sends it: the seed's image query is a sequence of separate
+images, and a processor treats a short video differently (Qwen2.5-VL merges two frames into one temporal patch).
 
 Pipelined (the runner sets ``pipelined`` when frames decode in worker processes): the processor runs one batch
 ahead in a background thread, on a side CUDA stream, with the video processor's GPU path (``device=``, transformers
@@ -111,16 +114,21 @@ class HFAdapter(Adapter):
 
     # -- conversion ------------------------------------------------------------------------------------------
     @staticmethod
-    def _conversation(messages: list[dict]) -> tuple[list[dict], list[dict]]:
-        conv, videos = [], []
+    def _conversation(messages: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
+        """The chat-template conversation, its videos, and the videos it shows as separate images (`as_images`)."""
+        conv, videos, stills = [], [], []
         for m in messages:
-            content = []
-            if m.get("video"):
+            content: list[dict] = []
+            v = m.get("video")
+            if v and v.get("as_images"):
+                content.extend({"type": "image"} for _ in v["indices"])
+                stills.append(v)
+            elif v:
                 content.append({"type": "video"})
-                videos.append(m["video"])
+                videos.append(v)
             content.append({"type": "text", "text": m["text"]})
             conv.append({"role": m["role"], "content": content})
-        return conv, videos
+        return conv, videos, stills
 
     def _inputs(self, requests: list[Request], on_gpu: bool = False):
         """The processor's tensors for one batch, on the model's device. `on_gpu` (pipelined on CUDA): frames go in
@@ -129,11 +137,18 @@ class HFAdapter(Adapter):
 
         torch = self.torch
         t_start, t_wait = time.time(), 0.0
-        texts, videos, metas = [], [], []
+        texts, videos, metas, images = [], [], [], []
         convs = [self._conversation(r.messages) for r in requests]
-        frames_mod.prefetch((v["path"], v["indices"]) for _, vids in convs for v in vids)  # decode in parallel
-        for conv, vids in convs:
+        # decode in parallel
+        frames_mod.prefetch((v["path"], v["indices"]) for _, vids, stills in convs for v in [*vids, *stills])
+        for conv, vids, stills in convs:
             texts.append(self.processor.apply_chat_template(conv, tokenize=False, add_generation_prompt=True))
+            own: list = []  # this conversation's images, in order: processors pair a batch's images by conversation
+            for v in stills:
+                t0 = time.time()
+                own.extend(frames_mod.read_frames(v["path"], v["indices"]))
+                t_wait += time.time() - t0
+            images.append(own)
             for v in vids:
                 t0 = time.time()
                 clip = frames_mod.read_frames(v["path"], v["indices"])
@@ -151,6 +166,8 @@ class HFAdapter(Adapter):
                     )
                 )
         kwargs = {"text": texts, "padding": True, "return_tensors": "pt"}
+        if any(images):
+            kwargs["images"] = images
         if videos:
             kwargs.update(videos=videos, video_metadata=metas, do_sample_frames=False)
             if on_gpu:

@@ -125,3 +125,88 @@ def test_smolvlm2_through_the_same_path(tiny_smol, tiny_set):
     batched = a.generate(reqs)
     assert all(isinstance(x, str) for x in batched)
     assert batched == [a.generate([r])[0] for r in reqs]
+
+
+# ------------------------------------------------------------------------------------------------ image queries
+
+
+@pytest.fixture(scope="module")
+def predict_samples(tmp_path_factory):
+    """The predict suite's two query forms (evaluate/predict/queries.py) over a stub predict set: per clip an image
+    query (5 separate frames up to the cut) and a video query."""
+    from contract_fixtures import write_dataset  # noqa: PLC0415
+    from evaluate_fixtures import write_mp4  # noqa: PLC0415
+    from test_predict_eval import N_FRAMES, SCENES, predict_entry  # noqa: PLC0415
+
+    from voebench.contract import manifest as mf  # noqa: PLC0415
+    from voebench.evaluate.predict.queries import build_samples  # noqa: PLC0415
+
+    root = tmp_path_factory.mktemp("predict") / "set"
+    os.makedirs(root / "predict" / "collisions")
+    entries = [predict_entry(i, labels, pairs) for i, (labels, pairs) in enumerate(SCENES[:2])]
+    for e in entries:
+        write_mp4(str(root / e["video"]), e["index"], n=N_FRAMES)
+    mf.write_manifest(str(root / mf.NAME), entries)
+    write_dataset(str(root))
+    samples = build_samples(load_manifest(str(root)), ["image", "video"], image_count=5, video_frames=4)
+    assert [s.form for s in samples] == ["image", "video", "image", "video"]
+    return samples
+
+
+class _SpyProcessor:
+    """The adapter's processor, recording what each call of it received."""
+
+    def __init__(self, processor):
+        self._processor = processor
+        self.calls: list[dict] = []
+
+    def __call__(self, **kwargs):
+        self.calls.append(kwargs)
+        return self._processor(**kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self._processor, name)
+
+
+def _predict_requests(samples):
+    return [Request([s.message()], 11, 0, 0, 1, s) for s in samples]
+
+
+@pytest.mark.parametrize("family", ["qwen", "smol"])
+def test_an_image_query_reaches_the_processor_as_images(family, request, predict_samples):
+    path = request.getfixturevalue({"qwen": "tiny_qwen", "smol": "tiny_smol"}[family])
+    a = make_adapter(f"hf:{path}", batch_size=4, max_new_tokens=3, do_sample=False, device="cpu")
+    spy = a.processor = _SpyProcessor(a.processor)
+    image_q = next(s for s in predict_samples if s.form == "image")
+    a._inputs(_predict_requests([image_q]))
+    got = spy.calls[-1]
+    assert "videos" not in got and len(got["images"]) == 1  # one conversation ...
+    assert len(got["images"][0]) == len(image_q.frames) == 5  # ... showing its 5 frames as 5 images
+    assert all(im.shape == (48, 64, 3) for im in got["images"][0])
+    placeholder = {"qwen": "<|image_pad|>", "smol": "<image>"}[family]
+    assert placeholder in got["text"][0]
+    # a mixed batch (what a predict run sends): images for the image queries, videos for the video queries
+    inputs = a._inputs(_predict_requests(predict_samples))
+    got = spy.calls[-1]
+    assert [len(ims) for ims in got["images"]] == [5, 0, 5, 0] and len(got["videos"]) == 2
+    if family == "qwen":  # one grid per image (10) and per video (2); the video's 4 frames make 2 temporal steps
+        assert inputs["image_grid_thw"].shape[0] == 10 and inputs["image_grid_thw"][:, 0].tolist() == [1] * 10
+        assert inputs["video_grid_thw"][:, 0].tolist() == [2, 2]
+    batched = a.generate(_predict_requests(predict_samples))
+    assert all(isinstance(x, str) for x in batched)
+    assert batched == [a.generate([r])[0] for r in _predict_requests(predict_samples)]
+
+
+def test_the_cache_key_tells_images_from_a_video(predict_samples):
+    from voebench.evaluate.run import cache_key  # noqa: PLC0415
+
+    s = next(s for s in predict_samples if s.form == "image")
+    as_images = s.message()
+    as_video = {**as_images, "video": {**as_images["video"], "as_images": False}}
+    plain = {**as_images, "video": {k: v for k, v in as_images["video"].items() if k != "as_images"}}
+
+    def key(m):
+        return cache_key("hf:m", {}, s.sample_id, [m], 0)
+
+    assert key(as_images) != key(as_video)  # answers given to a video are not reused for images
+    assert key(as_video) == key(plain)  # video turns keep the keys they had before images existed
