@@ -216,7 +216,7 @@ def main() -> int:
     import torch
 
     from voebench.evaluate.baseline.pack import PACK_NAME, decode_pack, decoded_path, read_pack, splits_from_pack
-    from voebench.evaluate.baseline.tables import write_tables
+    from voebench.evaluate.baseline.tables import comparison_table, write_tables
     from voebench.evaluate.baseline.train import SeedTrainer, TrainConfig
 
     cuda = torch.cuda.is_available()
@@ -367,6 +367,7 @@ def main() -> int:
         rep.mkdir(parents=True, exist_ok=True)
         (rep / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
         shutil.copy(run_dir / "table4.md", rep / "table4.md")
+        (rep / "comparison.md").write_text(comparison_table(run_dir))
         shutil.copy(run_dir / "table4.json", rep / "table4.json")
         with tarfile.open(rep / "runs.tar.gz", "w:gz") as tf:
             for f in sorted(run_dir.glob("*-*/seed*/*")):
