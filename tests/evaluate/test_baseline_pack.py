@@ -7,6 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("h5py")
 
+from voebench.contract import avoe_labels as L  # noqa: E402
 from voebench.evaluate.baseline.augment import Augment, augment_clips, shift_clips  # noqa: E402
 from voebench.evaluate.baseline.pack import (  # noqa: E402
     decode_pack,
@@ -101,3 +102,26 @@ def test_training_with_augmentation_runs(avoe_dir, tmp_path):
                       progress=False)
     r = SeedTrainer(cfg, s, tmp_path / "run").train()
     assert r["epochs_run"] == 1 and 0.0 <= r["test"]["hit_rate"] <= 1.0
+
+
+def test_oracle_reads_perfect_features_and_degrades_with_noise(tmp_path):
+    from voebench.evaluate.baseline.oracle import CLASS_FEATURES, noisy_features, oracle_metrics
+
+    root = write_synthetic_avoe(
+        tmp_path / "avoe", categories=("B",), trials={"train": 40, "validation": 2, "test": 20}, n_frames=2, size=8,
+        seed=2,
+    )
+    s = splits_from_pack(pack_category(root, "B", tmp_path / "packs"), None)
+    perfect = oracle_metrics(s)
+    assert perfect["hit_rate"] >= 0.9  # toy physics is a function of the features: the trees learn it
+    assert oracle_metrics(s, scale=3.0, flip=0.5, seed=1)["hit_rate"] < perfect["hit_rate"]
+
+    f = s["test"].features.numpy()
+    g = noisy_features(f, 0.5, np.random.default_rng(0), flip=1.0)
+    n_classes = np.array([len(m.classes) if m.head == "classification" else -1 for m in L.MODEL_FEATURES])
+    irrelevant = (f < 0) | (f == n_classes[None, :])  # -1 scalars, the extra class index
+    assert np.array_equal(g[irrelevant], f[irrelevant])  # irrelevant entries untouched
+    scalars = ~irrelevant & ~CLASS_FEATURES[None, :]
+    assert (g[scalars] >= 0).all() and not np.allclose(g[scalars], f[scalars])
+    classes = ~irrelevant & CLASS_FEATURES[None, :]
+    assert (g[classes] != f[classes]).all()  # flip 1.0: every relevant class changes
