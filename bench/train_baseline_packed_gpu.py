@@ -17,9 +17,10 @@ PACK_DIR holds ``avoe-<category>.npz`` (``bench/pack_avoe.py``). The script
    budget runs out (judged from the last run of the same model and category), since an unfinished run is lost
    when the machine goes back;
 4. samples GPU utilisation with nvidia-smi once a second over the whole training phase;
-5. writes RUN_DIR/table4.md and .json, and to ``--report``: summary.json (every run's test metrics, best epoch,
-   seconds per epoch, the utilisation timeline), the tables, and runs.tar.gz (metrics.json + history.jsonl of
-   every run; ``--prev`` reads such a file back, so a later call skips what an earlier one finished).
+5. writes RUN_DIR/table4.md and .json, prints them, and writes to ``--report`` two files: summary.json (every
+   run's test metrics, best epoch, seconds per epoch, the utilisation timeline) and runs.tar.gz (metrics.json +
+   history.jsonl of every run: ``bench/baseline_tables.py`` rebuilds the tables from it, and ``--prev`` reads it
+   back, so a later call skips what an earlier one finished).
 
 Checkpoints (0.5 GB each) are deleted after each run: the disk holds 64 GiB and they would not come back.
 """
@@ -131,7 +132,7 @@ def worker(wid: int, args: dict, jobs, results, estimates, deadline: float) -> N
             splits = None
             torch.cuda.empty_cache()
             clips = np.load(args["decoded"][cat], mmap_mode="r")
-            splits = splits_from_pack(args["packs"][cat], clips, limit=args["limit"])
+            splits = splits_from_pack(args["packs"][cat], clips, limit=args["limit"], train_limit=args["train_limit"])
             loaded_cat = cat
         train_on = args["direct_train_on"] if model == "direct" else "expected"
         tr = splits["train"]
@@ -192,6 +193,7 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=4, help="CPU threads per worker")
     ap.add_argument("--budget-s", type=float, default=480, help="no job starts that would end after this")
     ap.add_argument("--limit", type=int, help="first N trials per split (smoke runs)")
+    ap.add_argument("--train-limit", type=int, help="first N training trials only (a data-size experiment)")
     ap.add_argument("--backbone", default="resnet34", help="resnet34 as the paper; resnet10 for CPU smoke runs")
     ap.add_argument("--width", type=int, default=64)
     ap.add_argument("--augment", action="store_true", help="GPU augmentation (the original used none)")
@@ -274,6 +276,7 @@ def main() -> int:
             "packs": packs,
             "epochs": args.epochs,
             "limit": args.limit,
+            "train_limit": args.train_limit,
             "augment": args.augment,
             "threads": args.threads,
             "concurrent": args.concurrent,
@@ -317,6 +320,7 @@ def main() -> int:
     # 4. tables and the report
     text, _ = write_tables(run_dir)
     print(text)
+    print(comparison_table(run_dir))
     exits = [e["t"] for e in events if e["kind"] == "worker-exit"]
     all_busy_until = min(exits) if exits else t_train1
     runs = []
@@ -366,9 +370,8 @@ def main() -> int:
         rep = Path(args.report)
         rep.mkdir(parents=True, exist_ok=True)
         (rep / "summary.json").write_text(json.dumps(summary, indent=1, default=str))
-        shutil.copy(run_dir / "table4.md", rep / "table4.md")
-        (rep / "comparison.md").write_text(comparison_table(run_dir))
-        shutil.copy(run_dir / "table4.json", rep / "table4.json")
+        # two files per call (a call brings back at most 8): the tables are rebuilt from runs.tar.gz with
+        # bench/baseline_tables.py, and printed above
         with tarfile.open(rep / "runs.tar.gz", "w:gz") as tf:
             for f in sorted(run_dir.glob("*-*/seed*/*")):
                 if f.name in ("metrics.json", "history.jsonl") and (f.parent / "metrics.json").is_file():

@@ -124,19 +124,22 @@ def splits_from_pack(
     clips: np.ndarray | None = None,
     size: int = 112,
     limit: int | None = None,
+    train_limit: int | None = None,
 ) -> Splits:
     """The train / validation / test ``Split``s of a pack. ``clips`` is ``decode_pack``'s array; None gives
-    empty clips (labels only, enough for the random baseline). ``limit`` keeps the first N trials per split."""
+    empty clips (labels only, enough for the random baseline). ``limit`` keeps the first N trials per split,
+    ``train_limit`` the first N of the training split only."""
     pack = read_pack(path)
     pair_or_id = [p or i for p, i in zip(pack["pair_ids"].tolist(), pack["ids"].tolist(), strict=True)]
     out: Splits = {}
     for code, name in enumerate(SPLITS):
         idx = np.nonzero(pack["split"] == code)[0]
-        if limit is not None:
+        keep = limit if name != "train" or train_limit is None else min(train_limit, limit or train_limit)
+        if keep is not None:
             order: dict[str, int] = {}
             for i in idx:
                 order.setdefault(pair_or_id[i], len(order))
-            idx = np.array([i for i in idx if order[pair_or_id[i]] < limit], dtype=np.int64)
+            idx = np.array([i for i in idx if order[pair_or_id[i]] < keep], dtype=np.int64)
         if len(idx) == 0:
             out[name] = None
             continue

@@ -70,6 +70,8 @@ def test_pack_limit_and_labels_only(avoe_dir, tmp_path):
     s = splits_from_pack(path, None, limit=1)
     assert all(len(s[k]) == 2 for k in ("train", "validation", "test"))  # one trial = its two videos
     assert s["test"].clips.numel() == 0
+    t = splits_from_pack(path, None, train_limit=2)
+    assert len(t["train"]) == 4 and len(t["validation"]) == 4 and len(t["test"]) == 6
     r = SeedTrainer(TrainConfig(model="random", category="B", progress=False), s, None).train()
     assert r["test"]["n_pairs"] == 1
 
