@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
-import os
 import shutil
 import subprocess
 import sys
@@ -72,7 +71,12 @@ class UtilSampler:
         while not self._stop.wait(self.interval):
             try:
                 r = subprocess.run(
-                    ["nvidia-smi", "--id=0", "--query-gpu=utilization.gpu,memory.used", "--format=csv,noheader,nounits"],
+                    [
+                        "nvidia-smi",
+                        "--id=0",
+                        "--query-gpu=utilization.gpu,memory.used",
+                        "--format=csv,noheader,nounits",
+                    ],
                     capture_output=True,
                     text=True,
                     timeout=5,
@@ -326,9 +330,11 @@ def main() -> int:
     runs = []
     for f in sorted(run_dir.glob("*-*/seed*/metrics.json")):
         m = json.loads(f.read_text())
-        hist = [json.loads(line) for line in (f.parent / "history.jsonl").read_text().splitlines()] if (
-            f.parent / "history.jsonl"
-        ).is_file() else []
+        hist = (
+            [json.loads(line) for line in (f.parent / "history.jsonl").read_text().splitlines()]
+            if (f.parent / "history.jsonl").is_file()
+            else []
+        )
         epoch_s = sorted(h["epoch_s"] for h in hist)
         runs.append(
             {
@@ -344,7 +350,9 @@ def main() -> int:
                 "gpu_utilisation": m.get("gpu_utilisation"),
                 "gpu_name": m.get("gpu_name"),
                 "gpu_peak_memory_gb": m.get("gpu_peak_memory_gb"),
-                "config": {k: m["config"][k] for k in ("lr", "batch_size", "optimizer", "epochs", "train_on", "augment") if k in m["config"]},
+                "config": {
+                    k: m["config"].get(k) for k in ("lr", "batch_size", "optimizer", "epochs", "train_on", "augment")
+                },
             }
         )
     summary = {

@@ -139,8 +139,10 @@ def comparison_table(run_dir: Path) -> str:
             runs = res[model].get(c)
             if not runs:
                 continue
-            get = lambda k: np.array([r["test"][k] for r in runs.values()], dtype=float)  # noqa: E731
-            hit, rel, auc_ = get("hit_rate"), get("relative_accuracy"), get("auc")
+            hit, rel, auc_ = (
+                np.array([r["test"][k] for r in runs.values()], dtype=float)
+                for k in ("hit_rate", "relative_accuracy", "auc")
+            )
             pub = PUBLISHED_HIT_RATE.get(model, {}).get(c)
             pub_txt, inside = "-", "-"
             if pub:

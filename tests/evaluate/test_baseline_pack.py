@@ -92,7 +92,8 @@ def test_augment_stays_in_range_is_seeded_and_same_for_all_frames():
     assert y.shape == x.shape and float(y.min()) >= 0.0 and float(y.max()) <= 1.0
     assert not torch.equal(y, x)
     assert torch.equal(y[:, :, 0], y[:, :, 3])  # one draw per clip: frames stay identical
-    y2 = augment_clips(x, Augment(max_shift=3, brightness=0.2, contrast=0.2), generator=torch.Generator().manual_seed(0))
+    cfg = Augment(max_shift=3, brightness=0.2, contrast=0.2)
+    y2 = augment_clips(x, cfg, generator=torch.Generator().manual_seed(0))
     assert torch.equal(y, y2)
     assert torch.equal(augment_clips(x, Augment(max_shift=0, brightness=0.0, contrast=0.0)), x)
 
@@ -100,8 +101,9 @@ def test_augment_stays_in_range_is_seeded_and_same_for_all_frames():
 def test_training_with_augmentation_runs(avoe_dir, tmp_path):
     path = pack_category(avoe_dir, "B", tmp_path / "packs")
     s = splits_from_pack(path, decode_pack(path, size=16, workers=1))
-    cfg = TrainConfig(model="of", category="B", epochs=1, augment=True, backbone="resnet10", width=4, device="cpu",
-                      progress=False)
+    cfg = TrainConfig(
+        model="of", category="B", epochs=1, augment=True, backbone="resnet10", width=4, device="cpu", progress=False
+    )
     r = SeedTrainer(cfg, s, tmp_path / "run").train()
     assert r["epochs_run"] == 1 and 0.0 <= r["test"]["hit_rate"] <= 1.0
 
@@ -110,7 +112,11 @@ def test_oracle_reads_perfect_features_and_degrades_with_noise(tmp_path):
     from voebench.evaluate.baseline.oracle import CLASS_FEATURES, noisy_features, oracle_metrics
 
     root = write_synthetic_avoe(
-        tmp_path / "avoe", categories=("B",), trials={"train": 40, "validation": 2, "test": 20}, n_frames=2, size=8,
+        tmp_path / "avoe",
+        categories=("B",),
+        trials={"train": 40, "validation": 2, "test": 20},
+        n_frames=2,
+        size=8,
         seed=2,
     )
     s = splits_from_pack(pack_category(root, "B", tmp_path / "packs"), None)
