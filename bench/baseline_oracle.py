@@ -30,7 +30,7 @@ def main() -> int:
     import_evaluate()
     import numpy as np
 
-    from voebench.evaluate.baseline.oracle import oracle_metrics
+    from voebench.evaluate.baseline.oracle import constant_metrics, oracle_metrics
     from voebench.evaluate.baseline.pack import PACK_NAME, splits_from_pack
     from voebench.evaluate.baseline.published import PUBLISHED_HIT_RATE
 
@@ -49,6 +49,8 @@ def main() -> int:
             cells.append(f"{np.mean(hits):.2f}")
         name = "ground truth" if scale == 0 and flip == 0 else f"noise {scale:g} sd, flips {flip:g}"
         print(f"| {name} | " + " | ".join(cells) + " |")
+    const = [f"{constant_metrics(data[c])['hit_rate']:.2f}" for c in cats]
+    print("| constant prediction (train majority) | " + " | ".join(const) + " |")
     pub = [f"{np.mean(PUBLISHED_HIT_RATE['ofpr'][c]):.2f}" for c in cats]
     print("| published OFPR-Net | " + " | ".join(pub) + " |")
     n = [str(data[c]["test"].surprising.sum().item()) for c in cats]

@@ -58,3 +58,18 @@ def oracle_metrics(data: Splits, scale: float = 0.0, flip: float = 0.0, seed: in
         feats = noisy_features(feats, scale, np.random.default_rng(seed), flip)
     scores = trees.surprise(feats, test.posterior_rules.numpy())
     return all_metrics(scores, test.surprising.numpy(), test.pair_ids)
+
+
+def constant_metrics(data: Splits) -> dict:
+    """Test metrics of a collapsed object-file stage: every test video gets the posterior rules most common among
+    the expected training videos (what OF-Net or OFPR-Net output when their heads ignore the pixels). A video is
+    surprising when its observed rules differ, so the hit rate is the share of test pairs whose expected outcome
+    is that most common one."""
+    train, test = data["train"], data["test"]
+    if train is None or test is None:
+        raise ValueError("needs train and test videos")
+    exp = train.posterior_rules.numpy()[(train.surprising == 0).numpy()]
+    rows, counts = np.unique(exp, axis=0, return_counts=True)
+    constant = rows[int(np.argmax(counts))]
+    scores = (test.posterior_rules.numpy() != constant[None, :]).any(1).astype(np.float64)
+    return all_metrics(scores, test.surprising.numpy(), test.pair_ids)
