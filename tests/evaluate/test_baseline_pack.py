@@ -109,7 +109,7 @@ def test_training_with_augmentation_runs(avoe_dir, tmp_path):
 
 
 def test_oracle_reads_perfect_features_and_degrades_with_noise(tmp_path):
-    from voebench.evaluate.baseline.oracle import CLASS_FEATURES, noisy_features, oracle_metrics
+    from voebench.evaluate.baseline.oracle import CLASS_FEATURES, constant_metrics, noisy_features, oracle_metrics
 
     root = write_synthetic_avoe(
         tmp_path / "avoe",
@@ -133,3 +133,11 @@ def test_oracle_reads_perfect_features_and_degrades_with_noise(tmp_path):
     assert (g[scalars] >= 0).all() and not np.allclose(g[scalars], f[scalars])
     classes = ~irrelevant & CLASS_FEATURES[None, :]
     assert (g[classes] != f[classes]).all()  # flip 1.0: every relevant class changes
+
+    # a constant prediction's hit rate is the share of test pairs whose expected outcome is the constant
+    c = constant_metrics(s)
+    tr, te = s["train"], s["test"]
+    rows, counts = np.unique(tr.posterior_rules.numpy()[(tr.surprising == 0).numpy()], axis=0, return_counts=True)
+    majority = rows[int(np.argmax(counts))]
+    expected = te.posterior_rules.numpy()[(te.surprising == 0).numpy()]
+    assert c["hit_rate"] == pytest.approx(float((expected == majority).all(1).mean()))
