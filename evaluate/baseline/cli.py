@@ -71,6 +71,11 @@ def register(subparsers) -> None:
         choices=("expected", "all"),
         help="training videos (default: expected only for ofpr/of as the original, all for direct)",
     )
+    p.add_argument(
+        "--augment",
+        action="store_true",
+        help="shift and brightness/contrast jitter per training clip, on the GPU (the original used none)",
+    )
     p.add_argument("--limit", type=int, help="use only the first N trials of each split (smoke runs)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
     p.add_argument("--no-amp", action="store_true", help="no bf16 autocast on CUDA")
@@ -221,6 +226,7 @@ def handle(args: argparse.Namespace) -> int:
             freeze_backbone=args.freeze_backbone,
             warmup_epochs=args.warmup_epochs,
             train_on=args.train_on,
+            augment=args.augment,
             device=args.device,
             amp=not args.no_amp,
             data_on_gpu=args.data_on_gpu,

@@ -122,3 +122,36 @@ def write_tables(run_dir: Path) -> tuple[str, dict]:
 
 def _fmt1(x, unit=""):
     return "-" if x is None else f"{x:.1f}{unit}"
+
+
+def comparison_table(run_dir: Path) -> str:
+    """Markdown: per model and category, our test hit rate (mean ± sd and the range over seeds), relative accuracy
+    and AUC (mean ± sd), beside the published hit rate (mean ± sd over its 10 seeds, supplementary Table 4), and
+    whether the published mean lies inside our seeds' range."""
+    res = collect_results(run_dir)
+    head = (
+        "| Model | Category | Seeds | Test pairs | Hit rate (ours) | Seed range | Published hit rate | "
+        "Published inside our range | Relative acc. | AUC |"
+    )
+    lines = [head, "|---" * 10 + "|"]
+    for model in [m for m in ("ofpr", "of", "direct", "random") if m in res]:
+        for c, title in COLUMNS:
+            runs = res[model].get(c)
+            if not runs:
+                continue
+            hit, rel, auc_ = (
+                np.array([r["test"][k] for r in runs.values()], dtype=float)
+                for k in ("hit_rate", "relative_accuracy", "auc")
+            )
+            pub = PUBLISHED_HIT_RATE.get(model, {}).get(c)
+            pub_txt, inside = "-", "-"
+            if pub:
+                pm = float(np.mean(pub))
+                pub_txt = f"{pm:.2f} ± {float(np.std(pub)):.2f}"
+                inside = "yes" if hit.min() - 1e-9 <= pm <= hit.max() + 1e-9 else "no"
+            lines.append(
+                f"| {MODEL_TITLES[model]} | {title} | {len(hit)} | {next(iter(runs.values()))['test']['n_pairs']} | "
+                f"{hit.mean():.2f} ± {hit.std():.2f} | {hit.min():.2f}-{hit.max():.2f} | {pub_txt} | {inside} | "
+                f"{rel.mean():.2f} ± {rel.std():.2f} | {auc_.mean():.2f} ± {auc_.std():.2f} |"
+            )
+    return "\n".join(lines) + "\n"

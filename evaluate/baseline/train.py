@@ -28,6 +28,7 @@ import torch
 
 from voebench.contract import avoe_labels as L
 
+from .augment import Augment, augment_clips
 from .backbone import build_backbone, freeze, load_pretrained
 from .gpu_monitor import GpuMonitor
 from .metrics import all_metrics
@@ -52,6 +53,7 @@ class TrainConfig:
     freeze_backbone: bool = False
     warmup_epochs: int = 10  # then only the category's relevant heads enter the loss
     train_on: str | None = None  # "expected" / "all"; None: expected for ofpr/of, all for direct
+    augment: bool = False  # shift + brightness/contrast per training clip, on the device (augment.py)
     device: str = "auto"
     amp: bool = True  # bf16 autocast on CUDA
     data_on_gpu: str = "auto"  # keep the uint8 clips on the GPU: auto / yes / no
@@ -90,8 +92,10 @@ def set_seed(seed: int) -> None:
 LABEL_KEYS = ("features", "prior_rules", "posterior_rules", "surprising")
 
 
-def _to_input(clips_uint8: torch.Tensor) -> torch.Tensor:
+def _to_input(clips_uint8: torch.Tensor, augment: Augment | None = None) -> torch.Tensor:
     x = clips_uint8.float().div_(255.0)
+    if augment is not None:  # on the clips' device: the GPU in training, so no CPU touches the batch
+        x = augment_clips(x, augment)
     if x.is_cuda:  # cuDNN's fastest 3D convolutions in bf16 are channels-last
         x = x.contiguous(memory_format=torch.channels_last_3d)
     return x
@@ -227,11 +231,12 @@ class SeedTrainer:
         return b
 
     # -- forward / scores ----------------------------------------------------------------------------------------
-    def _forward(self, split_name: str, idx_dev: torch.Tensor, batch: dict):
+    def _forward(self, split_name: str, idx_dev: torch.Tensor, batch: dict, training: bool = False):
         with self._autocast():
             if self.cfg.freeze_backbone:
                 return self.network.forward_embedding(self.embeddings[split_name][idx_dev])
-            return self.network(_to_input(batch["clips"]))
+            aug = Augment() if training and self.cfg.augment else None
+            return self.network(_to_input(batch["clips"], aug))
 
     @torch.no_grad()
     def scores(self, split_name: str) -> np.ndarray:
@@ -408,7 +413,7 @@ class SeedTrainer:
                 continue  # BatchNorm cannot train on one clip
             idx_dev = perm_dev[start : start + self.batch_size]
             batch = self._batch("train", idx, idx_dev)
-            out_ = self._forward("train", idx_dev, batch)
+            out_ = self._forward("train", idx_dev, batch, training=True)
             loss = compute_loss(self.network, out_, batch, only)
             opt.zero_grad(set_to_none=True)
             loss.backward()
