@@ -122,8 +122,10 @@ def register(subparsers) -> None:
     g.add_argument("--trust-remote-code", action="store_true")
     g.add_argument(
         "--packed-vision-attention",
-        action="store_true",
-        help="Qwen2/2.5-VL without flash-attn: all vision windows in one attention call per layer (much faster)",
+        default="auto",
+        choices=("auto", "on", "off"),
+        help="Qwen2/2.5-VL without flash-attn: all vision windows in one attention call per layer; auto (default) = "
+        "on for CUDA devices, where it measured identical answers and 3.2x the samples/s (docs/evaluate.md)",
     )
     g = p.add_argument_group("openai adapter")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")

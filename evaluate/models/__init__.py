@@ -45,7 +45,7 @@ def make_adapter(
     retries: int = 6,
     backoff: float = 1.0,
     trust_remote_code: bool = False,
-    packed_vision_attention: bool = False,
+    packed_vision_attention: bool | str = False,
 ) -> Adapter:
     kind, rest, url = parse_spec(spec)
     if kind == "fake":

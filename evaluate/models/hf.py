@@ -48,7 +48,7 @@ class HFAdapter(Adapter):
         trust_remote_code: bool = False,
         attn_implementation: str | None = None,
         model: Any = None,
-        packed_vision_attention: bool = False,
+        packed_vision_attention: bool | str = False,
     ):
         import torch  # noqa: PLC0415
         from transformers import AutoModelForImageTextToText, AutoProcessor  # noqa: PLC0415
@@ -92,6 +92,12 @@ class HFAdapter(Adapter):
         # else: a model built in memory (bench/: random weights made directly on the GPU), `path` gives the processor
         self.model = model.to(self.device).eval()
         self.packed_vision_attention = False
+        # "auto" (the command line's default): on for CUDA, where it is identical in bf16 and the window loop leaves
+        # the GPU idle; off on CPUs, where the loop costs little and fp32 results may move in the last bit.
+        if packed_vision_attention == "auto":
+            packed_vision_attention = self.device.type == "cuda"
+        elif isinstance(packed_vision_attention, str):
+            packed_vision_attention = packed_vision_attention == "on"
         if packed_vision_attention:  # one attention call per layer for all windows (models/packed_attention.py)
             from voebench.evaluate.models.packed_attention import use_packed_vision_attention  # noqa: PLC0415
 

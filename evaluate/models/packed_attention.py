@@ -9,7 +9,8 @@ about 30,000 (418M preset) to 65,000 (7B) tiny calls per batch, and the GPU idle
 
 It plugs into transformers' attention registry under a name containing "flash", which is what selects the
 ``cu_seqlens`` code path in the vision attention, and is set on the vision tower's config only (the language model
-keeps its own attention). Opt-in: `HFAdapter(..., packed_vision_attention=True)`, `--packed-vision-attention`.
+keeps its own attention). On by default on CUDA (`--packed-vision-attention auto|on|off`, `HFAdapter(...,
+packed_vision_attention=True|"auto")`).
 """
 
 from __future__ import annotations

@@ -173,3 +173,17 @@ def test_packed_vision_attention_equals_the_window_loop(tiny_set):
     assert a.model.config.text_config._attn_implementation == "sdpa"  # the language model keeps its attention
     assert torch.allclose(ref, got, atol=1e-5)
     assert not use_packed_vision_attention(a.model)  # already packed: nothing to do
+
+
+def test_packed_vision_attention_auto_is_on_for_cuda_only(tiny_set):
+    """The command line's default, "auto", packs on CUDA only (measured identical in bf16 there and 3.2x faster);
+    on a CPU it stays off, so the adapter's settings, and with them the cache keys, stay as they were."""
+    from voebench.evaluate.models.tiny import build_tiny_qwen25vl
+
+    folder = build_tiny_qwen25vl(str(os.path.join(os.path.dirname(tiny_set), "tiny-auto")), max_pixels=224 * 224)
+    auto = make_adapter(f"hf:{folder}", device="cpu", packed_vision_attention="auto")
+    assert auto.packed_vision_attention is False
+    assert "packed_vision_attention" not in auto.settings()
+    forced = make_adapter(f"hf:{folder}", device="cpu", packed_vision_attention="on")
+    assert forced.packed_vision_attention is True
+    assert forced.settings()["packed_vision_attention"] is True
