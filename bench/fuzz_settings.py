@@ -33,17 +33,19 @@ from collections import defaultdict
 
 import numpy as np
 
-SUITES = ("grasp-l1", "grasp-l2", "avoe")
+SUITES = ("grasp-l1", "grasp-l2", "avoe")  # the default campaign; --suites picks others (e.g. newton,predict)
 
 
-def draw_config(seed: int, i: int, rendered_share: float, max_trials: int, max_seconds: float = 20.0) -> dict:
+def draw_config(
+    seed: int, i: int, rendered_share: float, max_trials: int, max_seconds: float = 20.0, suites: tuple = SUITES
+) -> dict:
     from voebench.generator.params import Range
     from voebench.generator.suite import load_suite
 
     rng = np.random.default_rng([seed, i])
-    suite_name = SUITES[i % len(SUITES)]
+    suite_name = suites[i % len(suites)]
     suite = load_suite(suite_name)
-    tests = list(rng.choice(suite.tests, size=int(rng.integers(1, 3)), replace=False))
+    tests = list(rng.choice(suite.tests, size=min(len(suite.tests), int(rng.integers(1, 3))), replace=False))
     rendered = bool(rng.random() < rendered_share)
     seconds = float(np.round(np.exp(rng.uniform(np.log(1), np.log(min(max_seconds, 4 if rendered else 20)))), 2))
     fps = float(np.round(rng.uniform(8, 60), 1))
@@ -280,6 +282,7 @@ def main(argv=None) -> int:
     ap.add_argument("--max-trials", type=int, default=2)
     ap.add_argument("--max-seconds", type=float, default=20.0, help="cap the sampled video length")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--suites", default=",".join(SUITES), help="comma list of suites to draw from")
     ap.add_argument("--keep", action="store_true", help="keep each configuration's output folder")
     ap.add_argument("--summary", metavar="JSONL", help="only summarize an existing results file")
     args = ap.parse_args(argv)
@@ -293,7 +296,8 @@ def main(argv=None) -> int:
     for i in range(args.first, args.first + args.configs):
         if i in done:
             continue
-        cfg = draw_config(args.seed, i, args.rendered_share, args.max_trials, args.max_seconds)
+        suites = tuple(args.suites.split(","))
+        cfg = draw_config(args.seed, i, args.rendered_share, args.max_trials, args.max_seconds, suites)
         res = run_config(cfg, args.work, args.workers)
         with open(args.results, "a") as f:
             f.write(json.dumps(res) + "\n")
