@@ -140,6 +140,16 @@ class Newton(Suite):
         """The answers (from the values) against the states: the measured outcomes must order the objects as the
         values do, each two apart by MARGIN of the largest."""
         m = self.module(job.test)
+        # Every object a question names must be seen throughout, judged on the states (so the up-front probe
+        # refuses a framing that crops one, e.g. a portrait resolution) by the projection Level 1 statements use;
+        # pixel_problems re-checks the rendered pixels.
+        from voebench.scenes.grasp_l1.truth import View  # noqa: PLC0415
+
+        view = View(scene, width, height)
+        for obj in scene.objects.values():
+            if obj.role in ("ball", "cube"):
+                for problem in view.seen(obj.name):
+                    return [Infeasible(f"{job.test}: {problem}", problem.keys)]
         got = m.measured(scene, p)
         if got is None:
             return [Infeasible(f"{job.test}: the outcome is not complete within the video", m.MEASURE_KEYS)]

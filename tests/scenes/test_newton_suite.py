@@ -163,3 +163,16 @@ def test_an_object_out_of_view_is_a_pixel_problem():
     seen["cube1"][4] = 0
     (problem,) = suite.pixel_problems(job, scene, seen)
     assert "cube1 is out of view at frame 4" in str(problem) and problem.keys == ("resolution",)
+
+
+def test_a_framing_that_crops_an_object_is_refused_before_rendering(tmp_path, capsys):
+    """A portrait image with widened gaps puts a cube outside the picture: the states-level view check makes the
+    up-front probe refuse it in one line naming the resolution (it used to fail only after 100 rendered draws)."""
+    out = tmp_path / "set"
+    rc = main(
+        ["render", "newton", "--tests", "heaviness", "--videos-per-test", "2", "--seconds", "1.77", "--fps", "31.2",
+         "--resolution", "98x426", "--set", "heaviness.gap=0.7043:1.383", "--out", str(out)]
+    )  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and not out.exists()
+    assert len(err.splitlines()) == 1 and "out of view" in err and "resolution" in err
