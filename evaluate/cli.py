@@ -54,7 +54,7 @@ def _non_negative(name: str):
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "evaluate",
-        help="score a model on a rendered set (GRASP protocol)",
+        help="score a model on a rendered set (VLMs: GRASP protocol; world models: surprise)",
         description="Ask a video-language model the questions of a rendered set and score its answers. "
         "Re-running the same command resumes: only calls missing from RUN_DIR/cache.jsonl are made.",
     )
