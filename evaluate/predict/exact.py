@@ -43,8 +43,15 @@ NEGATION = re.compile(
     r"\b(not|no|never|none|neither|nor|avoid\w*|miss\w*|unscathed|unhit|untouched|safe\w*|clear of|"
     r"pass(?:es|ing)? (?:by|behind|in front)|won't|wont|doesn't|don't|isn't|aren't|without)\b|n't\b"
 )
-MENTION = re.compile(r"\b(" + "|".join(COLORS) + r")\b(?:\s+(?:[a-z]+\s+){0,2}?(" + "|".join(SHAPES) + r")\b)?")
-ITEM_SPLIT = re.compile(r"(?:^|\n)\s*(?:\d+[.)]|[-*\u2022])\s*|(?<=[.!?;])\s+")
+# the words between a colour and its shape may not be another colour: "the red and blue spheres" names two objects
+_COLOR = r"(?:" + "|".join(COLORS) + r")\b"
+MENTION = re.compile(r"\b(" + "|".join(COLORS) + r")\b(?:\s+(?:(?!" + _COLOR + r")[a-z]+\s+){0,2}?(" + "|".join(SHAPES) + r")\b)?")
+# items: enumerated lines, bare lines, sentences, and clauses joined by "but"/"whereas"/... before an object, so a
+# negation ("A and B will not collide but C hits A") does not reach into the next clause
+ITEM_SPLIT = re.compile(
+    r"(?:^|\n)\s*(?:\d+[.)]|[-*\u2022])\s*|\n+|(?<=[.!?;])\s+"
+    r"|,?\s+(?:but|however|whereas|while)\b,?\s+(?=(?:the\s+)?" + _COLOR + r")"
+)
 
 
 @dataclass
@@ -161,10 +168,14 @@ def aggregate(scores: list[Score]) -> dict:
 LETTER = re.compile(r"^\W*(?:answer|option)?\W*([ab])\b|\b(?:answer|option)\W*(?:is\W*)?([ab])\b", re.IGNORECASE)
 
 
+#: "the answer is B" wins over a leading "a", which may be the article ("a ball rolls in, so the answer is B")
+NAMED_LETTER = re.compile(r"\b(?:answer|option)\W*(?:is\W*)?([ab])\b", re.IGNORECASE)
+
+
 def choice_letter(text: str) -> str | None:
     """The option (A or B) an answer to a two-way event question starts with or names; None if neither."""
-    m = LETTER.search(text or "")
-    return (m.group(1) or m.group(2)).upper() if m else None
+    m = NAMED_LETTER.search(text or "") or LETTER.search(text or "")
+    return next(g for g in m.groups() if g).upper() if m else None
 
 
 def score_choice(text: str, truth: str) -> tuple[str | None, Score]:

@@ -154,6 +154,20 @@ LABELS = ["red cube", "blue sphere", "green cylinder"]
         ),
         ("No objects will collide.", [], set()),
         ("The red cylinder hits the green cylinder.", [{"red cylinder", "green cylinder"}], set()),  # wrong shape
+        # a colour between a colour and a shape is an object of its own, not a filler word
+        ("The red and blue spheres will collide.", [{"red cube", "blue sphere"}], set()),
+        # the negation of one clause does not reach the collision of the next
+        (
+            "The red cube and the blue sphere will not collide but the green cylinder will hit the red cube.",
+            [{"green cylinder", "red cube"}],
+            {"blue sphere"},
+        ),
+        # bare lines are items too
+        (
+            "The red cube hits the blue sphere\nThe green cylinder stays untouched",
+            [{"red cube", "blue sphere"}],
+            {"green cylinder"},
+        ),
     ],
 )
 def test_parse_finds_pairs_and_unscathed_objects(text, pairs, unhit):
@@ -325,6 +339,7 @@ def test_replayed_judge_replies(predict_set, tmp_path):
         ("I think the answer is B.", "B"),
         ("Option A, because...", "A"),
         ("It will bounce back.", None),
+        ("A ball rolls in, so the answer is B.", "B"),  # a leading article is not option A
     ],
 )
 def test_event_answers_are_read_as_a_letter(reply, letter):
