@@ -101,18 +101,21 @@ def _parse_choice(response, choices):
     text = _norm(response or "")
     if not text:
         return None
-    if choices.get("letters"):
-        first = text.split()[0].translate(_PUNCT)
-        offered = string.ascii_lowercase[: len(labels)]
-        if len(first) == 1 and first in offered:
-            return labels[offered.index(first)]
     spans = {lab: _spans(text, lab) for lab in labels}
     named = []
     for lab, sp in spans.items():
         longer = [s for other, ss in spans.items() if other != lab and len(_norm(other)) > len(_norm(lab)) for s in ss]
         if any(not any(a <= s[0] and s[1] <= b for a, b in longer) for s in sp):
             named.append(lab)
-    return named[0] if len(named) == 1 else None
+    by_label = named[0] if len(named) == 1 else None
+    if choices.get("letters"):
+        raw = text.split()[0]
+        first = raw.translate(_PUNCT)
+        offered = string.ascii_lowercase[: len(labels)]
+        article = raw == "a" and len(text.split()) > 1 and by_label is not None  # "A glass breaks, so Yes"
+        if len(first) == 1 and first in offered and not article:
+            return labels[offered.index(first)]
+    return by_label
 
 
 def process_results(doc, results):

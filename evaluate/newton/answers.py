@@ -34,11 +34,21 @@ def pick(response: str | None, labels: list[str], letters: bool = False) -> str:
     text = _norm(response or "")
     if not text:
         return INVALID
+    by_label = _by_label(text, labels)
     if letters:
-        first = text.split()[0].translate(_PUNCT)
+        raw = text.split()[0]
+        first = raw.translate(_PUNCT)
         offered = string.ascii_lowercase[: len(labels)]
-        if len(first) == 1 and first in offered:
+        # a bare "a" opening a longer reply may be the article ("A glass breaks easily, so Yes"): a label it
+        # names then wins
+        article = raw == "a" and len(text.split()) > 1 and by_label != INVALID
+        if len(first) == 1 and first in offered and not article:
             return labels[offered.index(first)]
+    return by_label
+
+
+def _by_label(text: str, labels: list[str]) -> str:
+    """The one label `text` names as a whole phrase (not only inside a longer label's occurrence), or INVALID."""
     spans = {lab: _spans(text, lab) for lab in labels}
     named = []
     for lab, sp in spans.items():

@@ -187,6 +187,10 @@ def test_choice_parsing():
     assert pick("c) Yes: it recovers", likert, letters=True) == "Yes"
     assert pick("(b)", likert, letters=True) == "Somewhat"
     assert pick("Yes, it can.", likert, letters=True) == "Yes"
+    assert pick("A glass cup breaks easily, so Yes.", likert, letters=True) == "Yes"  # the article is not option a
+    assert pick("a) Yes", likert, letters=True) == "No"  # the letter comes first
+    assert pick("A", likert, letters=True) == "No"
+    assert pick("a cup", ["a", "b", "c"], letters=True) == "a"
     assert pick("a", ["True", "False"]) == "invalid"  # letters only where the options are lettered
     assert parse_choice("False.", "False", {"labels": ["True", "False"]}).correct
     assert not parse_choice("True", "False", {"labels": ["True", "False"]}).correct
