@@ -6,7 +6,8 @@ and a shape (sphere, cube, cylinder; "ball", "box", "block", "can" accepted as s
 within a scene, so a colour alone ("the red one") names an object; a colour with the wrong shape ("the red
 cylinder" for a red cube) names no object of the scene and counts as a wrong pair.
 
-The answer is split into items (enumerated lines, then sentences). An item with a collision word (collide, hit,
+The answer is split into items (enumerated or bare lines, sentences, and clauses after "but", "whereas", ...
+or ", missing", ", without", so a negation stays in its clause). An item with a collision word (collide, hit,
 strike, crash, bump, run into, ...) and no negation pairs the first object it names with each other object it
 names; an item with a negation (not, never, avoid, miss, unscathed, ...) marks the objects it names as never hit.
 Every item counts: the seed asks for "multiple possible results", so hedging across many pairs costs precision.
@@ -51,6 +52,7 @@ MENTION = re.compile(r"\b(" + "|".join(COLORS) + r")\b(?:\s+(?:(?!" + _COLOR + r
 ITEM_SPLIT = re.compile(
     r"(?:^|\n)\s*(?:\d+[.)]|[-*\u2022])\s*|\n+|(?<=[.!?;])\s+"
     r"|,?\s+(?:but|however|whereas|while)\b,?\s+(?=(?:the\s+)?" + _COLOR + r")"
+    r"|,\s*(?=(?:missing|avoiding|without|narrowly missing)\b)"
 )
 
 

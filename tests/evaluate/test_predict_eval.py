@@ -162,6 +162,11 @@ LABELS = ["red cube", "blue sphere", "green cylinder"]
             [{"green cylinder", "red cube"}],
             {"blue sphere"},
         ),
+        (
+            "The red cube hits the blue sphere, missing the green cylinder.",
+            [{"red cube", "blue sphere"}],
+            {"green cylinder"},
+        ),
         # bare lines are items too
         (
             "The red cube hits the blue sphere\nThe green cylinder stays untouched",
