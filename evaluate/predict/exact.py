@@ -46,7 +46,9 @@ NEGATION = re.compile(
 )
 # the words between a colour and its shape may not be another colour: "the red and blue spheres" names two objects
 _COLOR = r"(?:" + "|".join(COLORS) + r")\b"
-MENTION = re.compile(r"\b(" + "|".join(COLORS) + r")\b(?:\s+(?:(?!" + _COLOR + r")[a-z]+\s+){0,2}?(" + "|".join(SHAPES) + r")\b)?")
+MENTION = re.compile(
+    r"\b(" + "|".join(COLORS) + r")\b(?:\s+(?:(?!" + _COLOR + r")[a-z]+\s+){0,2}?(" + "|".join(SHAPES) + r")\b)?"
+)
 # items: enumerated lines, bare lines, sentences, and clauses joined by "but"/"whereas"/... before an object, so a
 # negation ("A and B will not collide but C hits A") does not reach into the next clause
 ITEM_SPLIT = re.compile(
