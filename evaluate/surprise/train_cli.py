@@ -148,17 +148,34 @@ def handle(args: argparse.Namespace) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     print(f"{info['steps']} steps in {info['seconds']:.1f} s, final loss {info['log'][-1]['loss']:.4f} -> {out}\n"
-          f"score it: voebench evaluate TEST_DIR --model vjepa2:{out} --window {protocol.window} "
-          f"--context-lengths {','.join(map(str, protocol.context_lengths))}"
-          + (f" --frame-step {protocol.frame_step}" if protocol.frame_step else ""), file=sys.stderr)
+          f"score it: voebench evaluate TEST_DIR --model vjepa2:{out}{_evaluate_options(protocol)}", file=sys.stderr)
     return 0
+
+
+def _evaluate_options(protocol) -> str:
+    """The `voebench evaluate` options that reproduce the training windows (only those off evaluate's defaults)."""
+    from voebench.evaluate.surprise.protocol import Protocol  # noqa: PLC0415
+
+    default = Protocol()
+    opts = ""
+    if protocol.window != default.window:
+        opts += f" --window {protocol.window}"
+    if protocol.context_lengths != default.context_lengths:
+        opts += f" --context-lengths {','.join(map(str, protocol.context_lengths))}"
+        if default.fixed_context not in protocol.context_lengths:  # evaluate's headline context must be listed
+            opts += f" --fixed-context {protocol.context_lengths[-1]}"
+    if protocol.frame_step:
+        opts += f" --frame-step {protocol.frame_step}"
+    return opts
 
 
 def _bar_update(bar):
     def update(step: int, loss) -> None:
-        bar.update(1)
-        if step % 10 == 0:  # reading the loss syncs the device: not every step
+        if step % 10 == 0 or step + 1 == bar.total:  # reading the loss syncs the device: not every step
             bar.set_postfix(loss=f"{float(loss):.4f}", refresh=False)
+        bar.update(1)
+        if step + 1 == bar.total:  # close before the model is saved (transformers draws its own bar)
+            bar.close()
 
     return update
 

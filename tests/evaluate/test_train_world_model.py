@@ -40,7 +40,10 @@ def test_train_through_the_cli_then_evaluate_the_folder(sets, tmp_path, capsys):
     assert log["steps"] == 3 and log["videos"] == 2 and log["written_by"] == "voebench train-world-model"
     assert log["protocol"]["window"] == 8 and log["test_sets_checked"] == [os.path.abspath(sets["test"])]
     assert os.listdir(tmp_path / "models") == ["wm"]  # no temp folder left beside it
-    assert "step" in capsys.readouterr().err  # the progress bar
+    err = capsys.readouterr().err
+    assert "step/s" in err or "s/step" in err  # the progress bar
+    # the printed evaluate command names the training windows, and a fixed context among them
+    assert "--window 8 --context-lengths 2,4,6 --fixed-context 6 --frame-step 1" in err
 
     run = str(tmp_path / "run")
     assert main(["evaluate", sets["test"], "--model", f"vjepa2:{model}", "--out", run, "--no-progress",
