@@ -19,6 +19,7 @@ import json
 import math
 import os
 import time
+from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -95,8 +96,11 @@ def train_world_model(
     seed: int = 0,
     max_seconds: float | None = None,
     log_every: int = 50,
+    on_step: Callable[[int, torch.Tensor], None] | None = None,
 ) -> dict:
-    """Train, save the model to `out` (save_pretrained) with train.json beside it; returns the training log."""
+    """Train, save the model to `out` (save_pretrained) with train.json beside it; returns the training log.
+    `on_step(step, loss)` is called after every step (the command line's progress bar); `loss` is the detached
+    tensor, so a caller that does not read it costs no device sync."""
     model = random_model(preset, seed).train()
     scorer = VJEPA2Scorer(model, device=device)  # moves the model; gives preprocessing and autocast
     dev = scorer.device
@@ -135,6 +139,8 @@ def train_world_model(
             for pt, po in zip(target.parameters(), model.encoder.parameters()):
                 pt.mul_(m).add_(po.detach(), alpha=1 - m)
         done = i + 1
+        if on_step is not None:
+            on_step(i, loss.detach())
         if i % log_every == 0 or i == steps - 1:
             log.append({"step": i, "loss": float(loss.detach()), "target_spread": spread, "context": c,
                         "lr": lr_at(i), "seconds": time.perf_counter() - t0})
