@@ -25,7 +25,9 @@ def _split(values: list[str] | None) -> list[str] | None:
     return out or None
 
 
-def _positive(name: str):
+def positive_int(name: str):
+    """argparse type: a whole number >= 1; errors name the flag (shared by the evaluate-side commands)."""
+
     def conv(s: str) -> int:
         try:
             v = int(s)
@@ -70,11 +72,11 @@ def register(subparsers) -> None:
     p.add_argument("--suite", action="append", help="only these suites (repeatable or comma-separated)")
     p.add_argument("--tests", action="append", help="only these tests: name or suite/name (repeatable, commas)")
     p.add_argument("--strategy", default="zero-shot", choices=STRATEGY_CHOICES)
-    p.add_argument("--repeats", type=_positive("--repeats"), default=3, help="runs per question (paper: 3)")
+    p.add_argument("--repeats", type=positive_int("--repeats"), default=3, help="runs per question (paper: 3)")
     p.add_argument("--seed", type=int, default=0, help="base seed of the repeat seeds and one-shot examples")
     p.add_argument(
         "--limit",
-        type=_positive("--limit"),
+        type=positive_int("--limit"),
         help="at most N videos per test (a pair is never cut: the last video's twin comes along)",
     )
     p.add_argument(
@@ -93,11 +95,11 @@ def register(subparsers) -> None:
     frames.add_argument("--fps", type=float, help="sample this many frames per second instead of --num-frames")
     p.add_argument(
         "--batch-size",
-        type=_positive("--batch-size"),
+        type=positive_int("--batch-size"),
         default=1,
         help="hf: conversations per generate call; openai: requests per round",
     )
-    p.add_argument("--max-new-tokens", type=_positive("--max-new-tokens"), default=32)
+    p.add_argument("--max-new-tokens", type=positive_int("--max-new-tokens"), default=32)
     p.add_argument(
         "--num-workers",
         type=_non_negative("--num-workers"),
@@ -130,7 +132,7 @@ def register(subparsers) -> None:
     g = p.add_argument_group("openai adapter")
     g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     g.add_argument("--video-mode", default="video_url", choices=("video_url", "video_file", "frames"))
-    g.add_argument("--concurrency", type=_positive("--concurrency"), default=4)
+    g.add_argument("--concurrency", type=positive_int("--concurrency"), default=4)
     g.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
     g.add_argument("--retries", type=int, default=6, help="retries per request (exponential backoff)")
     g.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds")
@@ -146,7 +148,7 @@ def register(subparsers) -> None:
     r.add_argument("runs", nargs="+", metavar="RUN_DIR")
     r.add_argument("--compare", metavar="PNG", help="with several runs: a GRASP Figure 3 style comparison chart")
     r.add_argument("--suite", help="suite averaged in --compare (default: grasp-l2 if present)")
-    r.add_argument("--bootstrap", type=_positive("--bootstrap"), default=2000, help="bootstrap resamples")
+    r.add_argument("--bootstrap", type=positive_int("--bootstrap"), default=2000, help="bootstrap resamples")
     r.add_argument(
         "--complete-pairs-only",
         action="store_true",
@@ -167,7 +169,7 @@ def register(subparsers) -> None:
     x.add_argument("--name", default="voebench", help="lmms-eval: task name prefix")
     x.add_argument("--suite", action="append")
     x.add_argument("--tests", action="append")
-    x.add_argument("--limit", type=_positive("--limit"))
+    x.add_argument("--limit", type=positive_int("--limit"))
     x.add_argument("--copy-videos", action="store_true", help="lmms-eval: copy the mp4s into the folder")
     x.add_argument("--no-open", action="store_true", help="lmms-eval: leave out open questions")
     x.add_argument(

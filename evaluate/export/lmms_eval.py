@@ -43,8 +43,15 @@ def _slug(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", s.lower()).strip("_")
 
 
-def task_yaml(task: str, data_file: str, max_new_tokens: int = 16) -> str:
+# (metric, higher is better): what utils.process_results returns for a GRASP-style yes/no task
+GRASP_METRICS = (("grasp_acc", True), ("grasp_invalid", False))
+
+
+def task_yaml(task: str, data_file: str, max_new_tokens: int = 16, metrics=GRASP_METRICS) -> str:
     # written by hand (not yaml.dump) because of lmms-eval's `!function` tags
+    metric_list = "".join(
+        f"  - metric: {m}\n    aggregation: mean\n    higher_is_better: {str(up).lower()}\n" for m, up in metrics
+    )
     return f"""task: {task}
 dataset_path: json
 dataset_kwargs:
@@ -62,13 +69,7 @@ generation_kwargs:
   do_sample: false
 process_results: !function utils.process_results
 metric_list:
-  - metric: grasp_acc
-    aggregation: mean
-    higher_is_better: true
-  - metric: grasp_invalid
-    aggregation: mean
-    higher_is_better: false
-lmms_eval_specific_kwargs:
+{metric_list}lmms_eval_specific_kwargs:
   default:
     pre_prompt: ""
     post_prompt: ""

@@ -9,16 +9,7 @@ import os
 import sys
 
 from voebench.errors import UsageError
-
-
-def _positive(s: str) -> int:
-    try:
-        v = int(s)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be an integer, got {s!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return v
+from voebench.evaluate.cli import positive_int
 
 
 def _fraction(s: str) -> float:
@@ -48,7 +39,7 @@ def register(subparsers) -> None:
     )
     g.add_argument("--repository", required=True, metavar="FILE", help="CSV with NEWTON's columns")
     g.add_argument("--track", required=True, type=int, choices=(1, 2, 3))
-    g.add_argument("--n", required=True, type=_positive, help="number of questions")
+    g.add_argument("--n", required=True, type=positive_int("--n"), help="number of questions")
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--out", required=True, metavar="DIR")
     g.add_argument(

@@ -4,11 +4,11 @@ questions as an lmms-eval task with the exact scorer."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
 from voebench.errors import UsageError
+from voebench.evaluate.cli import positive_int
 
 SPEC = "hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<kind>"
 
@@ -21,19 +21,6 @@ def _floats(s: str) -> list[float]:
     if not out or any(t < 0 or t != t for t in out):
         raise UsageError(f"--temperatures {s!r}: expected non-negative numbers, e.g. 0,0.5,1")
     return list(dict.fromkeys(out))
-
-
-def _positive(name):
-    def conv(s: str) -> int:
-        try:
-            v = int(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{s!r}: expected a positive whole number") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{s!r}: expected a positive whole number")
-        return v
-
-    return conv
 
 
 def register(subparsers) -> None:
@@ -51,13 +38,13 @@ def register(subparsers) -> None:
     p.add_argument("--forms", default="image,video", help="query forms, comma-separated: image, video")
     p.add_argument("--temperatures", help="model temperatures to compare, e.g. 0,0.5,1")
     p.add_argument("--judge-temperature", type=float, default=0.0)
-    p.add_argument("--image-frames", type=_positive("--image-frames"), default=5, help="N images (seed: 5)")
-    p.add_argument("--video-frames", type=_positive("--video-frames"), default=16, help="frames of the clip sent")
-    p.add_argument("--repeats", type=_positive("--repeats"), default=1)
+    p.add_argument("--image-frames", type=positive_int("--image-frames"), default=5, help="N images (seed: 5)")
+    p.add_argument("--video-frames", type=positive_int("--video-frames"), default=16, help="frames of the clip sent")
+    p.add_argument("--repeats", type=positive_int("--repeats"), default=1)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--limit", type=_positive("--limit"), help="at most N videos")
-    p.add_argument("--max-new-tokens", type=_positive("--max-new-tokens"), default=256)
-    p.add_argument("--batch-size", type=_positive("--batch-size"), default=1)
+    p.add_argument("--limit", type=positive_int("--limit"), help="at most N videos")
+    p.add_argument("--max-new-tokens", type=positive_int("--max-new-tokens"), default=256)
+    p.add_argument("--batch-size", type=positive_int("--batch-size"), default=1)
     p.add_argument("--system-prompt", help="a system prompt for the model (default none)")
     p.set_defaults(func=cmd_predict)
 
@@ -71,8 +58,8 @@ def register(subparsers) -> None:
     e.add_argument("--out", required=True, metavar="TASK_DIR")
     e.add_argument("--name", default="voebench_predict")
     e.add_argument("--forms", default="image,video")
-    e.add_argument("--image-frames", type=_positive("--image-frames"), default=5)
-    e.add_argument("--video-frames", type=_positive("--video-frames"), default=16)
+    e.add_argument("--image-frames", type=positive_int("--image-frames"), default=5)
+    e.add_argument("--video-frames", type=positive_int("--video-frames"), default=16)
     e.set_defaults(func=cmd_export)
 
 

@@ -23,7 +23,7 @@ from voebench.contract.hdf5 import read_states
 from voebench.contract.pairs import PAIR_VOCABULARIES
 from voebench.evaluate.frames import sample_frame_indices
 from voebench.evaluate.predict import exact
-from voebench.evaluate.predict.queries import image_frames, image_query
+from voebench.evaluate.predict.queries import clip_fields, image_frames, image_query
 from voebench.evaluate.tasks import Manifest
 
 MIN_CLIP = 1.0  # s
@@ -168,14 +168,8 @@ def build_event_samples(manifest: Manifest, forms: list, image_count: int = 5, v
             out.append(
                 EventSample(
                     sample_id=f"{good['id']}#event-{form}",
-                    video_id=good["id"],
                     form=form,
-                    video_rel=good["video"],
-                    video_path=os.path.join(manifest.root, good["video"]),
-                    fps=float(good["fps"]),
-                    n_frames=int(good["n_frames"]),
-                    width=int(good["width"]),
-                    height=int(good["height"]),
+                    **clip_fields(good, manifest.root),
                     frames=frames,
                     cut_frame=cut,
                     prompt=base + CHOICE.format(a=options["A"], b=options["B"]),

@@ -21,37 +21,15 @@ import numpy as np
 
 from voebench.errors import UsageError
 from voebench.evaluate import frames as frames_mod
+from voebench.evaluate.export import lmms_eval as export_lmms_eval
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 METRICS = ("predict_f1", "predict_outcome", "predict_strict")
 
 
 def task_yaml(task: str, data_file: str, max_new_tokens: int = 256) -> str:
-    metrics = "".join(f"  - metric: {m}\n    aggregation: mean\n    higher_is_better: true\n" for m in METRICS)
-    return f"""task: {task}
-dataset_path: json
-dataset_kwargs:
-  data_files:
-    test: {data_file}
-test_split: test
-output_type: generate_until
-doc_to_visual: !function utils.doc_to_visual
-doc_to_text: !function utils.doc_to_text
-doc_to_messages: !function utils.doc_to_messages
-doc_to_target: answer
-generation_kwargs:
-  max_new_tokens: {max_new_tokens}
-  temperature: 0
-  do_sample: false
-process_results: !function utils.process_results
-metric_list:
-{metrics}lmms_eval_specific_kwargs:
-  default:
-    pre_prompt: ""
-    post_prompt: ""
-metadata:
-  version: 0.1
-"""
+    """The task's YAML: the GRASP export's, with the exact scorer's metrics and room for a sentence."""
+    return export_lmms_eval.task_yaml(task, data_file, max_new_tokens, metrics=[(m, True) for m in METRICS])
 
 
 def _slug(s: str) -> str:

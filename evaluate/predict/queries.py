@@ -67,6 +67,19 @@ def image_query(n: int, clip_seconds: float) -> str:
     return IMAGE_QUERY.format(count=count, segment=segment)
 
 
+def clip_fields(entry: dict, root: str) -> dict:
+    """The video a sample shows, from its manifest entry: the fields every predict sample type shares."""
+    return {
+        "video_id": entry["id"],
+        "video_rel": entry["video"],
+        "video_path": os.path.join(root, entry["video"]),
+        "fps": float(entry["fps"]),
+        "n_frames": int(entry["n_frames"]),
+        "width": int(entry["width"]),
+        "height": int(entry["height"]),
+    }
+
+
 @dataclass
 class PredictSample:
     """One question: a clip (by its frames), the prompt, and the ground truth from the manifest's `prediction`."""
@@ -173,14 +186,8 @@ def build_samples(manifest: Manifest, forms: list[str], image_count: int = 5, vi
             out.append(
                 PredictSample(
                     sample_id=f"{e['id']}#{form}",
-                    video_id=e["id"],
                     form=form,
-                    video_rel=e["video"],
-                    video_path=os.path.join(manifest.root, e["video"]),
-                    fps=float(e["fps"]),
-                    n_frames=int(e["n_frames"]),
-                    width=int(e["width"]),
-                    height=int(e["height"]),
+                    **clip_fields(e, manifest.root),
                     frames=frames,
                     cut_frame=cut,
                     prompt=prompt,
