@@ -109,11 +109,12 @@ class GroundTruthPass:
         self.shader = _shader()
         self.batches = {name: self._batch(ob.data) for name, ob in objects.items()}
         self.offscreen = gpu.types.GPUOffScreen(width, height, format="RGBA32F")
-        self.pixels = np.zeros(height * width * 4, np.float32)
+        self.pixels = np.zeros(height * width * 2, np.float32)  # read back: id and depth only
         self._buffer = gpu.types.Buffer("FLOAT", self.pixels.size, self.pixels)  # reads land in self.pixels
         # the camera's intrinsics never change during a video (build.build sets them once), so its projection is
         # computed once, by Blender itself, as the renderer does
         self.winmat = camera.calc_matrix_camera(bpy.context.evaluated_depsgraph_get(), x=width, y=height)
+        self.view = gpu.types.GPUUniformBuf(gpu.types.Buffer("FLOAT", 32, [0.0] * 32))  # viewmat, winmat
 
     def _batch(self, mesh):
         mesh.calc_loop_triangles()
@@ -131,8 +132,7 @@ class GroundTruthPass:
         dg = bpy.context.evaluated_depsgraph_get()
         # Blender's view matrix is the inverse of the camera's world matrix with its scale removed
         viewmat = self.camera.evaluated_get(dg).matrix_world.normalized().inverted()
-        view = gpu.types.Buffer("FLOAT", 32, _column_major(viewmat) + _column_major(self.winmat))
-        ubo = gpu.types.GPUUniformBuf(view)
+        self.view.update(gpu.types.Buffer("FLOAT", 32, _column_major(viewmat) + _column_major(self.winmat)))
         with self.offscreen.bind():
             fb = gpu.state.active_framebuffer_get()
             fb.clear(color=(0.0, float("inf"), 0.0, 0.0), depth=1.0)
@@ -140,17 +140,17 @@ class GroundTruthPass:
             gpu.state.depth_mask_set(True)
             gpu.state.face_culling_set("NONE")
             self.shader.bind()
-            self.shader.uniform_block("vb", ubo)
+            self.shader.uniform_block("vb", self.view)
             for name, ob in self.objects.items():
                 if ob.hide_render:
                     continue
                 self.shader.uniform_float("model", ob.evaluated_get(dg).matrix_world)
                 self.shader.uniform_float("object_id", self.ids[name])
                 self.batches[name].draw(self.shader)
-            fb.read_color(0, 0, self.width, self.height, 4, 0, "FLOAT", data=self._buffer)
+            fb.read_color(0, 0, self.width, self.height, 2, 0, "FLOAT", data=self._buffer)
             gpu.state.depth_test_set("NONE")
             gpu.state.depth_mask_set(False)
-        px = self.pixels.reshape(self.height, self.width, 4)[::-1]  # GL rows run bottom-up
+        px = self.pixels.reshape(self.height, self.width, 2)[::-1]  # GL rows run bottom-up
         return px[..., 0].astype(np.uint16), np.ascontiguousarray(px[..., 1])
 
     def close(self) -> None:
