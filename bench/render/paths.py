@@ -1,5 +1,6 @@
-"""Today's render path (Blender's FXAA, one render() per state) against the new one (aliased render + numpy
-FXAA, one render(animation=True) per batch and pass, frames shared within a trial), each video produced in this
+"""Today's render path (Blender's FXAA, one render() per state and pass) against the new one (aliased render +
+numpy FXAA, one render(animation=True) per batch, segmentation and depth from the GPU ground-truth pass, frames
+shared within a trial), each video produced in this
 process under explicit timers, interleaved so that a change in the shared machine's load hits both."""
 
 from __future__ import annotations
@@ -16,8 +17,12 @@ from .common import RESULTS, cpu_now, load, log, machine, save
 from .timers import GATE_PIXELS, GATE_STATES, pipeline_timers
 
 PATHS = {  # RenderSettings fields per path; "new" is the default
-    "today": {"antialias": "blender", "batch": 0},  # Blender's FXAA, one render() call per state and pass
-    "new": {},  # aliased render + numpy FXAA, one render(animation=True) per batch and pass; trial-wide cache
+    # Blender's FXAA, one render() call per state and pass, segmentation by a flat Workbench render and depth by the
+    # compositor's EXR
+    "today": {"antialias": "blender", "batch": 0, "ground_truth": "workbench"},
+    # aliased render + numpy FXAA, one render(animation=True) per batch; segmentation and depth drawn by the GPU
+    # module in memory; trial-wide cache
+    "new": {},
 }
 #: paths whose generation gate audits with the previous np.einsum forms (generator/audit/shapes.py)
 REFERENCE_AUDIT = {"today"}

@@ -113,7 +113,7 @@ def pipeline_timers() -> Timers:
     """The pieces of producing a video. Nested pieces overlap (the renderer contains the Blender calls)."""
     from voebench.generator.blender import render  # first: it loads bpy, which provides bmesh for build
     from voebench.generator import trial
-    from voebench.generator.blender import build
+    from voebench.generator.blender import build, ground_truth
     from voebench.generator.io import hdf5, video
     from voebench.generator.suite import Suite
 
@@ -125,6 +125,7 @@ def pipeline_timers() -> Timers:
             "numpy FXAA (antialias.fxaa)": (render, "fxaa"),
             "read_bmp (RGB and segmentation)": (render, "read_bmp"),
             "depth EXR read (Renderer._read_depth)": (render.Renderer, "_read_depth"),
+            "segmentation + depth, GPU pass (GroundTruthPass.draw)": (ground_truth.GroundTruthPass, "draw"),
             "apply state to Blender (Renderer.apply)": (render.Renderer, "apply"),
             "mp4 pipe write (VideoWriter.write)": (video.VideoWriter, "write"),
             "mp4 close, waits for ffmpeg (VideoWriter.close)": (video.VideoWriter, "close"),

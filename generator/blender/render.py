@@ -15,8 +15,10 @@ Three things keep a distinct frame cheap (docs/performance.md):
 - Frames shared between the videos of a trial: `Renderer(scene, settings, cache=FrameCache())`, the same cache
   for every video of the trial in one process, takes states already rendered for another video from the cache
   (`voebench.generator.frame_cache`).
-`RenderSettings(antialias="blender", batch=0)` is the previous path (Blender's FXAA, one render() per state),
-kept for the benchmark's comparison.
+- Segmentation and depth drawn in memory with Blender's GPU module (`ground_truth.GroundTruthPass`), instead of a
+  second, flat Workbench render and the compositor's depth file (`RenderSettings.ground_truth="gpu"`).
+`RenderSettings(antialias="blender", batch=0, ground_truth="workbench")` is the previous path (Blender's FXAA, one
+render() per state, Workbench segmentation and compositor depth), kept for the benchmark's comparison.
 """
 
 from __future__ import annotations
@@ -32,11 +34,13 @@ import numpy as np
 
 from voebench.generator.antialias import fxaa
 from voebench.generator.blender import build as blender_build, quiet
+from voebench.generator.blender.ground_truth import GroundTruthPass
 from voebench.generator.frame_cache import FrameCache, scene_fingerprint
 from voebench.generator.scene import Scene
 
 ENGINES = ("workbench", "cycles", "eevee")
 ANTIALIAS = ("numpy", "blender")
+GROUND_TRUTH = ("gpu", "workbench")
 # Most bytes one batch may leave in the temporary folder at once (BMP + depth EXR per state, then segmentation
 # BMPs); never more than half of the folder's free space either (/dev/shm in a container is often 64 MB). At
 # 960x540 a state's files take about 4 MB, and each render call costs about 80 ms there: 128 MB is 31 states.
@@ -54,6 +58,9 @@ class RenderSettings:
     texture_size: int = 256
     antialias: str = "numpy"  # workbench: "numpy" (aliased render + antialias.fxaa) | "blender" (its FXAA)
     batch: int = 64  # distinct states per render(animation=True) call; 0: one render() call per state
+    # segmentation and depth: "gpu" (GroundTruthPass, in memory) | "workbench" (a flat Workbench render for the
+    # ids and the compositor's EXR for depth, the previous path)
+    ground_truth: str = "gpu"
 
 
 @dataclass
@@ -144,6 +151,8 @@ class Renderer:
             raise ValueError(f"unknown engine {settings.engine!r}; one of {ENGINES}")
         if settings.antialias not in ANTIALIAS:
             raise ValueError(f"unknown antialias {settings.antialias!r}; one of {ANTIALIAS}")
+        if settings.ground_truth not in GROUND_TRUTH:
+            raise ValueError(f"unknown ground_truth {settings.ground_truth!r}; one of {GROUND_TRUTH}")
         self.scene, self.settings, self.cache = scene, settings, cache
         shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self._tmp = tempfile.TemporaryDirectory(prefix="voebench-", dir=workdir or shm)
@@ -154,9 +163,24 @@ class Renderer:
         self.cam = self.bscene.camera
         self._configure()
         self._state = {}  # what is currently set on each bpy object, to skip redundant updates
+        self._truth: GroundTruthPass | None = None  # made on first use (it needs an initialised GPU)
 
     def close(self):
+        if self._truth is not None:
+            self._truth.close()
         self._tmp.cleanup()
+
+    @property
+    def _workbench_truth(self) -> bool:
+        return self.settings.ground_truth == "workbench"
+
+    def _draw_truth(self) -> tuple[np.ndarray, np.ndarray]:
+        """(segmentation, depth) of the state currently applied, from the GPU pass."""
+        if self._truth is None:
+            s = self.settings
+            ids = {name: self.scene.objects[name].id for name in self.obs}
+            self._truth = GroundTruthPass(self.obs, ids, self.cam, s.width, s.height)
+        return self._truth.draw()
 
     # ------------------------------------------------------------------ setup
 
@@ -170,6 +194,8 @@ class Renderer:
         r.image_settings.file_format = "BMP"
         sc.view_settings.view_transform = "Standard"
         sc.view_settings.look = "None"
+        if not self._workbench_truth:
+            return self._configure_engine()
         # The segmentation pass is a second, flat Workbench render (exact ids: no AA, no shading).
         for ob in self.obs.values():
             ob.color = (*id_to_rgb(self.scene.objects[ob.name].id), 1.0)
@@ -193,6 +219,10 @@ class Renderer:
         # same floats (tests/generator/test_render_batch.py compares it with the R channel of an RGBA EXR)
         fo.format.color_mode = DEPTH_COLOR_MODE
         ng.links.new(rl.outputs["Depth"], fo.inputs["depth"])
+        self._configure_engine()
+
+    def _configure_engine(self):
+        s, sc = self.settings, self.bscene
         if s.engine == "cycles":
             sc.cycles.samples = s.samples
             sc.cycles.seed = 0  # fixed noise pattern: the same state renders to the same pixels
@@ -211,7 +241,7 @@ class Renderer:
         sc, s = self.bscene, self.settings
         sc.render.engine = {"workbench": "BLENDER_WORKBENCH", "cycles": "CYCLES", "eevee": "BLENDER_EEVEE"}[s.engine]
         sc.render.film_transparent = False
-        sc.render.use_compositing = True
+        sc.render.use_compositing = self._workbench_truth  # the compositor only writes the depth file
         sc.view_settings.view_transform = "Standard"
         sc.world.color = self.scene.background
         if s.engine == "workbench":
@@ -259,26 +289,35 @@ class Renderer:
         """Render frame t's state: (rgb uint8 HxWx3, depth float32 HxW or None, segmentation uint16 or None)."""
         self.apply(t)
         rgb = depth = seg = None
-        if "rgb" in passes or "depth" in passes:
-            self._rgb_mode()
+        workbench = self._workbench_truth
+        if "rgb" in passes or (workbench and "depth" in passes):  # the compositor writes depth beside the RGB
             for old in glob.glob(os.path.join(self.tmp, "z_*")):
                 os.remove(old)
-            path = os.path.join(self.tmp, "rgb.bmp")
-            with quiet():
-                bpy.ops.render.render()
-                bpy.data.images["Render Result"].save_render(path)
-            rgb = self._finish_rgb(read_bmp(path))
-            if "depth" in passes:
+            rgb = self._render_rgb(os.path.join(self.tmp, "rgb.bmp"))
+            if workbench and "depth" in passes:
                 (zpath,) = glob.glob(os.path.join(self.tmp, "z_*.exr"))
                 depth = self._read_depth(zpath)
-        if "segmentation" in passes:
+        if not workbench and ("depth" in passes or "segmentation" in passes):
+            seg, depth = self._draw_truth()
+        elif workbench and "segmentation" in passes:
             self._seg_mode()
             path = os.path.join(self.tmp, "seg.bmp")
             with quiet():
                 bpy.ops.render.render()
                 bpy.data.images["Render Result"].save_render(path)
             seg = _decode_segmentation(read_bmp(path))
-        return rgb, depth, seg
+        return (
+            rgb if "rgb" in passes else None,
+            depth if "depth" in passes else None,
+            seg if "segmentation" in passes else None,
+        )
+
+    def _render_rgb(self, path: str) -> np.ndarray:
+        self._rgb_mode()
+        with quiet():
+            bpy.ops.render.render()
+            bpy.data.images["Render Result"].save_render(path)
+        return self._finish_rgb(read_bmp(path))
 
     def _finish_rgb(self, px: np.ndarray) -> np.ndarray:
         rgb = px[..., :3]
@@ -292,18 +331,26 @@ class Renderer:
         if not self.settings.batch:
             return {t: self.render_state(t, passes) for t in ts}
         out = {t: [None, None, None] for t in ts}
-        if "rgb" in passes or "depth" in passes:
+        workbench = self._workbench_truth
+        if "rgb" in passes or (workbench and "depth" in passes):  # the compositor writes depth beside the RGB
             self._rgb_mode()
             self._animate(ts, "rgb_")
             for i, t in enumerate(ts, 1):
                 path = os.path.join(self.tmp, f"rgb_{i:04d}.bmp")
                 out[t][0] = self._finish_rgb(read_bmp(path)) if "rgb" in passes else None
                 os.remove(path)
-                zpath = os.path.join(self.tmp, f"z_depth{i:04d}.exr")
-                if "depth" in passes:
-                    out[t][1] = self._read_depth(zpath)
-                os.remove(zpath)
-        if "segmentation" in passes:
+                if workbench:
+                    zpath = os.path.join(self.tmp, f"z_depth{i:04d}.exr")
+                    if "depth" in passes:
+                        out[t][1] = self._read_depth(zpath)
+                    os.remove(zpath)
+        if not workbench and ("depth" in passes or "segmentation" in passes):
+            for t in ts:
+                self.apply(t)
+                seg, depth = self._draw_truth()
+                out[t][1] = depth if "depth" in passes else None
+                out[t][2] = seg if "segmentation" in passes else None
+        elif workbench and "segmentation" in passes:
             self._seg_mode()
             self._animate(ts, "seg_")
             for i, t in enumerate(ts, 1):

@@ -152,7 +152,7 @@ def test_the_one_channel_depth_exr_holds_the_floats_of_the_rgba_one(monkeypatch)
         return z
 
     monkeypatch.setattr(render, "read_exr_channel", read)
-    r = render.Renderer(scene, render.RenderSettings(64, 48))
+    r = render.Renderer(scene, render.RenderSettings(64, 48, ground_truth="workbench"))  # the compositor's EXR
     try:
         one = r.render_batch(ts, ("depth",))
         assert parsed == [render.DEPTH_CHANNEL] * len(ts), "the numpy EXR reader must parse the depth file"
