@@ -5,9 +5,9 @@ and camera equal an earlier frame's reuse its pixels, which is exact because ren
 function of that state. Pixels travel through uncompressed BMP/EXR files in a RAM-backed folder, the fastest
 route out of Blender in background mode (bpy 5.0 has no in-memory render result; see docs/bpy-notes.md).
 
-Three things keep a distinct frame cheap (docs/performance.md):
+Four things keep a distinct frame cheap (docs/performance.md):
 - Batched render calls: the distinct states still to render are laid on consecutive timeline frames and drawn
-  by one `render(animation=True)` per pass (RGB + depth, then segmentation) for up to `RenderSettings.batch`
+  by one `render(animation=True)` (the RGB pass) for up to `RenderSettings.batch`
   states. A `frame_change_pre` handler sets each frame's state with the same `apply` a single render uses, and
   checks that it ran once for every frame, so what is rendered is exactly what is written.
 - Anti-aliasing outside Blender: Workbench renders aliased and `voebench.generator.antialias.fxaa` smooths the
