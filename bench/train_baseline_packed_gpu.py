@@ -299,7 +299,8 @@ def main() -> int:
         args.pretrained = str(run_dir / "pretrained-backbone.pt")
         save_backbone(args.pretrained, backbone, pretrain_record)
         print(
-            f"pretrained in {pretrain_record['seconds']:.0f} s, final loss {pretrain_record['history'][-1]['loss']:.5f} "
+            f"pretrained in {pretrain_record['seconds']:.0f} s, "
+            f"final loss {pretrain_record['history'][-1]['loss']:.5f} "
             f"(mean prediction {pretrain_record['baseline_loss']:.5f}), GPU {pretrain_record['gpu_util_mean']} %",
             flush=True,
         )

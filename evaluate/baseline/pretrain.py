@@ -129,7 +129,7 @@ def pretrain(clips: torch.Tensor, cfg: PretrainConfig, log=print) -> tuple[nn.Mo
     decoder = FrameDecoder(backbone.out_dim, cfg.target_frames, cfg.target_size)
     net = nn.ModuleDict({"backbone": backbone, "decoder": decoder}).to(dev)
     if dev.type == "cuda":
-        net = net.to(memory_format=torch.channels_last_3d)
+        backbone.to(memory_format=torch.channels_last_3d)  # the 3D part only: the decoder is 2D
         torch.backends.cudnn.benchmark = True
         free, _ = torch.cuda.mem_get_info(dev)
         if clips.numel() < 0.4 * free:  # the clips on the GPU: no host copy per step
@@ -163,9 +163,17 @@ def pretrain(clips: torch.Tensor, cfg: PretrainConfig, log=print) -> tuple[nn.Mo
         if dev.type == "cuda":
             torch.cuda.synchronize(dev)
         dt = time.perf_counter() - t0
-        rec = {"epoch": epoch, "loss": float(torch.stack(losses).mean()), "epoch_s": dt, "clips_per_s": bs * steps_per_epoch / dt}
+        rec = {
+            "epoch": epoch,
+            "loss": float(torch.stack(losses).mean()),
+            "epoch_s": dt,
+            "clips_per_s": bs * steps_per_epoch / dt,
+        }
         history.append(rec)
-        log(f"pretrain {cfg.objective} epoch {epoch}: loss {rec['loss']:.5f} ({dt:.1f} s, {rec['clips_per_s']:.0f} clips/s)")
+        log(
+            f"pretrain {cfg.objective} epoch {epoch}: loss {rec['loss']:.5f} "
+            f"({dt:.1f} s, {rec['clips_per_s']:.0f} clips/s)"
+        )
         if cfg.max_seconds is not None and time.perf_counter() - t_start > cfg.max_seconds:
             stopped_early = epoch < cfg.epochs - 1
             break
@@ -185,8 +193,9 @@ def pretrain(clips: torch.Tensor, cfg: PretrainConfig, log=print) -> tuple[nn.Mo
 @torch.no_grad()
 def _baseline_loss(clips: torch.Tensor, cfg: PretrainConfig, dev: torch.device) -> float:
     """The loss of predicting every target frame as the mean target over the clips (no information from the
-    input): the number a trained backbone's loss should be well below."""
-    idx = torch.arange(min(len(clips), 256)).to(clips.device)
+    input): the number a trained backbone's loss should be well below. Over up to 256 clips spread evenly over
+    the set, so every category counts (the clips come category by category)."""
+    idx = torch.linspace(0, len(clips) - 1, min(len(clips), 256)).round().long().unique().to(clips.device)
     _, tgt = split_clip(clips[idx].to(dev), cfg)
     mean = tgt.mean(0, keepdim=True).expand_as(tgt)
     return float(frame_loss(mean, tgt, cfg.motion_weight))

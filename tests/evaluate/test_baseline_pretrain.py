@@ -99,16 +99,46 @@ def test_cli_pretrain_then_frozen_training(avoe_dir, tmp_path, capsys):
     out = tmp_path / "bb.pt"
     common = ["--backbone", "resnet10", "--width", "8", "--size", "32", "--device", "cpu"]
     rc = main(
-        ["pretrain-baseline", str(avoe_dir), "--out", str(out), "--epochs", "1", "--context", "3",
-         "--target-frames", "2", "--target-size", "8", "--batch-size", "4", *common]
+        [
+            "pretrain-baseline",
+            str(avoe_dir),
+            "--out",
+            str(out),
+            "--epochs",
+            "1",
+            "--context",
+            "3",
+            "--target-frames",
+            "2",
+            "--target-size",
+            "8",
+            "--batch-size",
+            "4",
+            *common,
+        ]
     )
     assert rc == 0 and out.is_file()
     summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert summary["epochs_run"] == 1 and summary["clips"] == 8
     run = tmp_path / "run"
     rc = main(
-        ["train-baseline", str(avoe_dir), "--model", "of", "--category", "A", "--out", str(run), "--epochs", "1",
-         "--pretrained", str(out), "--freeze-backbone", "--no-progress", *common]
+        [
+            "train-baseline",
+            str(avoe_dir),
+            "--model",
+            "of",
+            "--category",
+            "A",
+            "--out",
+            str(run),
+            "--epochs",
+            "1",
+            "--pretrained",
+            str(out),
+            "--freeze-backbone",
+            "--no-progress",
+            *common,
+        ]
     )
     assert rc == 0
     m = json.loads((run / "of-A" / "seed1" / "metrics.json").read_text())
