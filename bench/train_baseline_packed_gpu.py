@@ -23,6 +23,11 @@ PACK_DIR holds ``avoe-<category>.npz`` (``bench/pack_avoe.py``). The script
    back, so a later call skips what an earlier one finished).
 
 Checkpoints (0.5 GB each) are deleted after each run: the disk holds 64 GiB and they would not come back.
+
+The frozen-backbone variant: ``--pretrain future`` (or ``clip``) first pretrains the backbone on the expected
+training clips of the ``--categories`` (``voebench.evaluate.baseline.pretrain``; never validation or test clips),
+writes it to RUN_DIR/pretrained-backbone.pt and its loss curve to the report's pretrain.json; with
+``--freeze-backbone`` the workers then train only the heads on it. ``--pretrained FILE`` uses existing weights.
 """
 
 from __future__ import annotations
@@ -100,9 +105,14 @@ class UtilSampler:
         return sum(vals) / len(vals) if vals else None
 
 
-def default_estimate(model: str, n_train: int, n_val: int, epochs: int, batch: int, concurrent: int) -> float:
+def default_estimate(
+    model: str, n_train: int, n_val: int, epochs: int, batch: int, concurrent: int, frozen: bool = False
+) -> float:
     """Seconds a run should take before one has been measured: a conservative 400 clips/s shared by the
-    workers (220 at batch size 4, which is launch-bound), validation at a third of a training clip's cost."""
+    workers (220 at batch size 4, which is launch-bound), validation at a third of a training clip's cost.
+    A frozen backbone embeds each clip once (counted at 200 clips/s shared) and then trains only the heads."""
+    if frozen:
+        return 2 * (n_train + n_val) / (200.0 / concurrent) + epochs * 0.5 + 15
     rate = (220.0 if batch <= 4 else 400.0) / concurrent
     return 1.2 * epochs * (n_train + n_val / 3) / rate + 15
 
@@ -143,7 +153,7 @@ def worker(wid: int, args: dict, jobs, results, estimates, deadline: float) -> N
         n_train = int(len(tr) if train_on == "all" else int((tr.surprising == 0).sum()))
         n_val = len(splits["validation"]) if splits.get("validation") is not None else 0
         guess = estimates.get((model, cat)) or default_estimate(
-            model, n_train, n_val, args["epochs"], TUNED[cat]["batch_size"], args["concurrent"]
+            model, n_train, n_val, args["epochs"], TUNED[cat]["batch_size"], args["concurrent"], args["freeze"]
         )
         if time.time() + guess > deadline:
             results.put({"kind": "skipped", "job": job, "estimate_s": guess, "worker": wid})
@@ -159,6 +169,8 @@ def worker(wid: int, args: dict, jobs, results, estimates, deadline: float) -> N
             augment=args["augment"],
             backbone=args["backbone"],
             width=args["width"],
+            pretrained=args["pretrained"],
+            freeze_backbone=args["freeze"],
             progress=False,
             checkpoint_every_s=1e9,  # the run is lost with the machine anyway; only the final save happens
         )
@@ -207,6 +219,17 @@ def main() -> int:
         choices=("expected", "all"),
         help="the direct model's training videos (expected: the original's setup; all needs surprising ones)",
     )
+    ap.add_argument("--pretrained", help="backbone weights for every run (train-baseline's --pretrained)")
+    ap.add_argument("--freeze-backbone", action="store_true", help="train only the heads (with --pretrain[ed])")
+    ap.add_argument(
+        "--pretrain",
+        choices=("future", "clip"),
+        help="first pretrain the backbone on the expected training clips of --categories with this objective "
+        "(voebench.evaluate.baseline.pretrain) and use it as --pretrained",
+    )
+    ap.add_argument("--pretrain-epochs", type=int, default=30)
+    ap.add_argument("--pretrain-max-s", type=float, default=180, help="stop pretraining after this many seconds")
+    ap.add_argument("--pretrain-batch", type=int, default=32)
     ap.add_argument("--decoded", default="/tmp/voebench-decoded", help="cache of decoded packs (.npy)")
     ap.add_argument("--out", default="/tmp/voebench-baseline-runs", help="run directory")
     ap.add_argument("--report", help="folder for summary.json, the tables and runs.tar.gz (e.g. $OUT)")
@@ -249,6 +272,41 @@ def main() -> int:
             decoded[c] = str(decoded_path(packs[c], 112, int(read_pack(packs[c])["n_frames"]), args.decoded))
             print(f"[{c}] {arr.shape[0]} clips {tuple(arr.shape[1:])} decoded in {decode_s[c]:.1f} s", flush=True)
 
+    # 1b. self-supervised pretraining of the backbone on the expected training clips (never validation/test)
+    pretrain_record = None
+    if args.pretrain:
+        import numpy as np
+
+        from voebench.evaluate.baseline.pretrain import PretrainConfig, pack_training_clips, pretrain, save_backbone
+
+        arrays = {c: np.load(decoded[c], mmap_mode="r") for c in cats}
+        clips = torch.from_numpy(pack_training_clips(packs, arrays))
+        print(f"pretraining ({args.pretrain}) on {len(clips)} expected training clips of {','.join(cats)}", flush=True)
+        pcfg = PretrainConfig(
+            objective=args.pretrain,
+            backbone=args.backbone,
+            width=args.width,
+            epochs=args.pretrain_epochs,
+            batch_size=args.pretrain_batch,
+            max_seconds=args.pretrain_max_s,
+        )
+        psampler = UtilSampler()
+        psampler.start()
+        t0 = time.time()
+        backbone, pretrain_record = pretrain(clips, pcfg, log=lambda s: print(s, flush=True))
+        psampler.stop()
+        pretrain_record["gpu_util_mean"] = psampler.mean(t0, time.time())
+        args.pretrained = str(run_dir / "pretrained-backbone.pt")
+        save_backbone(args.pretrained, backbone, pretrain_record)
+        print(
+            f"pretrained in {pretrain_record['seconds']:.0f} s, "
+            f"final loss {pretrain_record['history'][-1]['loss']:.5f} "
+            f"(mean prediction {pretrain_record['baseline_loss']:.5f}), GPU {pretrain_record['gpu_util_mean']} %",
+            flush=True,
+        )
+        del clips, backbone, arrays
+        torch.cuda.empty_cache()
+
     # 2. random baseline here (labels only)
     if "random" in models:
         for c in cats:
@@ -287,6 +345,8 @@ def main() -> int:
             "direct_train_on": args.direct_train_on,
             "backbone": args.backbone,
             "width": args.width,
+            "pretrained": args.pretrained,
+            "freeze": args.freeze_backbone,
         }
         procs = [
             ctx.Process(target=worker, args=(i, wargs, jobs, results, estimates, deadline))
@@ -351,7 +411,8 @@ def main() -> int:
                 "gpu_name": m.get("gpu_name"),
                 "gpu_peak_memory_gb": m.get("gpu_peak_memory_gb"),
                 "config": {
-                    k: m["config"].get(k) for k in ("lr", "batch_size", "optimizer", "epochs", "train_on", "augment")
+                    k: m["config"].get(k)
+                    for k in ("lr", "batch_size", "optimizer", "epochs", "train_on", "augment", "freeze_backbone")
                 },
             }
         )
@@ -367,6 +428,7 @@ def main() -> int:
         "util_timeline": [(round(t - t_start, 1), u, m) for t, u, m in sampler.samples],
         "events": events,
         "runs": runs,
+        "pretraining": pretrain_record,
     }
     print(
         f"GPU utilisation: {summary['gpu_util_mean_train_phase']} % over the training phase "

@@ -17,6 +17,7 @@ COMMAND_MODULES = [
     "voebench.generator.cli",  # render, params, verify, audit, preview, merge
     "voebench.evaluate.cli",  # evaluate, report, export
     "voebench.evaluate.baseline.cli",  # train-baseline
+    "voebench.evaluate.baseline.pretrain_cli",  # pretrain-baseline
     "voebench.evaluate.surprise.train_cli",  # train-world-model
     "voebench.evaluate.humans.cli",  # humans serve|links|export
     "voebench.evaluate.newton.cli",  # newton generate
