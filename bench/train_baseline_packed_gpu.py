@@ -171,6 +171,8 @@ def worker(wid: int, args: dict, jobs, results, estimates, deadline: float) -> N
             width=args["width"],
             pretrained=args["pretrained"],
             freeze_backbone=args["freeze"],
+            lr=args["lr"],
+            optimizer=args["optimizer"],
             progress=False,
             checkpoint_every_s=1e9,  # the run is lost with the machine anyway; only the final save happens
         )
@@ -221,6 +223,8 @@ def main() -> int:
     )
     ap.add_argument("--pretrained", help="backbone weights for every run (train-baseline's --pretrained)")
     ap.add_argument("--freeze-backbone", action="store_true", help="train only the heads (with --pretrain[ed])")
+    ap.add_argument("--lr", type=float, help="learning rate for every run instead of Table 3's per category")
+    ap.add_argument("--optimizer", choices=("adam", "sgd"), help="optimizer for every run instead of Table 3's")
     ap.add_argument(
         "--pretrain",
         choices=("future", "clip"),
@@ -347,6 +351,8 @@ def main() -> int:
             "width": args.width,
             "pretrained": args.pretrained,
             "freeze": args.freeze_backbone,
+            "lr": args.lr,
+            "optimizer": args.optimizer,
         }
         procs = [
             ctx.Process(target=worker, args=(i, wargs, jobs, results, estimates, deadline))
