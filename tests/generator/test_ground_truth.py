@@ -99,3 +99,40 @@ def test_gpu_depth_is_the_exact_planar_depth_of_the_surface():
         errors[truth] = np.max(np.abs(z - exact)[on_top] / exact[on_top])
     assert errors["gpu"] < 2e-6  # float32 interpolation
     assert errors["workbench"] > 4 * errors["gpu"]  # the depth buffer's quantization, which this pass avoids
+
+
+ENGINE_CHECK = """
+import bpy, gpu, numpy as np, sys  # bpy first: it makes its own modules (gpu) importable
+sys.path.insert(0, sys.argv[1])
+from test_render_batch import l2_scene
+from voebench.generator.blender.render import Renderer, RenderSettings
+try:  # a fresh process: Blender's GPU is not ready for Python drawing, and a Cycles render does not ready it
+    gpu.types.GPUOffScreen(4, 4).free()
+    sys.exit("the GPU was ready before any render: this check tests nothing")
+except SystemError:
+    pass
+scene = l2_scene(seconds=1.0, fps=10.0)
+got = {}
+for engine in ("cycles", "workbench"):
+    r = Renderer(scene, RenderSettings(32, 24, engine=engine, samples=1))
+    got[engine] = r.render_state(3)
+    r.close()
+(rgb_c, z_c, seg_c), (_, z_w, seg_w) = got["cycles"], got["workbench"]
+assert rgb_c.shape == (24, 32, 3)
+assert np.array_equal(seg_c, seg_w) and np.array_equal(z_c, z_w) and len(np.unique(seg_c)) > 2
+print("ok")
+"""
+
+
+def test_the_pass_works_and_agrees_whatever_engine_draws_the_rgb():
+    """Cycles never readies Blender's GPU for Python drawing; the pass does it itself (ensure_gpu), and its ids and
+    depth do not depend on the engine. In a fresh process, since any earlier render in this one readies the GPU."""
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    out = subprocess.run(
+        [sys.executable, "-c", ENGINE_CHECK, here], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert out.returncode == 0 and out.stdout.strip().endswith("ok"), out.stdout[-2000:] + out.stderr[-2000:]
