@@ -23,7 +23,7 @@ from voebench.contract.hdf5 import read_states
 from voebench.contract.pairs import PAIR_VOCABULARIES
 from voebench.evaluate.frames import sample_frame_indices
 from voebench.evaluate.predict import exact
-from voebench.evaluate.predict.queries import clip_fields, image_frames, image_query
+from voebench.evaluate.predict.queries import clip_fields, clip_message, image_frames, image_query
 from voebench.evaluate.tasks import Manifest
 
 MIN_CLIP = 1.0  # s
@@ -70,20 +70,7 @@ class EventSample:
         return d
 
     def message(self) -> dict:
-        return {
-            "role": "user",
-            "text": self.prompt,
-            "video": {
-                "rel": self.video_rel,
-                "path": self.video_path,
-                "indices": list(self.frames),
-                "fps": self.fps,
-                "n_frames": self.n_frames,
-                "width": self.width,
-                "height": self.height,
-                "as_images": self.form == "image",
-            },
-        }
+        return clip_message(self)
 
     def score(self, text: str) -> tuple[dict, exact.Score]:
         letter, sc = exact.score_choice(text, self.outcome)

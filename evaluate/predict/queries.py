@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from voebench.contract.manifest import PREDICTION_VIDEO_QUERY
 from voebench.errors import UsageError
 from voebench.evaluate.frames import sample_frame_indices
 from voebench.evaluate.predict import exact
@@ -39,14 +40,7 @@ IMAGE_QUERY = (
     "multiple answers, for example: '1. [First possible answer]', '2. [Second possible answer]', '3. [Third possible "
     "answer]', and so on."
 )
-#: the seed's "Physical Interaction - CLEVRER" video query, verbatim (also the manifest's prompt text)
-VIDEO_QUERY = (
-    "As an artificial intelligence assistant capable of interpreting visual information, you have seen a video of "
-    "physics-driven interactions among various objects. Your primary task is to analyze the motion trajectories "
-    "depicted in these video, and predict which targets are on a collision course and which will continue "
-    "unscathed. You can give multiple possible results. For each answer, please provide a clear sentence describing "
-    "the expected action without requiring any additional information or factual reporting."
-)
+VIDEO_QUERY = PREDICTION_VIDEO_QUERY  # the manifest's prompt text (voebench.contract.manifest)
 
 
 def image_frames(cut_frame: int, n: int) -> list[int]:
@@ -77,6 +71,25 @@ def clip_fields(entry: dict, root: str) -> dict:
         "n_frames": int(entry["n_frames"]),
         "width": int(entry["width"]),
         "height": int(entry["height"]),
+    }
+
+
+def clip_message(sample) -> dict:
+    """The user turn in the adapters' format (models/base.py) for a predict sample of any type: its prompt and its
+    clip's frames; `as_images` asks for separate images (the image query form)."""
+    return {
+        "role": "user",
+        "text": sample.prompt,
+        "video": {
+            "rel": sample.video_rel,
+            "path": sample.video_path,
+            "indices": list(sample.frames),
+            "fps": sample.fps,
+            "n_frames": sample.n_frames,
+            "width": sample.width,
+            "height": sample.height,
+            "as_images": sample.form == "image",
+        },
     }
 
 
@@ -128,20 +141,7 @@ class PredictSample:
 
     def message(self) -> dict:
         """The user turn in the adapters' format (models/base.py); `as_images` asks for separate images."""
-        return {
-            "role": "user",
-            "text": self.prompt,
-            "video": {
-                "rel": self.video_rel,
-                "path": self.video_path,
-                "indices": list(self.frames),
-                "fps": self.fps,
-                "n_frames": self.n_frames,
-                "width": self.width,
-                "height": self.height,
-                "as_images": self.form == "image",
-            },
-        }
+        return clip_message(self)
 
 
 def describe_pairs(pairs: list, labels: list) -> str:

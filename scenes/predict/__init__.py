@@ -12,17 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from voebench.contract.manifest import PREDICTION_VIDEO_QUERY
 from voebench.generator.scene import project
 from voebench.generator.suite import Suite, Timing
 
-#: the seed's "Physical Interaction - CLEVRER" video query, verbatim (docs/predict.md)
-VIDEO_QUERY = (
-    "As an artificial intelligence assistant capable of interpreting visual information, you have seen a video of "
-    "physics-driven interactions among various objects. Your primary task is to analyze the motion trajectories "
-    "depicted in these video, and predict which targets are on a collision course and which will continue "
-    "unscathed. You can give multiple possible results. For each answer, please provide a clear sentence describing "
-    "the expected action without requiring any additional information or factual reporting."
-)
+VIDEO_QUERY = PREDICTION_VIDEO_QUERY  # the manifest's prompt text (voebench.contract.manifest)
 VIEW_MARGIN = 0.02  # of the image size: object centres stay this far inside the frame up to the cut
 
 
