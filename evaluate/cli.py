@@ -25,32 +25,43 @@ def _split(values: list[str] | None) -> list[str] | None:
     return out or None
 
 
-def positive_int(name: str):
-    """argparse type: a whole number >= 1; errors name the flag (shared by the evaluate-side commands)."""
+def _int_at_least(name: str, low: int, bound: str):
+    """argparse type: a whole number >= low; errors name the flag and say the bound (`bound`)."""
 
     def conv(s: str) -> int:
         try:
             v = int(s)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{name} must be an integer, got {s!r}") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be at least 1")
+        if v < low:
+            raise argparse.ArgumentTypeError(f"{name} must be {bound}")
         return v
 
     return conv
+
+
+def positive_int(name: str):
+    """argparse type: a whole number >= 1; errors name the flag (shared by the evaluate-side commands)."""
+    return _int_at_least(name, 1, "at least 1")
 
 
 def _non_negative(name: str):
-    def conv(s: str) -> int:
-        try:
-            v = int(s)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {s!r}") from None
-        if v < 0:
-            raise argparse.ArgumentTypeError(f"{name} must be 0 or more")
-        return v
+    return _int_at_least(name, 0, "0 or more")
 
-    return conv
+
+def check_torch_device(name: str) -> None:
+    """UsageError unless `name` (a `--device` value) is "auto" or a torch device this machine has; torch is imported
+    here, so call it once the command knows torch is installed (shared by the evaluate-side training commands)."""
+    if name == "auto":
+        return
+    import torch  # noqa: PLC0415  (optional: the `eval` extra)
+
+    try:
+        dev = torch.device(name)
+    except RuntimeError:
+        raise UsageError(f"--device {name!r} is not a torch device") from None
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda but CUDA is not available")
 
 
 def register(subparsers) -> None:

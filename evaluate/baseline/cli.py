@@ -12,6 +12,7 @@ from pathlib import Path
 from voebench.errors import UsageError
 
 from voebench.contract import avoe_labels as L
+from voebench.evaluate.cli import check_torch_device
 
 MODEL_CHOICES = ("ofpr", "of", "direct", "random")
 
@@ -161,13 +162,7 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.backbone not in BACKBONES:
         raise UsageError(f"--backbone {args.backbone!r}: one of {', '.join(BACKBONES)}")
-    if args.device != "auto":
-        try:
-            dev = torch.device(args.device)
-        except RuntimeError:
-            raise UsageError(f"--device {args.device!r} is not a torch device") from None
-        if dev.type == "cuda" and not torch.cuda.is_available():
-            raise UsageError("--device cuda but CUDA is not available")
+    check_torch_device(args.device)
     if args.trees == "sklearn" and not sklearn_available():
         raise UsageError("--trees sklearn but scikit-learn is not installed")
     if args.model == "ofpr" and not sklearn_available():

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from voebench.errors import UsageError
 
+from voebench.evaluate.cli import check_torch_device
+
 from .cli import parse_categories
 
 OBJECTIVES = ("future", "clip")  # pretrain.OBJECTIVES, repeated here so --help needs no torch
@@ -80,6 +82,7 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.backbone not in BACKBONES:
         raise UsageError(f"--backbone {args.backbone!r}: one of {', '.join(BACKBONES)}")
+    check_torch_device(args.device)
     records = [r for c in categories for r in avoe_records(data, c, "train", ("expected",))]
     if len(records) < 2:
         raise UsageError(f"{data}: fewer than 2 expected training videos in categories {','.join(categories)}")

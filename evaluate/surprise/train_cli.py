@@ -15,6 +15,7 @@ import sys
 import tempfile
 
 from voebench.errors import UsageError
+from voebench.evaluate.cli import check_torch_device
 
 SIZES = ("tiny", "small")
 #: A folder holding this file was written by this command (or train.py) and may be replaced by a new run.
@@ -89,7 +90,7 @@ def handle(args: argparse.Namespace) -> int:
     out = os.path.abspath(args.out)
     check_out(out)
     try:
-        import torch  # noqa: PLC0415  (optional: the `eval` extra)
+        import torch  # noqa: F401, PLC0415  (optional: the `eval` extra; checked before anything else)
         import transformers  # noqa: F401, PLC0415
     except ImportError:
         raise UsageError("train-world-model needs torch and transformers (pip install 'voebench[eval]')") from None
@@ -101,13 +102,7 @@ def handle(args: argparse.Namespace) -> int:
     bad = [c for c in (protocol.window, *protocol.context_lengths) if c % tubelet]
     if bad:
         raise UsageError(f"--window and --context-lengths must be multiples of the tubelet size {tubelet}: {bad}")
-    if args.device != "auto":
-        try:
-            dev = torch.device(args.device)
-        except RuntimeError:
-            raise UsageError(f"--device {args.device!r} is not a torch device") from None
-        if dev.type == "cuda" and not torch.cuda.is_available():
-            raise UsageError("--device cuda but CUDA is not available")
+    check_torch_device(args.device)
 
     manifest = load_manifest(args.data)  # UsageError if it is not a rendered set
     entries = train.plausible_entries(manifest.entries)

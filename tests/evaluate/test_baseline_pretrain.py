@@ -19,21 +19,14 @@ from voebench.evaluate.baseline.pretrain import (  # noqa: E402
     split_clip,
     training_clips,
 )
-from voebench.evaluate.baseline.synthetic import write_synthetic_avoe  # noqa: E402
+from evaluate_fixtures import synthetic_avoe  # noqa: E402
 
 TINY = {"backbone": "resnet10", "width": 8, "target_frames": 3, "target_size": 8, "batch_size": 4, "device": "cpu"}
 
 
 @pytest.fixture(scope="module")
 def avoe_dir(tmp_path_factory):
-    try:
-        import av  # noqa: F401
-    except ImportError:
-        pytest.importorskip("cv2")
-    root = tmp_path_factory.mktemp("avoe")
-    return write_synthetic_avoe(
-        root, categories=("A", "D"), trials={"train": 4, "validation": 2, "test": 2}, n_frames=6, size=32, seed=3
-    )
+    return synthetic_avoe(tmp_path_factory, ("A", "D"), {"train": 4, "validation": 2, "test": 2}, size=32, seed=3)
 
 
 def test_decoder_and_targets_shapes():
@@ -147,7 +140,7 @@ def test_cli_pretrain_then_frozen_training(avoe_dir, tmp_path, capsys):
 
 @pytest.mark.parametrize(
     "extra",
-    [["--target-size", "12"], ["--context", "6"], ["--category", "Z"], ["--epochs", "0"]],
+    [["--target-size", "12"], ["--context", "6"], ["--category", "Z"], ["--epochs", "0"], ["--device", "cudax"]],
 )
 def test_cli_refuses_bad_settings(avoe_dir, tmp_path, capsys, extra):
     from voebench.cli import main
