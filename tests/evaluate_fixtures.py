@@ -190,3 +190,16 @@ def make_tiny_set(root: str, per_label: int = 1) -> str:
 @pytest.fixture(scope="session")
 def tiny_set(tmp_path_factory) -> str:
     return make_tiny_set(str(tmp_path_factory.mktemp("tinyset")))
+
+
+def synthetic_avoe(tmp_path_factory, categories, trials, n_frames=6, size=32, seed=3):
+    """A tiny synthetic AVoE set for the baseline tests (evaluate/baseline/synthetic.py), skipped where no video
+    decoder (PyAV or OpenCV) is installed."""
+    from voebench.evaluate.baseline.synthetic import write_synthetic_avoe  # noqa: PLC0415
+
+    try:
+        import av  # noqa: F401, PLC0415
+    except ImportError:
+        pytest.importorskip("cv2")
+    root = tmp_path_factory.mktemp("avoe")
+    return write_synthetic_avoe(root, categories=categories, trials=trials, n_frames=n_frames, size=size, seed=seed)

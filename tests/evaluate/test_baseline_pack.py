@@ -17,20 +17,14 @@ from voebench.evaluate.baseline.pack import (  # noqa: E402
     splits_from_pack,
 )
 from voebench.evaluate.baseline.splits import load_data  # noqa: E402
+from evaluate_fixtures import synthetic_avoe  # noqa: E402
 from voebench.evaluate.baseline.synthetic import write_synthetic_avoe  # noqa: E402
 from voebench.evaluate.baseline.train import SeedTrainer, TrainConfig  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def avoe_dir(tmp_path_factory):
-    try:
-        import av  # noqa: F401
-    except ImportError:
-        pytest.importorskip("cv2")
-    root = tmp_path_factory.mktemp("avoe")
-    return write_synthetic_avoe(
-        root, categories=("B",), trials={"train": 4, "validation": 2, "test": 3}, n_frames=6, size=24, seed=5
-    )
+    return synthetic_avoe(tmp_path_factory, ("B",), {"train": 4, "validation": 2, "test": 3}, size=24, seed=5)
 
 
 def test_pack_holds_every_video_and_label(avoe_dir, tmp_path):

@@ -18,7 +18,7 @@ from voebench.evaluate.baseline.models import (  # noqa: E402
     compute_loss_per_head,
     predicted_features,
 )
-from voebench.evaluate.baseline.synthetic import write_synthetic_avoe  # noqa: E402
+from evaluate_fixtures import synthetic_avoe  # noqa: E402
 from voebench.evaluate.baseline.splits import load_data  # noqa: E402
 from voebench.evaluate.baseline.tables import write_tables  # noqa: E402
 from voebench.evaluate.baseline.train import SeedTrainer, TrainConfig  # noqa: E402
@@ -28,14 +28,7 @@ TINY = dict(backbone="resnet10", width=4, device="cpu", progress=False)
 
 @pytest.fixture(scope="module")
 def avoe_dir(tmp_path_factory):
-    try:
-        import av  # noqa: F401
-    except ImportError:
-        pytest.importorskip("cv2")
-    root = tmp_path_factory.mktemp("avoe")
-    return write_synthetic_avoe(
-        root, categories=("A", "D"), trials={"train": 4, "validation": 2, "test": 2}, n_frames=6, size=32, seed=3
-    )
+    return synthetic_avoe(tmp_path_factory, ("A", "D"), {"train": 4, "validation": 2, "test": 2}, size=32, seed=3)
 
 
 def test_dataset_shapes_labels_and_cache(avoe_dir, tmp_path):
