@@ -41,9 +41,10 @@ from voebench.generator.scene import Scene
 ENGINES = ("workbench", "cycles", "eevee")
 ANTIALIAS = ("numpy", "blender")
 GROUND_TRUTH = ("gpu", "workbench")
-# Most bytes one batch may leave in the temporary folder at once (BMP + depth EXR per state, then segmentation
-# BMPs); never more than half of the folder's free space either (/dev/shm in a container is often 64 MB). At
-# 960x540 a state's files take about 4 MB, and each render call costs about 80 ms there: 128 MB is 31 states.
+# Most bytes one batch may leave in the temporary folder at once (a BMP per state; on the previous ground-truth path
+# also its depth EXR, then the segmentation BMPs); never more than half of the folder's free space either (/dev/shm
+# in a container is often 64 MB). At 960x540 a state's BMP takes about 2 MB (4 MB with the EXR), and each render
+# call costs about 80 ms there: 128 MB is 64 states (31 on the previous path).
 BATCH_BYTES = 128 << 20
 DEPTH_COLOR_MODE, DEPTH_CHANNEL = "BW", "V"  # how the depth EXR is written and which channel holds depth
 
@@ -363,7 +364,8 @@ class Renderer:
         """States per render call: settings.batch, fewer where their files would take more than BATCH_BYTES
         (or half the free space) of the temporary folder."""
         s = self.settings
-        per_state = s.width * s.height * (4 + 4) + 4096  # 32-bit BMP + one float channel of EXR, + headers
+        exr = 4 if self._workbench_truth else 0  # the previous path's one-channel float depth EXR
+        per_state = s.width * s.height * (4 + exr) + 4096  # 32-bit BMP (+ EXR), + headers
         st = os.statvfs(self.tmp)
         budget = min(BATCH_BYTES, st.f_bavail * st.f_frsize // 2)
         return max(1, min(s.batch, budget // per_state))
