@@ -292,7 +292,7 @@ class Renderer:
         rgb = depth = seg = None
         workbench = self._workbench_truth
         if "rgb" in passes or (workbench and "depth" in passes):  # the compositor writes depth beside the RGB
-            for old in glob.glob(os.path.join(self.tmp, "z_*")):
+            for old in glob.glob(os.path.join(self.tmp, "z_*")) if workbench else ():
                 os.remove(old)
             rgb = self._render_rgb(os.path.join(self.tmp, "rgb.bmp"))
             if workbench and "depth" in passes:
