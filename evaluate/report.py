@@ -4,9 +4,12 @@ chance level; a Markdown table and a bar chart like GRASP's Figure 3.
 Definitions follow GRASP's compute_accuracy.py: positive accuracy = share of "yes" on positive samples (true
 statements; plausible / expected videos), negative accuracy = share of "no" on negative samples, combined =
 correct / all. Invalid answers count as wrong. Open questions: accuracy over all samples, chance = 1 / number of
-classes (binary: 0.5). Repeats are pooled for the point estimates; the bootstrap resamples *samples* (each with all
-its repeats), stratified by polarity, 2000 times with a fixed seed, and reports the 2.5 / 97.5 percentiles.
-Per-repeat accuracies are listed too (the paper averages three seeds).
+classes (binary: 0.5). Repeats are pooled for the point estimates. Intervals come from evaluate/uncertainty.py
+(percentile bootstrap, 2000 draws, fixed seed): per test, the *samples* (each with all its repeats) are resampled
+within their polarity (a sample without polarity is its own stratum, never left out); a human panel's test
+resamples participants and videos (crossed), since one person's answers are not independent; a suite's mean over
+tests resamples tests, then samples within tests. Every row says what was resampled and how many clusters, and a
+zero-width or missing interval says why. Per-repeat accuracies are listed too (the paper averages three seeds).
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from voebench.errors import UsageError
+from voebench.evaluate import uncertainty
 from voebench.evaluate.parsing import OPEN_CHOICES, open_family
 from voebench.evaluate.run import RUN, SAMPLES
 
-N_BOOT = 2000
+N_BOOT = uncertainty.N_BOOT
 
 
 def load_records(run_dir: str) -> tuple[list[dict], dict]:
@@ -51,32 +55,52 @@ def _chance(kind: str, recs: list[dict]) -> float:
     return 1.0 / len(choices) if choices else float("nan")
 
 
-def _bootstrap(units: Sequence[tuple[str | None, float, int]], rng: np.random.Generator, n_boot: int):
-    """units: (stratum, n_correct, n) per sample. Returns {stratum or 'all': (lo, hi)} of the pooled accuracy."""
-    out = {}
-    strata = sorted({u[0] for u in units if u[0] is not None})
-    arr = {s: np.array([(c, n) for st, c, n in units if st == s], dtype=float) for s in strata}
-    allu = np.array([(c, n) for _, c, n in units], dtype=float)
+def _values(recs: list[dict]) -> list[tuple[float, float]]:
+    """(correct, 1) per record: the pooled ratio is the accuracy (invalid answers count as wrong)."""
+    return [(float(bool(r["correct"])), 1.0) for r in recs]
 
-    def ci(a: np.ndarray) -> tuple[float, float]:
-        idx = rng.integers(0, len(a), size=(n_boot, len(a)))
-        acc = a[idx, 0].sum(1) / a[idx, 1].sum(1)
-        return float(np.percentile(acc, 2.5)), float(np.percentile(acc, 97.5))
 
-    for s in strata:
-        out[s] = ci(arr[s])
-    if strata:  # stratified resampling of the combined accuracy keeps the pos/neg balance fixed
-        draws = []
-        for s in strata:
-            a = arr[s]
-            idx = rng.integers(0, len(a), size=(n_boot, len(a)))
-            draws.append(np.stack([a[idx, 0].sum(1), a[idx, 1].sum(1)], 1))
-        tot = np.sum(draws, axis=0)
-        acc = tot[:, 0] / tot[:, 1]
-        out["all"] = (float(np.percentile(acc, 2.5)), float(np.percentile(acc, 97.5)))
-    else:
-        out["all"] = ci(allu)
-    return out
+def _stratum(r: dict) -> str | None:
+    return r.get("polarity") if r["kind"] != "open" else None
+
+
+def test_interval(recs: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> uncertainty.Interval:
+    """The accuracy of one test's records: samples (with their repeats) resampled within polarity; a human
+    panel's answers (records with a participant) resample participants and videos, crossed."""
+    if recs and all(r.get("participant") is not None for r in recs):
+        return uncertainty.crossed(
+            [r["participant"] for r in recs],
+            [r["sample_id"] for r in recs],
+            _values(recs),
+            names=("participants", "samples"),
+            col_strata=[_stratum(r) for r in recs],
+            n_boot=n_boot,
+            seed=seed,
+        )
+    return uncertainty.nested(
+        [(r["sample_id"],) for r in recs], _values(recs), ["samples"], strata=[_stratum(r) for r in recs],
+        n_boot=n_boot, seed=seed,
+    )
+
+
+def suite_interval(recs: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> uncertainty.Interval:
+    """A suite's mean over tests of the per-test accuracy: tests resampled, then samples within tests (within
+    polarity); a human panel: participants and samples crossed, samples within their test, the mean over tests."""
+    if recs and all(r.get("participant") is not None for r in recs):
+        return uncertainty.crossed(
+            [r["participant"] for r in recs],
+            [(r["test"], r["sample_id"]) for r in recs],
+            _values(recs),
+            names=("participants", "samples"),
+            col_strata=[(r["test"], _stratum(r)) for r in recs],
+            groups=[r["test"] for r in recs],
+            n_boot=n_boot,
+            seed=seed,
+        )
+    return uncertainty.nested(
+        [(r["test"], r["sample_id"]) for r in recs], _values(recs), ["tests", "samples"],
+        strata=[_stratum(r) for r in recs], mean_of_top=True, n_boot=n_boot, seed=seed,
+    )
 
 
 def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
@@ -84,17 +108,15 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
     groups: dict[tuple, list[dict]] = defaultdict(list)
     for r in scored:
         groups[(r["suite"], r["test"], r["kind"], r["strategy"])].append(r)
-    rng = np.random.default_rng(seed)
     rows = []
     for (suite, test, kind, strategy), recs in sorted(groups.items()):
-        per_sample: dict[str, list[dict]] = defaultdict(list)
-        for r in recs:
-            per_sample[r["sample_id"]].append(r)
-        units = [
-            (rs[0]["polarity"] if kind != "open" else None, sum(bool(x["correct"]) for x in rs), len(rs))
-            for rs in per_sample.values()
-        ]
-        ci = _bootstrap(units, rng, n_boot)
+        per_sample = {r["sample_id"] for r in recs}
+        iv = test_interval(recs, n_boot, seed)
+        ivs = {
+            pol: test_interval([r for r in recs if r.get("polarity") == pol], n_boot, seed)
+            for pol in ("positive", "negative")
+            if kind != "open" and any(r.get("polarity") == pol for r in recs)
+        }
         row = {
             "suite": suite,
             "test": test,
@@ -103,8 +125,9 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
             "test_number": recs[0].get("test_number"),
             "n": len(recs),
             "n_samples": len(per_sample),
-            "acc": float(np.mean([bool(r["correct"]) for r in recs])),
-            "ci95": list(ci["all"]),
+            "acc": iv.point,
+            "ci95": iv.ci,
+            "interval": iv.as_dict(),
             "invalid_rate": float(np.mean([not r["valid"] for r in recs])),
             "chance": _chance(kind, recs),
         }
@@ -117,8 +140,8 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
                     "n_neg": len(neg),
                     "acc_pos": float(np.mean([r["correct"] for r in pos])) if pos else None,
                     "acc_neg": float(np.mean([r["correct"] for r in neg])) if neg else None,
-                    "ci95_pos": list(ci["positive"]) if "positive" in ci else None,
-                    "ci95_neg": list(ci["negative"]) if "negative" in ci else None,
+                    "ci95_pos": ivs["positive"].ci if "positive" in ivs else None,
+                    "ci95_neg": ivs["negative"].ci if "negative" in ivs else None,
                     "yes_rate": float(np.mean([r["parsed"] == "yes" for r in recs])),
                 }
             )
@@ -134,6 +157,8 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
         agg[(row["suite"], row["kind"], row["strategy"])].append(row)
     for (suite, kind, strategy), rs in sorted(agg.items()):
         accs = [r["acc"] for r in rs]
+        siv = suite_interval([r for r in scored if (r["suite"], r["kind"], r["strategy"]) == (suite, kind, strategy)],
+                             n_boot, seed)
         suites.append(
             {
                 "suite": suite,
@@ -141,6 +166,8 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
                 "strategy": strategy,
                 "n_tests": len(rs),
                 "mean_acc": float(np.mean(accs)),
+                "ci95": siv.ci,
+                "interval": siv.as_dict(),
                 "std_over_tests": float(np.std(accs)),
                 "invalid_rate": float(np.mean([r["invalid_rate"] for r in rs])),
                 "chance": float(np.mean([r["chance"] for r in rs])),
@@ -152,7 +179,14 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
         "n_records": len(records),
         "n_scored": len(scored),
         "n_unscored": len(records) - len(scored),
-        "bootstrap": {"n": n_boot, "seed": seed, "unit": "sample"},
+        "bootstrap": {
+            "n": n_boot,
+            "seed": seed,
+            "method": "percentile bootstrap over clusters (evaluate/uncertainty.py)",
+            "per_test": "samples with their repeats, within polarity (human panels: participants and samples, "
+            "crossed)",
+            "per_suite": "tests, then samples within tests (human panels: participants and samples, crossed)",
+        },
     }
 
 
@@ -185,24 +219,55 @@ def markdown(summary: dict, info: dict) -> str:
         "| suite | test | kind | n | acc pos | acc neg | acc all | 95% CI | invalid | chance |",
         "|---|---|---|---:|---:|---:|---:|---|---:|---:|",
     ]
+    notes: list[str] = []
     for r in summary["tests"]:
         lines.append(
             f"| {r['suite']} | {r['test']} | {r['kind']} | {r['n']} | {_pct(r.get('acc_pos'))} | "
-            f"{_pct(r.get('acc_neg'))} | {_pct(r['acc'])} | {_pct(r['ci95'][0])}–{_pct(r['ci95'][1])} | "
+            f"{_pct(r.get('acc_neg'))} | {_pct(r['acc'])} | {_ci(r, notes)} | "
             f"{_pct(r['invalid_rate'])} | {_pct(r['chance'])} |"
         )
     lines += [
         "",
-        "| suite | kind | tests | mean acc | std over tests | invalid | chance |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| suite | kind | tests | mean acc | 95% CI | std over tests | invalid | chance |",
+        "|---|---|---:|---:|---|---:|---:|---:|",
     ]
     for s in summary["suites"]:
         lines.append(
-            f"| {s['suite']} | {s['kind']} | {s['n_tests']} | {_pct(s['mean_acc'])} | "
+            f"| {s['suite']} | {s['kind']} | {s['n_tests']} | {_pct(s['mean_acc'])} | {_ci(s, notes)} | "
             f"{_pct(s['std_over_tests'])} | {_pct(s['invalid_rate'])} | {_pct(s['chance'])} |"
         )
+    lines += _interval_lines(summary["tests"] + summary["suites"], notes)
     lines += _timing_lines(info.get("timing"))
     return "\n".join(lines) + "\n"
+
+
+def _ci(row: dict, notes: list[str]) -> str:
+    """'lo–hi' of a row's interval; a note (zero width, no interval, few clusters) gets a numbered mark."""
+    iv = row.get("interval") or {}
+    lo, hi = (row.get("ci95") or [None, None])[:2]
+    text = "–" if lo is None or hi is None else f"{_pct(lo)}–{_pct(hi)}"
+    if iv.get("note"):
+        notes.append(f"{row['suite']} {row.get('test', '(mean over tests)')}: {iv['note']}")
+        text += f" [{len(notes)}]"
+    return text
+
+
+def _interval_lines(rows: list[dict], notes: list[str]) -> list[str]:
+    """What the intervals resampled (with cluster counts), and the numbered notes."""
+    seen: dict[str, list[str]] = {}
+    for r in rows:
+        iv = r.get("interval")
+        if iv:
+            counts = ", ".join(f"{v} {k}" for k, v in iv["clusters"].items())
+            seen.setdefault(iv["resampled"], []).append(f"{r.get('test', r['suite'] + ' mean')} ({counts})")
+    if not seen:
+        return []
+    n_boot = next(r["interval"]["n_boot"] for r in rows if r.get("interval"))
+    out = ["", f"95% CI: percentile bootstrap, {n_boot} draws, fixed seed, resampling clusters:"]
+    for what, where in seen.items():
+        out.append(f"- {what}: " + "; ".join(where))
+    out += [f"- [{i}] {n}" for i, n in enumerate(notes, 1)]
+    return out
 
 
 def _timing_lines(t: dict | None) -> list[str]:
@@ -233,6 +298,18 @@ def _timing_lines(t: dict | None) -> list[str]:
     return out
 
 
+def _yerr(rows: list[dict]) -> tuple[list[float], list[float]]:
+    """Error bar lengths (percent) below and above each row's accuracy: 0 where there is no interval, never
+    negative (matplotlib refuses negative yerr)."""
+    lo, hi = [], []
+    for r in rows:
+        a, (c0, c1) = r["acc"], (r.get("ci95") or [None, None])[:2]
+        ok = a is not None and c0 is not None and c1 is not None
+        lo.append(max(0.0, 100 * (a - c0)) if ok else 0.0)
+        hi.append(max(0.0, 100 * (c1 - a)) if ok else 0.0)
+    return lo, hi
+
+
 def plot(summary: dict, path: str, title: str = "") -> str | None:
     """Per-test accuracy bars (95% CI error bars), positive / negative accuracy as markers, a red chance line per
     bar, and a final mean bar per suite with the std over tests (as GRASP Figure 3)."""
@@ -258,8 +335,7 @@ def plot(summary: dict, path: str, title: str = "") -> str | None:
     for ax, ((suite, kind), rows) in zip(axes[:, 0], sorted(panels.items())):
         labels = [r["test"] for r in rows] + ["mean"]
         acc = [100 * r["acc"] for r in rows]
-        lo = [100 * (r["acc"] - r["ci95"][0]) for r in rows]
-        hi = [100 * (r["ci95"][1] - r["acc"]) for r in rows]
+        lo, hi = _yerr(rows)
         m = means[(suite, kind)]
         x = np.arange(len(labels))
         ax.bar(x[:-1], acc, yerr=[lo, hi], color="#4C72B0", capsize=3, label="all (95% CI)")

@@ -1,0 +1,213 @@
+"""The cluster-aware bootstrap (evaluate/uncertainty.py) and the report bugs it fixes (issue 23): the NEWTON 2-trial
+crash, the zero-width human interval, split-half "0.00" from rounding noise, and world-model intervals that
+ignored the tests pairs cluster in."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from voebench.evaluate import report, uncertainty
+from voebench.evaluate.humans import stats as human_stats
+from voebench.evaluate.surprise import metrics as surprise_metrics
+
+
+def _rec(test, sid, correct, polarity, repeat=0, kind="binary", suite="s", **extra) -> dict:
+    return {
+        "suite": suite,
+        "test": test,
+        "kind": kind,
+        "strategy": "video",
+        "sample_id": sid,
+        "video_id": sid.split("#")[0],
+        "polarity": polarity,
+        "truth": "yes",
+        "parsed": "yes" if correct else "no",
+        "valid": True,
+        "correct": correct,
+        "repeat": repeat,
+        "choices": {"labels": ["a", "b", "c"]} if kind == "choice" else None,
+        **extra,
+    }
+
+
+# ------------------------------------------------------------------------------------------------ the routine
+
+
+def test_nested_states_what_it_resampled_and_covers_the_point():
+    rng = np.random.default_rng(3)
+    keys = [(t, p) for t in range(16) for p in range(4)]
+    p_test = rng.uniform(0.1, 0.7, 16)
+    vals = [(float(rng.random() < p_test[t]), 1.0) for t, _ in keys]
+    by_pair = uncertainty.nested([(f"{t}-{p}",) for t, p in keys], vals, ["pairs"])
+    by_test = uncertainty.nested(keys, vals, ["tests", "pairs"])
+    assert by_test.point == pytest.approx(np.mean([v for v, _ in vals]))
+    assert by_test.resampled == "tests, then pairs within tests"
+    assert by_test.clusters == {"tests": 16, "pairs": 64}
+    for iv in (by_pair, by_test):
+        assert iv.lo < iv.point < iv.hi and iv.note is None
+    # tests differ in difficulty: resampling them widens the interval
+    assert by_test.hi - by_test.lo > by_pair.hi - by_pair.lo
+
+
+def test_degenerate_sets_give_a_reason_never_a_silent_zero_width():
+    none = uncertainty.nested([], [], ["tests", "samples"])
+    assert none.point is None and none.lo is None and "no answers" in none.note
+    one = uncertainty.nested([("t", "s")] * 3, [(1, 1), (0, 1), (1, 1)], ["tests", "samples"])
+    assert one.lo is None and "one sample" in one.note and one.point == pytest.approx(2 / 3)
+    same = uncertainty.nested([("t", "a"), ("t", "b")], [(1, 1), (1, 1)], ["tests", "samples"])
+    assert same.lo == same.hi == 1.0 and "all answers identical" in same.note and "one test" in same.note
+    # stratified, each stratum constant: zero width, with its reason
+    strat = uncertainty.nested([("a",), ("b",), ("c",), ("d",)], [(1, 1), (0, 1)] * 2, ["samples"], strata="pnpn")
+    assert strat.lo == strat.hi == 0.5 and "same score" in strat.note
+    solo = uncertainty.crossed(["P1", "P1"], ["v1", "v2"], [(1, 1), (0, 1)])
+    assert solo.lo == 0.0 and solo.hi == 1.0 and "one participant" in solo.note
+    undefined = uncertainty.nested([("a",), ("b",)], [(0, 0), (0, 0)], ["samples"])
+    assert undefined.point is None and "undefined" in undefined.note
+
+
+def test_a_record_without_stratum_is_resampled_not_dropped():
+    keys = [(f"q{i}",) for i in range(12)]
+    strata = ["positive", "negative", None] * 4
+    vals = [(0.0, 1.0) if s else (1.0, 1.0) for s in strata]  # the unstratified ones are the right ones
+    iv = uncertainty.nested(keys, vals, ["questions"], strata=strata)
+    assert iv.point == pytest.approx(1 / 3) and iv.lo <= iv.point <= iv.hi
+
+
+def test_mean_of_top_matches_the_mean_of_cluster_ratios():
+    keys = [("a", "1"), ("a", "2"), ("b", "3"), ("b", "4"), ("b", "5"), ("b", "6")]
+    vals = [(1, 1), (1, 1), (0, 1), (0, 1), (0, 1), (1, 1)]
+    iv = uncertainty.nested(keys, vals, ["tests", "samples"], mean_of_top=True)
+    assert iv.point == pytest.approx((1.0 + 0.25) / 2)
+    assert iv.lo <= iv.point <= iv.hi
+
+
+# ------------------------------------------------------------------------------------------------ NEWTON crash
+
+
+def _newton_records(trials: int, seed: int = 0) -> list[dict]:
+    """A rendered `newton` test: per trial (video) four questions with a polarity and two scenario questions
+    without one; the model gets the scenario questions right and the others mostly wrong."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in range(trials):
+        for q, pol in enumerate(("positive", "negative", "positive", "negative", None, None)):
+            ok = True if pol is None else bool(rng.random() < 0.2)
+            out.append(_rec("elasticity", f"newton-{t}#{q}", ok, pol, kind="choice", suite="newton"))
+    return out
+
+
+@pytest.mark.parametrize("trials", [1, 2, 6])
+def test_newton_interval_covers_questions_without_polarity(trials, tmp_path):
+    recs = _newton_records(trials)
+    s = report.summarize(recs, n_boot=500)
+    row = s["tests"][0]
+    assert row["acc"] == pytest.approx(np.mean([r["correct"] for r in recs]))
+    lo, hi = row["ci95"]
+    if lo is not None:
+        assert lo <= row["acc"] <= hi  # before: the interval left out the 1/3 of questions without polarity
+    assert report.plot(s, str(tmp_path / "acc.png")) is not None  # before: ValueError: 'yerr' ... negative
+
+
+# ------------------------------------------------------------------------------------------------ humans
+
+
+def _panel_one_pair(people: int = 11) -> list[dict]:
+    """A human test of one pair: two videos, each answered by every participant, 17 of 22 right."""
+    right = set(range(17))
+    out = []
+    for p in range(people):
+        for v, (vid, truth) in enumerate((("v-plaus", "positive"), ("v-impl", "negative"))):
+            k = 2 * p + v
+            out.append(
+                _rec("collision", f"{vid}#plausibility", k in right, truth, repeat=p, kind="plausibility",
+                     participant=f"P{p:03d}")
+            )
+    return out
+
+
+def test_human_test_of_one_pair_has_a_participant_interval():
+    recs = _panel_one_pair()
+    s = report.summarize(recs, n_boot=1000)
+    row = s["tests"][0]
+    assert row["acc"] == pytest.approx(17 / 22)
+    lo, hi = row["ci95"]
+    assert lo < row["acc"] < hi  # before: 77.3–77.3 (two videos, one per stratum: nothing varied)
+    assert "participants" in row["interval"]["resampled"]
+    assert row["interval"]["clusters"] == {"participants": 11, "samples": 2}
+    md = report.markdown(s, {"kind": "humans"})
+    assert "participants and samples (crossed)" in md
+
+
+def test_split_half_does_not_read_rounding_noise_as_a_correlation():
+    # every participant answers every video alike: the halves' per-video accuracies are equal up to float noise
+    recs = []
+    for p in range(6):
+        for v in range(5):
+            recs.append({"participant": f"P{p}", "video_id": f"v{v}", "correct": v % 2 == 0})
+    sh = human_stats.split_half(recs)
+    assert sh is not None and sh["spearman_brown"] == pytest.approx(1.0)
+    # a constant panel (everyone right everywhere): undefined, and the report says why
+    flat = [{"participant": f"P{p}", "video_id": f"v{v}", "correct": True} for p in range(6) for v in range(5)]
+    sh = human_stats.split_half(flat)
+    assert sh is not None and sh["spearman_brown"] is None and "no spread" in sh["undefined"]
+    assert "no spread" in human_stats.split_half_line(sh)
+
+
+def test_split_half_noise_example_from_the_issue():
+    """Halves whose per-video accuracies differ only by 1e-16 (three thirds vs one): before, np.std was 1e-17,
+    not 0, and the correlation of the noise printed 0.00."""
+    x = np.array([1 / 3 + 1 / 3 + 1 / 3, 1.0, 1.0])
+    assert x.std() != 0  # the float noise the old check let through
+    assert human_stats.no_spread(x)
+
+
+# ------------------------------------------------------------------------------------------------ world models
+
+
+def _pairs(tests: int, per_test: int, seed: int = 0) -> list[dict]:
+    rng = np.random.default_rng(seed)
+    recs = []
+    for t in range(tests):
+        p = rng.uniform(0.0, 0.8)
+        for k in range(per_test):
+            pid = f"t{t}-p{k}"
+            win = rng.random() < p
+            for plausible in (True, False):
+                s = 1.0 if (plausible != win) else 2.0
+                recs.append({"suite": "grasp-l2", "test": f"t{t}", "pair_id": pid, "plausible": plausible,
+                             "window_end": [4], "surprise": {"8": [s]}, "condition": "x", "onset": 2})
+    return recs
+
+
+def test_world_model_suite_interval_resamples_tests_then_pairs():
+    recs = _pairs(16, 4)
+    s = surprise_metrics.summarize(recs, [8], 8, n_boot=1000)
+    suite = s["suites"][0]["fixed"]["avg"]
+    assert suite["interval"]["resampled"] == "tests, then pairs within tests"
+    assert suite["interval"]["clusters"] == {"tests": 16, "pairs": 64}
+    lo, hi = suite["relative_ci"]
+    assert lo <= suite["relative"] <= hi
+    by_pair = uncertainty.nested([(r["pair_id"],) for r in recs if not r["plausible"]],
+                                 [(float(r["surprise"]["8"][0] == 2.0), 1.0) for r in recs if not r["plausible"]],
+                                 ["pairs"], n_boot=1000)
+    assert hi - lo > by_pair.hi - by_pair.lo
+    test = s["tests"][0]["fixed"]["avg"]
+    assert test["interval"]["resampled"] == "pairs"
+
+
+def test_report_json_states_the_resampling(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    recs = [_rec(f"t{t}", f"v{t}-{i}#b", (t + i) % 3 > 0, "positive" if i % 2 else "negative", repeat=r)
+            for t in range(3) for i in range(4) for r in range(2)]
+    with open(run / "samples.jsonl", "w", encoding="utf-8") as fh:
+        fh.writelines(json.dumps(r) + "\n" for r in recs)
+    res = report.write_report(str(run), n_boot=300)
+    assert res["suites"][0]["interval"]["resampled"] == "tests, then samples within tests (stratified)"
+    assert res["suites"][0]["interval"]["clusters"] == {"tests": 3, "samples": 12}
+    md = open(os.path.join(run, "report.md"), encoding="utf-8").read()
+    assert "tests, then samples within tests (stratified): s mean (3 tests, 12 samples)" in md
