@@ -20,6 +20,8 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 
 import numpy as np
 
+from voebench.parent_death import die_with_parent
+
 
 def sample_frame_indices(
     n_frames: int, num_frames: int | None = None, fps: float | None = None, video_fps: float | None = None
@@ -154,7 +156,9 @@ def _decode_timed(path: str, indices: tuple[int, ...]) -> tuple[np.ndarray, floa
     return arr, time.perf_counter() - t0
 
 
-def _worker_init() -> None:
+def _worker_init(parent_pid: int) -> None:
+    # a decoder must not outlive the run that started it (a killed `voebench evaluate` left its decoders running)
+    die_with_parent(parent_pid)
     # one decode per process at a time: FFmpeg's own threads would only fight the other workers for the cores
     os.environ["OMP_NUM_THREADS"] = "1"
     try:
@@ -185,7 +189,7 @@ def use_workers(n: int) -> None:
 
     Linux forks the workers (they need only numpy and the decoder, and inherit the imported modules, which also
     works where voebench is mapped onto a checkout rather than installed); elsewhere they are spawned. All workers
-    start at once, before the run starts its own threads."""
+    start at once, before the run starts its own threads, and die with this process (voebench/parent_death.py)."""
     global _POOL, _WORKERS
     n = max(0, int(n))
     with _LOCK:
@@ -203,7 +207,7 @@ def use_workers(n: int) -> None:
 
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
-        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init)
+        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),))
         list(pool.map(int, range(n)))  # start the processes now
         with _LOCK:
             _POOL = pool

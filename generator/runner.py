@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from voebench import __version__
 from voebench.errors import Infeasible
+from voebench.parent_death import die_with_parent
 from voebench.generator.params import Space
 from voebench.generator.output import (  # noqa: F401  (re-exported: the output folder's API lived here)
     entry_from_h5,
@@ -189,7 +190,9 @@ def _drop_bpy_script_paths() -> None:
     sys.path[:] = [p for p in sys.path if not (marker in p and os.sep + "scripts" in p)]
 
 
-def _init_worker(threads: int):
+def _init_worker(threads: int, parent_pid: int):
+    # a render worker must not outlive the run that started it (kill -9 of `voebench render`)
+    die_with_parent(parent_pid)
     # llvmpipe (Workbench's rasteriser) reads its thread count once, when bpy loads.
     os.environ["LP_NUM_THREADS"] = str(threads)
     _drop_bpy_script_paths()
@@ -312,7 +315,8 @@ def _execute_pool(tasks, cfg, workers, threads):
     pending = list(reversed(tasks))
     deaths: dict[str, int] = {}
     while pending:
-        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(threads,)) as pool:
+        init_args = (threads, os.getpid())  # the workers die with this process (voebench/parent_death.py)
+        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=init_args) as pool:
             running: dict = {}
             broken = False
             while (pending or running) and not broken:

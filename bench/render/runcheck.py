@@ -98,7 +98,7 @@ def real_run(suite_name: str, test: str, trials: int, workers: int, size, timing
 
 def worker_start() -> float:
     """CPU of starting one pool worker: a fresh interpreter that runs the pool's initializer."""
-    code = "from voebench.generator.runner import _init_worker; _init_worker(1)"
+    code = "import os; from voebench.generator.runner import _init_worker; _init_worker(1, os.getppid())"
     c0 = children_cpu()
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "LP_NUM_THREADS": "1"})
     return children_cpu() - c0

@@ -8,6 +8,7 @@ import sys
 from collections import Counter, defaultdict
 
 from voebench.generator.audit.trial import VideoResult, audit_trial
+from voebench.parent_death import die_with_parent
 
 
 def read_manifest(path: str) -> list[dict]:
@@ -43,7 +44,8 @@ def audit_set(out_dir: str, progress: bool = False, workers: int | None = None) 
     if workers > 1:
         import multiprocessing as mp
 
-        with mp.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+        n = min(workers, len(jobs))  # the workers die with this process (voebench/parent_death.py)
+        with mp.get_context("spawn").Pool(n, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             collect(pool.imap(_audit_group, jobs, chunksize=4))
     else:
         collect(map(_audit_group, jobs))
