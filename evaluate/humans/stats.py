@@ -23,6 +23,8 @@ from collections import defaultdict
 
 import numpy as np
 
+from voebench.evaluate import uncertainty
+
 ANSWERS = "answers.jsonl"
 SPLITS = 200
 #: A video is flagged when fewer than this share of its answers are right (a majority misjudges it).
@@ -47,13 +49,29 @@ def fleiss_kappa(counts: list[dict[str, int]]) -> float | None:
     return float((np.mean(p_i) - p_e) / (1.0 - p_e))
 
 
-def split_half(records: list[dict], splits: int = SPLITS, seed: int = 0) -> dict | None:
-    """Spearman-Brown corrected correlation of per-video accuracy between random halves of the participants."""
+#: Per-video accuracies are ratios k/n of a few answers; differences below this are float noise (np.std of five
+#: copies of 2/9 is 2.8e-17, and the correlation of that noise once printed as a reliability), not spread.
+SPREAD_EPS = 1e-9
+
+
+def no_spread(x: np.ndarray) -> bool:
+    """True when the values are equal up to float noise: a correlation with them is undefined."""
+    return len(x) == 0 or float(np.ptp(x)) <= SPREAD_EPS
+
+
+def split_half(records: list[dict], splits: int = SPLITS, seed: int = 0) -> dict:
+    """Spearman-Brown corrected correlation of per-video accuracy between random halves of the participants.
+    A split is used when at least 3 videos are answered in both halves and the per-video accuracies spread in
+    both (no_spread: equal up to float noise is no spread). `spearman_brown` is None when no split is usable,
+    and `undefined` says why."""
     people = sorted({r["participant"] for r in records})
+    out: dict = {"spearman_brown": None, "splits_used": 0, "splits": splits, "seed": seed, "undefined": None}
     if len(people) < 2:
-        return None
+        out["undefined"] = f"{len(people)} participant(s): needs 2 or more"
+        return out
     rng = np.random.default_rng(seed)
     rs = []
+    skipped = {"few": 0, "flat": 0}
     for _ in range(splits):
         half = set(rng.permutation(people)[: len(people) // 2].tolist())
         a: dict[str, list[bool]] = defaultdict(list)
@@ -62,16 +80,34 @@ def split_half(records: list[dict], splits: int = SPLITS, seed: int = 0) -> dict
             (a if r["participant"] in half else b)[r["video_id"]].append(bool(r["correct"]))
         both = sorted(set(a) & set(b))
         if len(both) < 3:
+            skipped["few"] += 1
             continue
         x = np.array([np.mean(a[v]) for v in both])
         y = np.array([np.mean(b[v]) for v in both])
-        if x.std() == 0 or y.std() == 0:
+        if no_spread(x) or no_spread(y):
+            skipped["flat"] += 1
             continue
-        corr = float(np.corrcoef(x, y)[0, 1])
+        corr = float(np.clip(np.corrcoef(x, y)[0, 1], -1.0, 1.0))
         rs.append(2 * corr / (1 + corr) if corr > -1 else -1.0)
-    if not rs:
-        return None
-    return {"spearman_brown": float(np.mean(rs)), "splits_used": len(rs), "splits": splits, "seed": seed}
+    out["splits_used"] = len(rs)
+    if rs:
+        out["spearman_brown"] = float(np.mean(rs))
+    elif skipped["flat"] >= skipped["few"]:
+        out["undefined"] = "no spread: within each half every video has the same accuracy, so no correlation"
+    else:
+        out["undefined"] = "fewer than 3 videos answered in both halves"
+    return out
+
+
+def split_half_line(sh: dict | None) -> str:
+    """The report's split-half line: the value with the splits used, or why it is undefined."""
+    if not sh or sh.get("spearman_brown") is None:
+        why = (sh or {}).get("undefined") or "needs 2+ participants and 3+ videos answered in both halves"
+        return f"- split-half reliability: – ({why})"
+    return (
+        f"- split-half reliability (Spearman-Brown, mean of {sh['splits_used']} of {sh['splits']} random splits): "
+        f"{sh['spearman_brown']:.2f}"
+    )
 
 
 def _parsed(rec: dict) -> str | None:
@@ -89,11 +125,16 @@ def retest(answers: list[dict]) -> dict | None:
     if not pairs_:
         return None
     same = [f["parsed"] == a["parsed"] for f, a in pairs_]
-    out: dict = {"n": len(pairs_), "same_answer": float(np.mean(same))}
+    iv = uncertainty.nested(
+        [(a["participant"], a["position"]) for _f, a in pairs_],
+        [(float(x), 1.0) for x in same],
+        ["participants", "trials"],
+    )
+    out: dict = {"n": len(pairs_), "same_answer": float(np.mean(same)), "interval": iv.as_dict()}
     ratings = [(f["answer"], a["answer"]) for f, a in pairs_ if isinstance(f["answer"], int)]
     if len(ratings) >= 3:
         x, y = np.array(ratings, dtype=float).T
-        out["rating_r"] = float(np.corrcoef(x, y)[0, 1]) if x.std() and y.std() else None
+        out["rating_r"] = None if no_spread(x) or no_spread(y) else float(np.corrcoef(x, y)[0, 1])
     return out
 
 
@@ -103,12 +144,13 @@ def pair_accuracy(answers: list[dict]) -> dict | None:
     for a in answers:
         if a["phase"] == "main" and isinstance(a["answer"], int) and a.get("pair_id") and not a["excluded"]:
             ratings[(a["participant"], a["pair_id"])][a["truth"]] = a["answer"]
-    scores = [
-        1.0 if r["no"] > r["yes"] else 0.5 if r["no"] == r["yes"] else 0.0 for r in ratings.values() if len(r) == 2
-    ]
+    keys = [k for k, r in ratings.items() if len(r) == 2]
+    scores = [1.0 if r["no"] > r["yes"] else 0.5 if r["no"] == r["yes"] else 0.0 for r in (ratings[k] for k in keys)]
     if not scores:
         return None
-    return {"n": len(scores), "acc": float(np.mean(scores))}
+    iv = uncertainty.crossed([k[0] for k in keys], [k[1] for k in keys], [(x, 1.0) for x in scores],
+                             names=("participants", "pairs"))
+    return {"n": len(scores), "acc": float(np.mean(scores)), "interval": iv.as_dict()}
 
 
 def binomial_cdf(k: int, n: int, p: float) -> float:
@@ -156,7 +198,8 @@ def majority(records: list[dict]) -> dict[tuple, dict]:
     out = {}
     for key, videos in sorted(votes.items()):
         s = [1.0 if sum(v) * 2 > len(v) else 0.5 if sum(v) * 2 == len(v) else 0.0 for v in videos.values()]
-        out[key] = {"videos": len(s), "majority_acc": float(np.mean(s))}
+        iv = uncertainty.nested([(v,) for v in videos], [(x, 1.0) for x in s], ["videos"])
+        out[key] = {"videos": len(s), "majority_acc": float(np.mean(s)), "majority_interval": iv.as_dict()}
     return out
 
 
@@ -189,6 +232,13 @@ def summarize(run_dir: str, records: list[dict], info: dict) -> dict:
         if _parsed(r):
             counts_all[r["video_id"]][r["parsed"]] += 1
     videos = per_video(scored)
+    overall = uncertainty.crossed(
+        [r.get("participant") or f"vote {r.get('repeat')}" for r in scored],
+        [r["video_id"] for r in scored],
+        [(float(bool(r["correct"])), 1.0) for r in scored],
+        names=("participants", "videos"),
+        col_strata=[r.get("polarity") for r in scored],
+    )
     checks = [a for a in answers if a["phase"] == "attention" and a["answer"] is not None]
     return {
         "participants": len(people),
@@ -199,6 +249,7 @@ def summarize(run_dir: str, records: list[dict], info: dict) -> dict:
         "included": sum(1 for p in people if p.get("consent") and not p.get("excluded")),
         "attention_pass_rate": float(np.mean([a["correct"] for a in checks])) if checks else None,
         "fleiss_kappa": fleiss_kappa([dict(c) for c in counts_all.values()]),
+        "accuracy": overall.as_dict(),
         "split_half": split_half(scored),
         "retest": retest([a for a in answers if not a["excluded"]]),
         "pair_accuracy": pair_accuracy(answers),
@@ -215,6 +266,21 @@ def _f(x, pct: bool = False) -> str:
     return f"{100 * x:.1f}" if pct else f"{x:.2f}"
 
 
+def _ci_text(iv: dict | None) -> str:
+    """', 95% CI lo–hi (resampled ...)' of an interval dict, with its note; '' without one."""
+    if not iv:
+        return ""
+    counts = ", ".join(f"{v} {k}" for k, v in iv["clusters"].items())
+    ci = "no interval" if iv["lo"] is None else f"95% CI {_f(iv['lo'], True)}–{_f(iv['hi'], True)}"
+    return f", {ci} (resampled {iv['resampled']}: {counts})" + (f"; {iv['note']}" if iv.get("note") else "")
+
+
+def _accuracy_line(iv: dict | None) -> str:
+    if not iv or iv.get("point") is None:
+        return "- accuracy (all scored answers): – (no scored answers)"
+    return f"- accuracy (all scored answers): {_f(iv['point'], True)}%" + _ci_text(iv)
+
+
 def markdown(h: dict) -> str:
     sh = h["split_half"]
     rt = h["retest"]
@@ -226,24 +292,35 @@ def markdown(h: dict) -> str:
         f"{len(h['excluded'])} excluded ({h['exclusion_rule']}), {h['included']} included. "
         f"Attention checks passed: {_f(h['attention_pass_rate'], True)}%.",
         "",
+        _accuracy_line(h.get("accuracy")),
         f"- Fleiss' kappa (all videos): {_f(h['fleiss_kappa'])}",
-        f"- split-half reliability (Spearman-Brown, mean of {sh['splits_used']} splits): {_f(sh['spearman_brown'])}"
-        if sh
-        else "- split-half reliability: – (needs 2+ participants and 3+ videos answered in both halves)",
+        split_half_line(sh),
         f"- test-retest: same answer on {_f(rt['same_answer'], True)}% of {rt['n']} repeated trials"
+        + _ci_text(rt.get("interval"))
         + (f", rating r = {_f(rt.get('rating_r'))}" if "rating_r" in rt else "")
         if rt
         else "- test-retest: – (no repeated trials)",
     ]
     if h["pair_accuracy"]:
         pa = h["pair_accuracy"]
-        lines.append(f"- pair accuracy (surprising rated above expected): {_f(pa['acc'], True)}% of {pa['n']} pairs")
+        lines.append(
+            f"- pair accuracy (surprising rated above expected): {_f(pa['acc'], True)}% of {pa['n']} pairs"
+            + _ci_text(pa.get("interval"))
+        )
     if h["excluded"]:
         lines.append("- excluded: " + ", ".join(f"{p['participant']} ({p['excluded']})" for p in h["excluded"]))
-    lines += ["", "| suite | test | videos | majority acc | Fleiss' kappa |", "|---|---|---:|---:|---:|"]
+    lines += [
+        "",
+        "| suite | test | videos | majority acc | 95% CI (videos) | Fleiss' kappa |",
+        "|---|---|---:|---:|---|---:|",
+    ]
     for t in h["tests"]:
+        iv = t.get("majority_interval") or {}
+        ci = "–" if iv.get("lo") is None else f"{_f(iv['lo'], True)}–{_f(iv['hi'], True)}"
+        ci += f" ({iv['note']})" if iv.get("note") else ""
         lines.append(
-            f"| {t['suite']} | {t['test']} | {t['videos']} | {_f(t['majority_acc'], True)} | {_f(t['fleiss_kappa'])} |"
+            f"| {t['suite']} | {t['test']} | {t['videos']} | {_f(t['majority_acc'], True)} | {ci} "
+            f"| {_f(t['fleiss_kappa'])} |"
         )
     lines += ["", f"### Videos people misjudge ({h['flag_rule']}): {len(h['flagged'])}", ""]
     if h["flagged"]:

@@ -97,7 +97,10 @@ def test_grasp_panel_recovers_its_accuracy(tmp_path):
     for row in res["tests"]:
         lo, hi = row["ci95"]
         assert lo <= expected[row["test"]] <= hi, (row["test"], row["acc"], row["ci95"])
-        assert hi - lo < 0.12  # an informative interval, not a trivially wide one
+        # an informative interval, not a trivially wide one; participants and videos are both resampled (crossed,
+        # evaluate/uncertainty.py), which is conservative with 3 votes per video: 0.154 wide on t02, 0.102 before
+        # when only videos were resampled
+        assert hi - lo < 0.17
         assert row["chance"] == 0.5
     kappa = {t["test"]: t["fleiss_kappa"] for t in h["tests"]}
     assert kappa["t01"] > kappa["t02"] > 0  # people agree more where they are more often right

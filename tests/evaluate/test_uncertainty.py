@@ -157,12 +157,17 @@ def test_split_half_does_not_read_rounding_noise_as_a_correlation():
     assert "no spread" in human_stats.split_half_line(sh)
 
 
-def test_split_half_noise_example_from_the_issue():
-    """Halves whose per-video accuracies differ only by 1e-16 (three thirds vs one): before, np.std was 1e-17,
-    not 0, and the correlation of the noise printed 0.00."""
-    x = np.array([1 / 3 + 1 / 3 + 1 / 3, 1.0, 1.0])
-    assert x.std() != 0  # the float noise the old check let through
-    assert human_stats.no_spread(x)
+def test_split_half_noise_is_no_spread():
+    """A panel where each participant is right on every video or on none: within a half every video has the same
+    accuracy (e.g. 2/9), whose np.std is 2.8e-17, not 0. Before, the correlation of that noise was averaged into
+    a reliability (1.00 here, 0.00 in the issue); now it is undefined, with the reason."""
+    assert np.array([2 / 9] * 5).std() != 0
+    assert human_stats.no_spread(np.array([2 / 9] * 5)) and not human_stats.no_spread(np.array([2 / 9, 1 / 9]))
+    recs = [{"participant": f"P{p}", "video_id": f"v{v}", "correct": p % 4 == 0} for p in range(18) for v in range(5)]
+    sh = human_stats.split_half(recs)
+    assert sh["spearman_brown"] is None and sh["splits_used"] == 0 and "no spread" in sh["undefined"]
+    one = human_stats.split_half(recs[:5])
+    assert one["spearman_brown"] is None and "1 participant" in one["undefined"]
 
 
 # ------------------------------------------------------------------------------------------------ world models
