@@ -1,16 +1,44 @@
-"""The exact scorer of collision predictions: which objects a free-text answer names, which pairs it says will
-collide and which objects it says stay unscathed, against the simulated ground truth.
+"""The exact scorer of collision predictions: read a free-text answer as a careful reader does -- which pairs it
+says will (or may) collide, which objects it says stay unscathed -- or say it cannot, and score it against the
+simulated ground truth.
 
-Objects are named by the words the predict suite itself uses: a colour (red, green, blue, yellow, purple, white)
-and a shape (sphere, cube, cylinder; "ball", "box", "block", "can" accepted as synonyms). Colours are distinct
-within a scene, so a colour alone ("the red one") names an object; a colour with the wrong shape ("the red
-cylinder" for a red cube) names no object of the scene and counts as a wrong pair.
+Reading rules (docs/predict.md; the labelled corpus tests/data/answers/predict.jsonl follows the same rules):
 
-The answer is split into items (enumerated or bare lines, sentences, and clauses after "but", "whereas", ...
-or ", missing", ", without", so a negation stays in its clause). An item with a collision word (collide, hit,
-strike, crash, bump, run into, ...) and no negation pairs the first object it names with each other object it
-names; an item with a negation (not, never, avoid, miss, unscathed, ...) marks the objects it names as never hit.
-Every item counts: the seed asks for "multiple possible results", so hedging across many pairs costs precision.
+1. **Outcome.** Every answer gets a status: ``pairs`` (at least one pair is put forward), ``none`` (the answer
+   clearly says nothing collides: "no two objects will collide", "all objects remain unscathed", every object
+   denied) or ``unreadable`` (a refusal, only questions or reasoning, a self-contradiction, an object the reader
+   cannot resolve, a malformed structured line). Unreadable answers are *unparsed*: they get no credit (every
+   score column 0, strict False) and are counted in the report's ``unparsed_rate``.
+2. **Structured line.** A line ``COLLISIONS: red cube + blue sphere; green cylinder + yellow cube`` or
+   ``COLLISIONS: none`` is read strictly and wins over the free text. When the structured prompt was asked
+   (``structured=True``) and the last such line is missing or malformed, the answer is unreadable.
+3. **Final answer.** After reasoning, a "Final answer:" / "In conclusion" / "In summary" part wins.
+4. **Layout.** Unicode apostrophes, quotes and full-width punctuation are normalised; markdown emphasis is dropped;
+   JSON objects and markdown tables are turned into sentences; arrows ("red cube -> blue sphere") mean "collides
+   with"; a header line ("Collisions:", "Unscathed:") lends its meaning to the verbless list items under it.
+5. **Clauses.** Sentences and list items are split into clauses at ";", "but", "while", "as", "after", ", which",
+   ", leaving", ", missing", ", and <object> <verb>" ..., so a negation stays in its clause. Questions ("Could the
+   green cylinder hit ...?") and hedged uncertainty ("it is hard to say whether ...") are not predictions.
+6. **Objects.** "<colour> <shape>" (ball/box/block/can are synonyms, filler adjectives allowed); a colour alone
+   ("the red one") names the object of that colour; a colour with the wrong shape or a colour not in the scene is a
+   wrong object kept under its own name; "the two cubes", "both spheres", "the red and blue objects" name the
+   group; a bare shape names the scene's only object of that shape (ambiguous otherwise: unreadable if used);
+   "the others / the rest / the remaining objects" are the objects in no predicted pair.
+7. **Pairs.** A clause with a collision verb (collide, hit, strike, slam into, bounce off, graze, make contact,
+   knocked by, on a collision course, ...) pairs each object before the verb with each object after it
+   ("A hits B and C"; passive "B is hit by A"); with none after it, the objects before it pair up ("A and B
+   collide"); with none before it, the subject comes from the previous clause ("which then hits C" -> the last
+   object; "it" -> the previous subject; "they" -> the previous objects), so chains give every link. A verbless
+   clause starting "or / alternatively / and" continues the previous one ("may hit B; alternatively C").
+   Hedges ("may", "might", "likely") keep the pair; "unlikely", "cannot", "fails to", "won't", "misses",
+   "avoids", "passes behind", "nearly hits", "without hitting" deny it ("no doubt", "without slowing",
+   "not only" are not negations). Reasoning without a collision verb ("their paths intersect", "is moving
+   toward") is not a prediction.
+8. **Unscathed.** Objects in a denying clause or called unscathed/untouched/safe are unhit, minus objects in a
+   predicted pair. A pair (or object) both asserted and denied in the same item or in running text is a
+   contradiction: unreadable. Alternatives in separate list items may differ (the seed asks for "multiple possible
+   results"), but strict credit is never given to an answer that denies a true pair or calls a hit object
+   unscathed anywhere.
 
 `score_choice` reads the option letter of the two-way event questions (GRASP Level 2 / AVoE, events.py).
 
@@ -19,100 +47,661 @@ This module uses the standard library only: the lmms-eval export copies it into 
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 from dataclasses import dataclass, field
 
 COLORS = ("red", "green", "blue", "yellow", "purple", "white")
+#: colours no scene has: an object named with one is a wrong object, not a bare shape
+OTHER_COLORS = (
+    "orange", "black", "gray", "grey", "brown", "pink", "cyan", "gold", "golden", "silver", "violet", "magenta",
+    "teal", "turquoise", "beige", "maroon", "navy", "lime",
+)  # fmt: skip
 SHAPES = {
-    "sphere": "sphere",
-    "spheres": "sphere",
-    "ball": "sphere",
-    "balls": "sphere",
-    "cube": "cube",
-    "cubes": "cube",
-    "box": "cube",
-    "block": "cube",
-    "cylinder": "cylinder",
-    "cylinders": "cylinder",
-    "can": "cylinder",
-}
+    "sphere": "sphere", "ball": "sphere", "orb": "sphere",
+    "cube": "cube", "box": "cube", "block": "cube",
+    "cylinder": "cylinder", "can": "cylinder", "tube": "cylinder", "pillar": "cylinder",
+}  # fmt: skip
+PLURALS = {"spheres": "sphere", "balls": "sphere", "cubes": "cube", "boxes": "cube", "blocks": "cube",
+           "cylinders": "cylinder", "cans": "cylinder"}  # fmt: skip
+NOUNS = r"objects?|ones?|shapes?|items?|things?|bodies|body|solids?|targets?"
+FILLER = (
+    r"small|large|big|tiny|shiny|metallic|matte|rubber|rolling|moving|sliding|solid|dark|light|bright|pale|glossy|"
+    r"wooden|plastic|metal|little|upright|rectangular|round|spherical|cylindrical|cubic|square|stationary|colored|"
+    r"coloured|-colored|-coloured"
+)
+OTHERS = "<others>"
+STATUSES = ("pairs", "none", "unreadable")
+
+_ALLC = "|".join(COLORS + OTHER_COLORS)
+_SHAPE_WORDS = "|".join(sorted(list(SHAPES) + list(PLURALS), key=len, reverse=True))
+#: a colour, or a list of colours ("red, blue and green"), then optional filler words and a shape or noun
+COLOR_MENTION = re.compile(
+    rf"\b(?P<cols>(?:{_ALLC})(?:\s*(?:,|and|&|or|/|,\s*and)\s*(?:the\s+)?(?:{_ALLC})\b)*)"
+    rf"(?:[\s-]+(?:(?:{FILLER})[\s-]+){{0,2}}(?P<noun>{_SHAPE_WORDS}|{NOUNS})\b)?"
+)
+SHAPE_GROUP = re.compile(
+    rf"\b(?:(?P<num>two|three|four|both|all(?:\s+(?:two|three|four))?|the)\s+(?:the\s+)?)?(?P<plural>"
+    rf"{'|'.join(PLURALS)})\b"
+)
+SHAPE_ONE = re.compile(rf"\b(?P<shape>{'|'.join(SHAPES)})\b")
+OTHERS_RE = re.compile(
+    r"\b(?:the\s+(?:other|remaining)(?:\s+(?:two|three|four|five))?(?:\s+(?:objects|ones|shapes|items|targets))?"
+    r"|the\s+others|the\s+rest(?:\s+of\s+the\s+objects)?|all\s+(?:the\s+)?other\s+(?:objects|ones|shapes)"
+    r"|everything\s+else|all\s+others|remaining\s+objects)\b"
+)
+NUMBER = {"two": 2, "both": 2, "three": 3, "four": 4}
+
 COLLIDE = re.compile(
-    r"\b(collid\w*|collision\w*|hit\w*|strik\w*|struck|crash\w*|bump\w*|smash\w*|knock\w*|impact\w*|"
-    r"run(?:s|ning)? into|ran into|contact\w*|touch\w*|meet\w*|intersect\w*)\b"
+    r"\b(?:collid\w*|collision\w*|hit|hits|hitting|strik\w*|struck|crash\w*|bump\w*|smash\w*|slam\w*|knock\w*|"
+    r"impact\w*|ram|rams|ramm\w*|(?:run|runs|running|ran|roll\w*|slid\w*|mov\w*|plow\w*|bang\w*|careen\w*|"
+    r"veer\w*|push\w*|drive\w*|go\w*|head\w*)\s+(?:straight\s+|right\s+|directly\s+)?into|"
+    r"(?:make|makes|making|made|come|comes|coming|came|be|in)\s+(?:\w+\s+)?contact|contacts?|contacting|"
+    r"touch\w*|graz\w*|clip|clips|clipping|clipped|nudg\w*|tap|taps|tapping|tapped|"
+    r"(?:bounc\w*|ricochet\w*|rebound\w*|deflect\w*|glanc\w*|carom\w*)\s+off|push\w*|shov\w*|"
+    r"collision[- ]course|bump\w*)\b"
 )
-NEGATION = re.compile(
-    r"\b(not|no|never|none|neither|nor|avoid\w*|miss\w*|unscathed|unhit|untouched|safe\w*|clear of|"
-    r"pass(?:es|ing)? (?:by|behind|in front)|won't|wont|doesn't|don't|isn't|aren't|without)\b|n't\b"
+#: "reach" counts only when denied ("cannot reach", "fails to reach"): reaching is not hitting
+REACH = re.compile(r"\breach\w*\b")
+MISS = re.compile(
+    r"\b(?:miss|misses|missed|missing|avoid\w*|dodg\w*|evad\w*|escap\w*|"
+    r"pass\w*\s+(?:by|behind|in\s+front\s+of|between|beside|alongside|safely|clear|harmlessly|near|close\s+to|"
+    r"over|under|around|well\s+clear)|steer\w*\s+clear|stay\w*\s+clear|clear\s+of|out\s+of\s+(?:the\s+)?way|"
+    r"go(?:es)?\s+past|goes\s+around|veer\w*\s+away|slip\w*\s+past)\b"
 )
-# the words between a colour and its shape may not be another colour: "the red and blue spheres" names two objects
-_COLOR = r"(?:" + "|".join(COLORS) + r")\b"
-MENTION = re.compile(
-    r"\b(" + "|".join(COLORS) + r")\b(?:\s+(?:(?!" + _COLOR + r")[a-z]+\s+){0,2}?(" + "|".join(SHAPES) + r")\b)?"
+UNSCATHED = re.compile(
+    r"\b(?:unscathed|untouched|unharmed|unaffected|unhit|intact|undisturbed|uninvolved|unimpeded|unobstructed|"
+    r"safe|safely|not\s+(?:be\s+)?involved|uninterrupted)\b"
 )
-# items: enumerated lines, bare lines, sentences, and clauses joined by "but"/"whereas"/... before an object, so a
-# negation ("A and B will not collide but C hits A") does not reach into the next clause
-ITEM_SPLIT = re.compile(
-    r"(?:^|\n)\s*(?:\d+[.)]|[-*\u2022])\s*|\n+|(?<=[.!?;])\s+"
-    r"|,?\s+(?:but|however|whereas|while)\b,?\s+(?=(?:the\s+)?" + _COLOR + r")"
-    r"|,\s*(?=(?:missing|avoiding|without|narrowly missing)\b)"
+NEG = re.compile(
+    r"\b(?:not|never|no\s+longer|cannot|can't|won't|wont|doesn't|don't|didn't|isn't|aren't|wasn't|weren't|"
+    r"shouldn't|wouldn't|couldn't|hasn't|haven't|unlikely|improbable|fail|fails|failing|failed|nor|neither|"
+    r"nearly|almost|without|less\s+likely)\b|\bno\s+(?:\w+\s+)?(?:collision|contact|impact|hit|crash)"
+)
+#: phrases that look negative but are not ("no doubt", "without slowing", "not only")
+NEUTRAL = re.compile(
+    r"\b(?:there\s+is\s+)?no\s+doubt\b|\bwithout\s+(?:a|any)\s+doubt\b|\bwithout\s+(?:slowing|stopping|"
+    r"changing|losing|breaking|hesitat\w*|decelerat\w*|much\s+\w+|any\s+(?:change|loss|delay))(?:\s+down)?"
+    r"(?:\s+(?:its|their|much))?(?:\s+(?:speed|direction|course|momentum|path|pace|velocity))?\b|"
+    r"\bnot\s+only\b|\b(?:i'm|i\s+am|we\s+are)\s+not\s+(?:entirely\s+|completely\s+|100%\s+)?(?:sure|certain)"
+    r"(?:,\s*but|\s+but)?\b|\bno\s+matter\b|\bnothing\s+(?:will\s+)?stop\w*\b|\bundoubtedly\b|"
+    r"\b(?:almost|nearly)\s+(?:certain\w*|sure\w*|definitely|inevitabl\w*|immediately|instantly)\b|"
+    r"\bmay\s+or\s+may\s+not\b|\bmight\s+or\s+might\s+not\b|\bnot\s+far\b|\bnot\s+long\b"
+)
+UNCERTAIN = re.compile(
+    r"\b(?:whether|hard\s+to\s+(?:say|tell|predict|determine)|difficult\s+to\s+(?:say|tell|predict|determine)|"
+    r"(?:cannot|can't|unable\s+to|not\s+able\s+to|impossible\s+to)\s+(?:\w+\s+)?(?:determine|tell|predict|say|"
+    r"know|confirm|be\s+sure|be\s+certain|see|judge|assess|answer)|unclear|not\s+clear|uncertain|"
+    r"insufficient|not\s+enough\s+information|i'm\s+sorry|i\s+am\s+sorry|as\s+an\s+ai)\b"
+)
+#: an answer that says nothing at all collides (checked on clauses that name no specific object)
+GLOBAL = re.compile(
+    r"\b(?:objects?|targets?|shapes?|items?|bodies|collisions?|contacts?|impacts?|anything|everything|nothing|"
+    r"none|any\s+of|all\s+of|each\s+other|one\s+another|pairs?)\b"
+)
+GLOBAL_NONE = re.compile(
+    r"\bnothing\s+(?:will\s+|is\s+going\s+to\s+|should\s+)?(?:collide|hit|crash|touch|happen|be\s+hit)|"
+    r"\bnone\s+of\s+(?:the\s+|them|these)|\bno\s+(?:two\s+|pair\s+of\s+)?(?:objects?|targets?|shapes?|items?)\b|"
+    r"\bno\s+(?:\w+\s+)?(?:collisions?|contacts?|impacts?)\b|\bno\s+(?:one|object)\s+(?:will|is)|"
+    r"\b(?:all|every|each)\b"
+)
+NOT_GLOBAL = re.compile(r"\b(?:other|others|further|more|additional|else|another|second|subsequent)\b")
+QUESTION_START = re.compile(r"^(?:could|will|would|does|do|is|are|can|might|may|should|did|what|which|how)\b")
+ELLIPTIC_START = re.compile(
+    r"^(?:or|alternatively|and|also|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|and\s+then|"
+    r"and\s+possibly|or\s+possibly|or\s+perhaps|or\s+even|and\s+also|but|as\s+well)\b"
+)
+PRE_PREP = re.compile(
+    r"\b(?:toward|towards|to|near|past|behind|beside|from|of|at|around|than|like|across|in\s+front\s+of|"
+    r"away\s+from|next\s+to|close\s+to|alongside|over|under|beyond|along)\s+(?:the\s+)?$"
+)
+CHAIN_PREP = re.compile(r"\b(?:into|against|onto)\s+(?:the\s+)?$")
+BETWEEN = re.compile(r"\b(?:between|among|of)\b")
+PRONOUN_LAST = re.compile(r"\b(?:which|that|the\s+latter|(?:causing|sending|pushing|knocking|making|forcing|"
+                          r"propelling|driving|deflecting|setting)\s+(?:it|them))\b")  # fmt: skip
+PRONOUN_ALL = re.compile(r"\b(?:they|both|the\s+two|these\s+two|those\s+two|the\s+pair|the\s+two\s+objects)\b")
+PRONOUN_SUBJ = re.compile(r"\b(?:it|this|the\s+former|this\s+object)\b")
+EACH_OTHER = re.compile(r"\b(?:each\s+other|one\s+another|together|it|them)\b")
+VERBISH = re.compile(
+    r"\b(?:will|would|won't|is|are|was|were|may|might|could|can|cannot|should|shall|moves?|moving|rolls?|"
+    r"rolling|slides?|sliding|continues?|remains?|stays?|keeps?|travels?|heads?|seems?|appears?)\b"
 )
 
 
 @dataclass
 class Parsed:
-    pairs: set = field(default_factory=set)  # frozensets of two object labels (or unknown names)
-    hit: set = field(default_factory=set)  # objects said to be hit
-    unhit: set = field(default_factory=set)  # objects said to stay unscathed
+    """What an answer says. `pairs` and `unhit` are the reader's; `denied` (pairs said not to collide) and
+    `claimed_unhit` (every object called unscathed, even one also said to be hit) keep strict credit honest."""
+
+    status: str = "unreadable"
+    pairs: set = field(default_factory=set)  # frozensets of two object labels (or wrong names)
+    unhit: set = field(default_factory=set)
     mentioned: set = field(default_factory=set)
+    denied: set = field(default_factory=set)
+    claimed_unhit: set = field(default_factory=set)
+    reason: str = ""  # why an answer is unreadable
+
+    @property
+    def hit(self) -> set:
+        return {x for p in self.pairs for x in p}
+
+    @property
+    def unparsed(self) -> bool:
+        return self.status == "unreadable"
 
     def as_dict(self) -> dict:
         return {
+            "status": self.status,
             "pairs": sorted(sorted(p) for p in self.pairs),
             "hit": sorted(self.hit),
             "unhit": sorted(self.unhit),
             "mentioned": sorted(self.mentioned),
+            "reason": self.reason,
         }
 
 
-def items(text: str) -> list[str]:
-    return [s.strip() for s in ITEM_SPLIT.split(text or "") if s and s.strip()]
+# ------------------------------------------------------------------------------------------------ normalisation
+
+_CHARS = {
+    "\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2032": "'", "\u00b4": "'", "`": "'", "\uff07": "'",
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"', "\u2039": '"', "\u203a": '"',
+    "\uff02": '"', "\u300c": '"', "\u300d": '"',
+    "\uff0c": ", ", "\u3001": ", ", "\u3002": ". ", "\uff1b": "; ", "\uff1a": ": ", "\uff08": " (", "\uff09": ") ",
+    "\uff01": "! ", "\uff1f": "? ", "\u00a0": " ", "\u2002": " ", "\u2003": " ", "\u2009": " ", "\u202f": " ",
+    "\u2013": " - ", "\u2014": " - ", "\u2212": "-", "\u2026": "...", "\u00bf": "", "\u00a1": "",
+}  # fmt: skip
+ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u27f6|\u21d2|\u2794|\u279c|\u27a1|<-+>|\u2194|\u27f7)\s*")
 
 
-def mentions(item: str, labels: list[str]) -> list[str]:
-    """The objects an item names, in order, as scene labels ("red cube"); a colour+shape no object of the scene
-    has is kept as its own name (it can only be wrong)."""
-    by_color = {label.split()[0]: label for label in labels}
+def normalize(text: str) -> str:
+    """Lower case, ASCII apostrophes and quotes, half-width punctuation, no markdown emphasis or headings, arrows
+    as "collides with", list bullets kept at line starts."""
+    t = (text or "").replace("\r\n", "\n").replace("\r", "\n")
+    t = "".join(_CHARS.get(c, c) for c in t)
+    t = re.sub(r"<br\s*/?>", "\n", t, flags=re.IGNORECASE)
+    t = re.sub(r"\*\*|__|~~|(?<!\w)\*(?=\w)|(?<=\w)\*(?!\w)", "", t)
+    t = re.sub(r"(?m)^\s*#{1,6}\s*", "", t)
+    t = re.sub(r"(?m)^\s*>\s*", "", t)
+    t = ARROW.sub(" collides with ", t)
+    t = re.sub(r"\s+(?:\+|&|vs\.?|versus|x|\u00d7|<>)\s+", " and ", t)
+    t = re.sub(r"[ \t]+", " ", t)
+    return t.lower().strip()
+
+
+# ------------------------------------------------------------------------------------------------ structured line
+
+STRUCTURED = re.compile(r"^[\s>*_'\"#-]*collisions?\s*:\s*(?P<body>.*?)[\s*_'\".]*$", re.IGNORECASE | re.MULTILINE)
+STRICT_OBJECT = re.compile(rf"^(?:the\s+)?(?P<c>{_ALLC})\s+(?P<s>{'|'.join(SHAPES)})$")
+
+
+def read_structured(text: str, labels: list[str]) -> Parsed | None:
+    """The last ``COLLISIONS:`` line, read strictly; None when there is none. Each pair is exactly two
+    "<colour> <shape>" names joined by "+" (or "and"); pairs are separated by ";" (or ","); anything else is
+    malformed (unreadable)."""
+    lines = list(STRUCTURED.finditer("".join(_CHARS.get(c, c) for c in (text or ""))))
+    if not lines:
+        return None
+    body = lines[-1].group("body").strip().lower()
+    p = Parsed()
+    if body in ("none", "no collisions", "nothing", "[]", "-"):
+        p.status = "none"
+        return p
+    for part in [x.strip() for x in re.split(r";|,(?=[^+]*\+)", body) if x.strip()]:
+        names = [x.strip() for x in re.split(r"\s*(?:\+|\band\b)\s*", part)]
+        objs = [STRICT_OBJECT.match(n) for n in names]
+        if len(names) != 2 or not all(objs):
+            p.reason = f"malformed structured line: {body!r}"
+            return p
+        a, b = (f"{m.group('c')} {SHAPES[m.group('s')]}" for m in objs if m)
+        if a == b:
+            p.reason = f"an object paired with itself: {body!r}"
+            return p
+        p.pairs.add(frozenset((a, b)))
+    if not p.pairs:
+        p.reason = "empty structured line"
+        return p
+    p.status, p.mentioned = "pairs", {x for q in p.pairs for x in q}
+    return p
+
+
+# ------------------------------------------------------------------------------------------------ layout
+
+FINAL = re.compile(
+    r"(?:^|\n|\.\s)[\s\-*]*(?:final\s+(?:answer|prediction|predictions|verdict|result)|in\s+conclusion|"
+    r"conclusion|in\s+summary|to\s+summari[sz]e|summary|overall|so\s+the\s+answer\s+is|answer)\s*[:\-]\s*",
+    re.IGNORECASE,
+)
+
+
+def final_part(t: str) -> str:
+    """The part after the last "Final answer:" / "In conclusion," / "Summary:" marker, when it says something."""
+    marks = list(FINAL.finditer(t))
+    for m in reversed(marks):
+        tail = t[m.end() :].strip()
+        if len(tail) > 3:
+            return tail
+    return t
+
+
+def _json_sentences(obj, key: str = "") -> list[str]:
+    """Sentences for a JSON answer: a pair list under a collision key collides, objects under an unscathed key
+    are unscathed, a {object1, object2, collide: bool} record collides or not, other strings are read as text."""
+    k = key.lower()
+    collide_key = bool(re.search(r"collid|collision|pair|hit|impact|contact", k)) and not re.search(
+        r"\bno|non|not|without|miss|unscath|safe|unhit", k
+    )
+    safe_key = bool(re.search(r"unscath|unhit|safe|no_?collision|not_?hit|untouched|miss|free|unaffected", k))
     out: list[str] = []
-    for m in MENTION.finditer(item.lower()):
-        color, shape = m.group(1), SHAPES.get(m.group(2) or "")
-        label = by_color.get(color)
-        name = (
-            label
-            if label is not None and (shape is None or label.split()[1] == shape)
-            else f"{color} {shape or 'object'}"
-        )
-        if name not in out:
-            out.append(name)
+    if isinstance(obj, dict):
+        vals = {str(a).lower(): v for a, v in obj.items()}
+        flag = next((v for a, v in vals.items() if isinstance(v, bool) or str(v).lower() in ("yes", "no")), None)
+        names = [v for a, v in vals.items() if isinstance(v, str) and re.search(r"object|target|^a$|^b$|body", a)]
+        if len(names) == 2 and flag is not None:
+            yes = flag is True or str(flag).lower() == "yes"
+            out.append(f"the {names[0]} {'will collide' if yes else 'will not collide'} with the {names[1]}.")
+            return out
+        for a, v in obj.items():
+            out += _json_sentences(v, str(a))
+        return out
+    if isinstance(obj, list):
+        if not obj and collide_key:
+            return ["no collisions."]
+        if len(obj) == 2 and all(isinstance(x, str) for x in obj) and collide_key:
+            return [f"the {obj[0]} will collide with the {obj[1]}."]
+        for x in obj:
+            out += _json_sentences(x, key)
+        return out
+    if isinstance(obj, str):
+        s = obj.strip()
+        if safe_key:
+            return [f"{s} will remain unscathed."]
+        if collide_key and not COLLIDE.search(s.lower()) and not NEG.search(s.lower()):
+            return ["no collisions."] if s.lower() in ("none", "no", "") else [f"{s} will collide."]
+        return [s if s.endswith((".", "!", "?")) else s + "."]
     return out
 
 
-def parse(text: str, labels: list[str]) -> Parsed:
-    p = Parsed()
-    for item in items(text):
-        low = item.lower()
-        named = mentions(low, labels)
-        p.mentioned.update(named)
-        if not named:
+def json_text(t: str) -> str:
+    """A JSON answer (a bare object/array or a ```json block) as sentences; other text unchanged."""
+    m = re.search(r"```(?:json)?\s*(.*?)```", t, re.DOTALL) or re.search(r"(\{.*\}|\[.*\])", t, re.DOTALL)
+    if not m:
+        return t
+    try:
+        obj = json.loads(m.group(1))
+    except ValueError:
+        return t
+    if not isinstance(obj, (dict, list)):
+        return t
+    return t[: m.start()] + "\n" + "\n".join(_json_sentences(obj)) + "\n" + t[m.end() :]
+
+
+YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|1)$")
+NO = re.compile(r"^(?:no|n|false|none|no collision|miss|misses|unlikely|0|-|unscathed|safe)$")
+
+
+def table_text(t: str) -> str:
+    """Markdown table rows as sentences: a row with a yes/no cell says its objects collide (or not); any other row
+    is its cells read as one clause ("| red cube | hits the blue sphere |")."""
+    out = []
+    for line in t.split("\n"):
+        s = line.strip()
+        if not (s.startswith("|") or s.count("|") >= 2):
+            out.append(line)
             continue
-        negated = NEGATION.search(low) is not None
-        if COLLIDE.search(low) and not negated:
-            p.hit.update(named)
-            for other in named[1:]:
-                p.pairs.add(frozenset((named[0], other)))
-        elif negated:
-            p.unhit.update(named)
-    p.unhit -= p.hit  # an object said to be hit somewhere is not also predicted unscathed
+        cells = [c.strip() for c in s.strip("|").split("|")]
+        if all(re.fullmatch(r":?-{2,}:?|", c) for c in cells):
+            continue
+        flags = [c for c in cells if YES.match(c) or NO.match(c)]
+        rest = [c for c in cells if c not in flags]
+        if len(flags) == 1 and rest:
+            verb = " will collide with " if YES.match(flags[0]) else " will not collide with "
+            out.append(verb.join(rest[:2]) + "." + (" " + " ".join(rest[2:]) + "." if rest[2:] else ""))
+        else:
+            out.append(" ".join(cells) + ".")
+    return "\n".join(out)
+
+
+# ------------------------------------------------------------------------------------------------ objects
+
+
+@dataclass
+class Mention:
+    start: int
+    end: int
+    names: list  # scene labels, wrong names ("red cylinder"), or OTHERS
+    ambiguous: bool = False
+
+
+def _scene(labels: list[str]) -> tuple[dict, dict]:
+    by_color = {lab.split()[0]: lab for lab in labels}
+    by_shape: dict[str, list[str]] = {}
+    for lab in labels:
+        by_shape.setdefault(lab.split()[-1], []).append(lab)
+    return by_color, by_shape
+
+
+def find_mentions(clause: str, labels: list[str]) -> list[Mention]:
+    """The objects a (normalised) clause names, in order."""
+    by_color, by_shape = _scene(labels)
+    found: list[Mention] = []
+    taken = [False] * len(clause)
+
+    def add(m, names, ambiguous=False):
+        if any(taken[m.start() : m.end()]):
+            return
+        for i in range(m.start(), m.end()):
+            taken[i] = True
+        found.append(Mention(m.start(), m.end(), names, ambiguous))
+
+    for m in COLOR_MENTION.finditer(clause):
+        cols = re.findall(rf"\b(?:{_ALLC})\b", m.group("cols"))
+        noun = m.group("noun") or ""
+        shape = SHAPES.get(noun) or PLURALS.get(noun)
+        names = []
+        for c in cols:
+            c = "gray" if c == "grey" else "gold" if c == "golden" else c
+            lab = by_color.get(c)
+            if len(cols) > 1 or shape is None:
+                names.append(lab or f"{c} {shape or 'object'}")
+            else:
+                names.append(lab if lab and lab.split()[-1] == shape else f"{c} {shape}")
+        add(m, names)
+    for m in OTHERS_RE.finditer(clause):
+        add(m, [OTHERS])
+    for m in SHAPE_GROUP.finditer(clause):
+        shape = PLURALS[m.group("plural")]
+        group = by_shape.get(shape, [])
+        num = NUMBER.get((m.group("num") or "").split()[-1] if m.group("num") else "", None)
+        ok = len(group) >= 2 and (num is None or num == len(group))
+        add(m, list(group) if ok else [f"some {shape}s"], ambiguous=not ok)
+    for m in SHAPE_ONE.finditer(clause):
+        shape = SHAPES[m.group("shape")]
+        if shape == "cylinder" and m.group("shape") == "can" and not re.search(r"\bthe\s+$", clause[: m.start()]):
+            continue  # "can" the verb
+        group = by_shape.get(shape, [])
+        add(m, [group[0]] if len(group) == 1 else [f"the {shape}"], ambiguous=len(group) != 1)
+    return sorted(found, key=lambda x: x.start)
+
+
+# ------------------------------------------------------------------------------------------------ clauses
+
+_SPLIT_ALWAYS = re.compile(
+    r";|\s+-\s+|(?:,\s*|\s+)(?=(?:but|however|whereas|although|though|while|whilst|until|because|since|after|"
+    r"and\s+then|so\s+that|resulting\s+in|thereby|thus|hence|whereupon|leaving|alternatively|otherwise|"
+    r"or\s+(?:possibly|perhaps|maybe|alternatively))\b)|,\s*(?=(?:which|causing|sending|pushing|knocking|missing|"
+    r"avoiding|narrowly|without|then|so|or|before|and)\b)|\s+(?=(?:as|when)\s+(?:the\s+)?(?:" + _ALLC + r")\b)"
+    r"|(?:(?<=unaffected)|(?<=unscathed)|(?<=untouched))\s+(?=by\b)|\s+(?=and\s+(?:then\s+)?(?:the\s+)?(?:(?:" + _ALLC + r")\b|"
+    r"it\b|they\b|both\b|not\b))|\s+(?=or\s+(?:the\s+)?(?:" + _ALLC + r")\b[^,.]*?\b(?:will|would|may|might|could|"
+    r"hits?|collides?)\b)"
+)
+_HAS_VERB = re.compile(COLLIDE.pattern + "|" + MISS.pattern + "|" + UNSCATHED.pattern + "|" + VERBISH.pattern)
+
+
+def split_clauses(sentence: str) -> list[str]:
+    """Clauses of a sentence: a boundary is taken only when the text since the last one already has a verb, so
+    "the red cube, the blue sphere, and the green cylinder will collide" stays one clause."""
+    out, last = [], 0
+    for m in _SPLIT_ALWAYS.finditer(sentence):
+        left = sentence[last : m.start()]
+        if m.start() > last and _HAS_VERB.search(left):
+            out.append(left)
+            last = m.end()
+    out.append(sentence[last:])
+    return [c.strip(" ,.:-") for c in out if c.strip(" ,.:-")]
+
+
+SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[a-z0-9(\"'])|\n+")
+LIST_MARK = re.compile(r"^\s*(?:\(?\d+[.)]|\(?[a-h][.)]|[-*\u2022\u25cf\u25aa+]|step\s+\d+[.:]?)\s+")
+
+
+@dataclass
+class Item:
+    """A sentence with what it inherits: the list item it belongs to and the section header above it."""
+
+    text: str
+    item: int
+    section: str | None  # "collide" | "safe" | None
+    question: bool = False
+
+
+def sentences(t: str) -> list[Item]:
+    """Lines, list items and sentences, with section headers ("Collisions:") carried to verbless items below."""
+    out: list[Item] = []
+    section: str | None = None
+    item = n_item = 0
+    for line in t.split("\n"):
+        if not line.strip():
+            continue
+        is_item = bool(LIST_MARK.match(line))
+        line = LIST_MARK.sub("", line).strip()
+        item += is_item
+        n_item = item if is_item else 0  # list items are alternatives; running text is one item
+        head = re.match(r"^([^:]{1,60}):\s*(.*)$", line)
+        if head and not find_mentions(head.group(1), []) and not re.search(rf"\b(?:{_ALLC})\b", head.group(1)):
+            label, line = head.group(1), head.group(2)
+            sec = _section(label)
+            if not line:
+                section = sec
+                continue
+            if sec and not _HAS_VERB.search(line):
+                line = f"{line} {'will collide' if sec == 'collide' else 'will remain unscathed'}"
+        elif not is_item and re.fullmatch(r"[^.!?]{0,60}:", line):
+            section = _section(line)
+            continue
+        line, inner = _asides(line)
+        for s in SENT_SPLIT.split(line) + inner:
+            s = s.strip()
+            if not s:
+                continue
+            if section and not _HAS_VERB.search(s) and len(find_mentions(s, [])) + len(re.findall(_ALLC, s)) >= 1:
+                s = f"{s} {'will collide' if section == 'collide' else 'will remain unscathed'}"
+            q = s.rstrip().endswith("?") or (bool(QUESTION_START.match(s)) and "?" in s)
+            out.append(Item(s.rstrip("?!. "), n_item, section, q))
+    return out
+
+
+def _asides(line: str) -> tuple[str, list[str]]:
+    """A line without its parenthesised asides, and the asides (each read as a sentence of its own)."""
+    inner = [m.group(1) for m in re.finditer(r"\(([^()]*)\)", line)]
+    return re.sub(r"\(([^()]*)\)", " ", line), inner
+
+
+def _section(label: str) -> str | None:
+    low = label.lower()
+    if UNSCATHED.search(low) or MISS.search(low) or NEG.search(low) or re.search(r"\bunhit|no.collision", low):
+        return "safe"
+    if COLLIDE.search(low):
+        return "collide"
+    return None
+
+
+# ------------------------------------------------------------------------------------------------ reading
+
+
+@dataclass
+class Reading:
+    """The result of reading clause after clause; `prev_*` are what the next clause may refer back to."""
+
+    asserted: dict = field(default_factory=dict)  # pair -> list item
+    denied: dict = field(default_factory=dict)  # pair -> list item
+    unhit: dict = field(default_factory=dict)  # object -> list item: objects of a denying clause
+    safe: dict = field(default_factory=dict)  # object -> list item: objects called unscathed / untouched / safe
+    mentioned: set = field(default_factory=set)
+    global_none: bool = False
+    global_safe: bool = False
+    ambiguous: bool = False
+    prev_subject: list = field(default_factory=list)
+    prev_objects: list = field(default_factory=list)
+    prev_polarity: str | None = None
+
+
+def _names(ms: list[Mention]) -> list[str]:
+    return list(dict.fromkeys(n for m in ms for n in m.names))
+
+
+def _pairs_among(names: list[str]) -> list[frozenset]:
+    return [frozenset(p) for p in itertools.combinations(names, 2) if p[0] != p[1]]
+
+
+def _cross(a: list[str], b: list[str]) -> list[frozenset]:
+    return [frozenset((x, y)) for x in a for y in b if x != y]
+
+
+def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
+    """Read one clause into `r` (rules 5-8 of the module docstring)."""
+    c = NEUTRAL.sub(" ", clause)
+    ms = find_mentions(c, labels)
+    r.mentioned.update(n for m in ms for n in m.names if n != OTHERS)
+    if item.question or UNCERTAIN.search(c):
+        return
+    neg = NEG.search(c)
+    verb = COLLIDE.search(c) or (REACH.search(c) if neg else None)
+    miss = MISS.search(c)
+    safe = UNSCATHED.search(c)
+    if not ms:
+        _read_objectless(c, verb, neg, miss, safe, r)
+        return
+    if verb and (not miss or verb.start() < miss.start()):
+        polarity = "deny" if neg else "hit"
+        anchor = verb
+    elif miss:
+        polarity = "hit" if neg and neg.start() < miss.start() and not re.search(r"narrowly|just", c) else "deny"
+        anchor = miss
+    elif safe:
+        if neg and not re.search(r"not\s+(?:be\s+)?involved", c):
+            return  # "will not stay unscathed": hit by something unnamed
+        for n in _names(ms):
+            r.safe.setdefault(n, item.item)
+        r.prev_subject, r.prev_objects, r.prev_polarity = _names(ms), [], "safe"
+        return
+    elif ELLIPTIC_START.match(c) and r.prev_polarity in ("hit", "deny") and r.prev_subject:
+        names = _names(ms)
+        pol = "deny" if neg else r.prev_polarity
+        _record(_cross(r.prev_subject, names), pol, names, item, r, ms)
+        return
+    else:
+        return  # reasoning or a description: "the red cube moves toward the blue sphere"
+    pre = [m for m in ms if m.end <= anchor.start() and not PRE_PREP.search(c[: m.start])]
+    post_all = [m for m in ms if m.start >= anchor.end()]
+    post = [m for m in post_all if not PRE_PREP.search(c[anchor.end() : m.start]) or CHAIN_PREP.search(c[: m.start])]
+    head = c[: anchor.start()]
+    subject = _names(pre)
+    if not subject:
+        if PRONOUN_LAST.search(head) and r.prev_objects:
+            subject = r.prev_objects[-1:]
+        elif PRONOUN_ALL.search(head) and r.prev_subject + r.prev_objects:
+            subject = list(dict.fromkeys(r.prev_subject + r.prev_objects))
+        elif (PRONOUN_SUBJ.search(head) or ELLIPTIC_START.match(c) or not head.strip()) and r.prev_subject:
+            subject = r.prev_subject if len(post) < 2 or not BETWEEN.search(c[anchor.end() : post[0].start]) else []
+    pairs: list[frozenset] = []
+    objects: list[str] = []
+    if post and subject:
+        prev = None
+        for m in post:
+            link = c[prev.end : m.start] if prev else ""
+            if prev is not None and CHAIN_PREP.search(link):
+                pairs += _cross(prev.names, m.names)
+            else:
+                pairs += _cross(subject, m.names)
+            prev = m
+        objects = _names(post)
+    elif post:
+        objects = _names(post)
+        pairs = _pairs_among(objects)
+        subject = []
+    elif len(subject) >= 2:
+        pairs = _pairs_among(subject)
+    elif subject and EACH_OTHER.search(c[anchor.end() :]) and r.prev_objects and PRONOUN_SUBJ.search(c[anchor.end():]):
+        pairs = _cross(subject, r.prev_objects[-1:])
+    _record(pairs, polarity, _names(ms), item, r, ms)
+    r.prev_subject, r.prev_objects, r.prev_polarity = subject, objects or subject, polarity
+
+
+def _record(pairs: list, polarity: str, names: list, item: Item, r: Reading, ms: list[Mention]) -> None:
+    if any(m.ambiguous for m in ms) and (pairs or polarity == "deny"):
+        r.ambiguous = True
+    if polarity == "hit":
+        for p in pairs:
+            if OTHERS not in p:
+                r.asserted.setdefault(p, item.item)
+    else:
+        for p in pairs:
+            if OTHERS not in p:
+                r.denied.setdefault(p, item.item)
+        for n in names:
+            r.unhit.setdefault(n, item.item)
+
+
+def _read_objectless(c: str, verb, neg, miss, safe, r: Reading) -> None:
+    """A clause naming no specific object: "no two objects will collide", "all objects remain unscathed"."""
+    if not GLOBAL.search(c) or NOT_GLOBAL.search(c):
+        return
+    if (verb and neg) or (miss and not neg) or (safe and not neg):
+        if GLOBAL_NONE.search(c) or re.search(r"\b(?:objects|they|them|targets|shapes)\b", c):
+            r.global_safe = True
+    elif GLOBAL_NONE.search(c) and re.search(r"\bno\b|\bnone\b|\bnothing\b", c):
+        r.global_none = True
+
+
+def parse(text: str, labels: list[str], structured: bool = False) -> Parsed:
+    """Read an answer (module docstring). `structured`: the answer was asked to end with a COLLISIONS line."""
+    strict = read_structured(text, labels)
+    if strict is not None and (strict.status != "unreadable" or structured):
+        return strict
+    if structured:
+        return Parsed(reason="no COLLISIONS line")
+    t = normalize(text)
+    if not t:
+        return Parsed(reason="empty answer")
+    t = final_part(table_text(json_text(t)))
+    r = Reading()
+    for it in sentences(t):
+        for clause in split_clauses(it.text):
+            read_clause(clause, it, labels, r)
+    return _conclude(r, labels)
+
+
+def _conflicts(a: dict, b: dict) -> bool:
+    """A key both asserted and denied in the same list item (or in running text: item numbers equal)."""
+    return any(k in b and b[k] == v for k, v in a.items())
+
+
+def _conclude(r: Reading, labels: list[str]) -> Parsed:
+    p = Parsed(mentioned=set(r.mentioned))
+    pairs = set(r.asserted)
+    hit = {x for q in pairs for x in q}
+    others = {x for x in labels if x not in hit}
+    safe = set(r.safe)
+    if OTHERS in safe:
+        safe = (safe - {OTHERS}) | others
+    claimed = set(r.unhit) | safe
+    if OTHERS in claimed:
+        claimed = (claimed - {OTHERS}) | others
+    if r.global_safe and not pairs:
+        claimed |= set(labels)
+    p.denied, p.claimed_unhit = set(r.denied), safe
+    hit_items = {x: i for q, i in r.asserted.items() for x in q}
+    if r.ambiguous:
+        p.reason = "an object the answer names cannot be told apart in this scene"
+    elif _conflicts(r.asserted, r.denied) or _conflicts(hit_items, r.safe):
+        p.reason = "the answer says a pair collides and does not"
+    elif pairs and (r.global_none or r.global_safe):
+        p.reason = "the answer says nothing collides and names a collision"
+    elif pairs:
+        p.status, p.pairs = "pairs", pairs
+        p.unhit = claimed - hit
+        return p
+    elif r.global_none or r.global_safe or (labels and set(labels) <= claimed | {x for q in r.denied for x in q}):
+        p.status, p.unhit = "none", claimed & set(labels) if not r.global_safe else set(labels)
+        return p
+    else:
+        p.reason = "no prediction a reader can take"
+    p.unhit = set()
     return p
+
+
+# ------------------------------------------------------------------------------------------------ scores
 
 
 @dataclass
@@ -125,17 +714,24 @@ class Score:
     f1: float
     outcome_correct: bool  # says "some collision" exactly when there is one
     strict: bool  # the collision pairs exactly right and no hit object called unscathed
+    unparsed: bool = False  # the answer could not be read: every column 0 / False
 
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
 
-def score(text: str, labels: list[str], true_pairs: list, true_unhit: list | None = None) -> tuple[Parsed, Score]:
+def score(
+    text: str, labels: list[str], true_pairs: list, true_unhit: list | None = None, structured: bool = False
+) -> tuple[Parsed, Score]:
     """Pairs precision/recall/F1 for one answer. With no true pair and none predicted, all three are 1 (a correct
     "nothing collides"); with predictions but no true pair, precision 0 and recall 1; with true pairs and none
-    predicted, precision 1 (nothing wrong said) and recall 0, so F1 = 0."""
-    parsed = parse(text, labels)
+    predicted, precision 1 (nothing wrong said) and recall 0, so F1 = 0. An unreadable answer scores 0 on every
+    column (its true pairs count as missed in the micro sums) and is flagged `unparsed`. Strict credit also needs
+    that no true pair is denied and no hit object is called unscathed anywhere in the answer."""
+    parsed = parse(text, labels, structured)
     truth = {frozenset(p) for p in true_pairs}
+    if parsed.unparsed:
+        return parsed, Score(0, 0, len(truth), 0.0, 0.0, 0.0, False, False, True)
     tp = len(parsed.pairs & truth)
     fp = len(parsed.pairs - truth)
     fn = len(truth - parsed.pairs)
@@ -143,12 +739,18 @@ def score(text: str, labels: list[str], true_pairs: list, true_unhit: list | Non
     recall = tp / (tp + fn) if tp + fn else 1.0
     f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
     true_hit = {x for p in truth for x in p}
-    strict = parsed.pairs == truth and not (parsed.unhit & true_hit)
+    strict = (
+        parsed.pairs == truth
+        and not (parsed.claimed_unhit & true_hit)
+        and not (parsed.denied & truth)
+        and not (parsed.unhit & true_hit)
+    )
     return parsed, Score(tp, fp, fn, precision, recall, f1, bool(parsed.pairs) == bool(truth), strict)
 
 
 def aggregate(scores: list[Score]) -> dict:
-    """Micro (pooled pairs) and macro (mean per answer) precision/recall/F1, outcome accuracy, strict rate."""
+    """Micro (pooled pairs) and macro (mean per answer) precision/recall/F1, outcome accuracy, strict rate and the
+    unparsed rate; unparsed answers stay in every denominator with 0s."""
     n = len(scores)
     if not n:
         return {"n": 0}
@@ -165,26 +767,59 @@ def aggregate(scores: list[Score]) -> dict:
         "macro_f1": sum(s.f1 for s in scores) / n,
         "outcome_accuracy": sum(s.outcome_correct for s in scores) / n,
         "strict": sum(s.strict for s in scores) / n,
+        "unparsed_rate": sum(s.unparsed for s in scores) / n,
     }
 
 
-#: an event question's option letter: "B.", "Answer: a", "**B**", "the answer is B", "Option A, because"
-LETTER = re.compile(r"^\W*(?:answer|option)?\W*([ab])\b|\b(?:answer|option)\W*(?:is\W*)?([ab])\b", re.IGNORECASE)
+# ------------------------------------------------------------------------------------------------ event choices
 
-
-#: "the answer is B" wins over a leading "a", which may be the article ("a ball rolls in, so the answer is B")
-NAMED_LETTER = re.compile(r"\b(?:answer|option)\W*(?:is\W*)?([ab])\b", re.IGNORECASE)
+_LETTER = r"(?:(?<![\w'])([AB])(?![\w'])|(?<![\w'])([ab])(?=\s*[).:\]]|\s*$))"
+CHOICE_EXPLICIT = re.compile(
+    r"\b(?:the\s+)?(?:correct\s+|right\s+|best\s+|final\s+)?(?:answer|option|choice|description)\s*"
+    r"(?:is|would\s+be|:|=|-)?\s*(?:option\s+)?[(\[]?\s*([ab])\b(?![\w'])|\b(?:i\s+(?:choose|pick|select|go\s+with)|"
+    r"pick|choose|select|go\s+with)\s+(?:option\s+)?[(\[]?([ab])\b(?![\w'])",
+    re.IGNORECASE,
+)
+CHOICE_NEGATED = re.compile(
+    r"\b(?:not|rather\s+than|instead\s+of|unlike|rule\s+out|ruling\s+out|eliminate|than)\s+(?:option\s+)?[(\[]?"
+    r"\s*([ab])\b(?![\w'])|(?<![\w'])(?:option\s+)?([ab])[)\]]?\s+(?:is|seems|would\s+be|appears)\s+"
+    r"(?:not|wrong|incorrect|false|implausible|unlikely|impossible|ruled\s+out)",
+    re.IGNORECASE,
+)
+CHOICE_LEAD = re.compile(r"^\W*(?:option\s+)?[(\[]?([AB])(?:[)\].:,]|\s*$|\s+(?:-|is\b|because\b))|^\W*[(\[]?([ab])[)\].:]")
+CHOICE_NONE = re.compile(r"\b(?:neither|both\s+(?:a\s+and\s+b|options|are))\b", re.IGNORECASE)
 
 
 def choice_letter(text: str) -> str | None:
-    """The option (A or B) an answer to a two-way event question starts with or names; None if neither."""
-    m = NAMED_LETTER.search(text or "") or LETTER.search(text or "")
-    return next(g for g in m.groups() if g).upper() if m else None
+    """The option (A or B) an answer to a two-way event question picks; None when it picks neither or both.
+    Negated letters ("Not A", "A is wrong") are dropped; "The answer is B" / "Answer: b" / "I choose B" win; then
+    the letter the answer starts with ("B.", "**B**", "(B)"); then the only letter it names; "Not A." alone picks
+    B."""
+    t = normalize(text) if text else ""
+    raw = re.sub(r"\*\*|__", "", "".join(_CHARS.get(c, c) for c in (text or ""))).strip()
+    if not t or CHOICE_NONE.search(t):
+        return None
+    negated = {x.upper() for m in CHOICE_NEGATED.finditer(raw) for x in m.groups() if x}
+    explicit = {x.upper() for m in CHOICE_EXPLICIT.finditer(raw) for x in m.groups() if x} - negated
+    if explicit:
+        return explicit.pop() if len(explicit) == 1 else None
+    lead = CHOICE_LEAD.match(raw)
+    if lead:
+        letter = next(g for g in lead.groups() if g).upper()
+        if letter not in negated:
+            return letter
+    named = {(a or b).upper() for a, b in re.findall(_LETTER, raw)} - negated
+    if len(named) == 1:
+        return named.pop()
+    if not named and len(negated) == 1:
+        return ({"A", "B"} - negated).pop()
+    return None
 
 
 def score_choice(text: str, truth: str) -> tuple[str | None, Score]:
-    """An event answer scored like a pair answer: every column is 1 when the letter is right, else 0."""
+    """An event answer scored like a pair answer: every column is 1 when the letter is right, else 0; an answer
+    with no readable letter is unparsed."""
     letter = choice_letter(text)
     ok = letter == truth
     v = 1.0 if ok else 0.0
-    return letter, Score(int(ok), int(not ok), int(not ok), v, v, v, ok, ok)
+    return letter, Score(int(ok), int(not ok), int(not ok), v, v, v, ok, ok, letter is None)

@@ -194,7 +194,7 @@ def test_scores_for_right_wrong_and_hedged_answers():
     _, empty_ok = exact.score("Nothing will collide.", LABELS, [])
     assert empty_ok.f1 == 1.0 and empty_ok.strict and empty_ok.outcome_correct
     _, called_safe = exact.score("The red cube hits the blue sphere. The blue sphere is unscathed.", LABELS, truth)
-    assert called_safe.f1 == 1.0  # the hit wins over the contradiction in the parse (unhit minus hit)
+    assert called_safe.unparsed and not called_safe.strict  # a self-contradiction is unreadable, never credited
 
 
 def _run(root, model, judge, out, temps=(None,)):
