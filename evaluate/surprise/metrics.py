@@ -5,7 +5,9 @@
   videos start to differ. "avg" and "max" also weigh how much is left to predict after the violation (a video
   whose object vanished has less motion to predict); "onset" looks only where the violation happens.
 - Relative accuracy: share of pairs whose violated video is the more surprising one (a tie counts one half);
-  chance 50%. Bootstrap 95% interval over pairs (percentile, fixed seed).
+  chance 50%. Bootstrap 95% interval (evaluate/uncertainty.py, percentile, fixed seed): per test over its pairs;
+  for a suite over tests, then pairs within tests, since pairs of one test share its scene and its difficulty
+  (issue 23, 16 tests x 4 pairs: resampling pairs alone gave [25, 48] for Level 2, tests then pairs [23, 52]).
 - AUROC: violated videos against plausible ones of the same test, unpaired (Mann-Whitney, ties count one half);
   chance 0.5.
 - Absolute accuracy: a video is called violated when its surprise exceeds a threshold taken from plausible videos
@@ -24,6 +26,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 import numpy as np
+
+from voebench.evaluate import uncertainty
 
 AGGREGATES = ("avg", "max", "onset")
 N_BOOT = 2000
@@ -69,12 +73,18 @@ def relative_outcomes(pairs: list[tuple[dict, dict]], context: int, agg: str) ->
     return np.array(out)
 
 
-def bootstrap_ci(values: np.ndarray, n_boot: int = N_BOOT, seed: int = 0) -> tuple[float, float]:
-    if len(values) == 0:
-        return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(n_boot, len(values)))].mean(1)
-    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+def relative_interval(pairs: list[tuple[dict, dict]], outcomes: np.ndarray, n_boot: int = N_BOOT,
+                      by_test: bool = False, seed: int = 0) -> uncertainty.Interval:
+    """The interval of the relative accuracy (mean outcome over pairs): pairs resampled, or with `by_test` tests
+    then pairs within tests."""
+    keys = [((p["test"], p["pair_id"]) if by_test else (p["pair_id"],)) for p, _v in pairs]
+    levels = ["tests", "pairs"] if by_test else ["pairs"]
+    return uncertainty.nested(keys, [(float(o), 1.0) for o in outcomes], levels, n_boot=n_boot, seed=seed)
+
+
+def _ci(iv: uncertainty.Interval) -> tuple[float, float]:
+    """(lo, hi); NaN where there is no interval (the interval dict beside it says why)."""
+    return (float("nan"), float("nan")) if iv.lo is None or iv.hi is None else (iv.lo, iv.hi)
 
 
 def auroc(positive, negative) -> float:
@@ -126,7 +136,9 @@ def pre_onset_gap(pairs: list[tuple[dict, dict]], contexts) -> dict:
     }
 
 
-def test_scores(pairs: list[tuple[dict, dict]], contexts, fixed: int, n_boot: int, quantile: float) -> dict:
+def test_scores(pairs: list[tuple[dict, dict]], contexts, fixed: int, n_boot: int, quantile: float,
+                by_test: bool = False) -> dict:
+    """Scores of a set of pairs (one test, or with `by_test` a suite, whose interval resamples tests then pairs)."""
     per_c: dict[str, dict] = {}
     for c in contexts:
         row = {}
@@ -134,9 +146,11 @@ def test_scores(pairs: list[tuple[dict, dict]], contexts, fixed: int, n_boot: in
             o = relative_outcomes(pairs, c, agg)
             pos = [video_score(v, c, agg) for _, v in pairs]
             neg = [video_score(p, c, agg) for p, _ in pairs]
+            iv = relative_interval(pairs, o, n_boot, by_test)
             row[agg] = {
                 "relative": float(o.mean()) if len(o) else float("nan"),
-                "relative_ci": bootstrap_ci(o, n_boot),
+                "relative_ci": _ci(iv),
+                "interval": iv.as_dict(),
                 "auroc": auroc(pos, neg),
                 "absolute": absolute_accuracy(pairs, c, agg, quantile),
             }
@@ -166,7 +180,10 @@ def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, q
         by_suite[pv[0]["suite"]].append(pv)
     tests = [{"suite": s, "test": t, **test_scores(pv, contexts, fixed, n_boot, quantile)}
              for (s, t), pv in sorted(by_test.items())]
-    suites = [{"suite": s, **test_scores(pv, contexts, fixed, n_boot, quantile)} for s, pv in sorted(by_suite.items())]
+    suites = [
+        {"suite": s, **test_scores(pv, contexts, fixed, n_boot, quantile, by_test=True)}
+        for s, pv in sorted(by_suite.items())
+    ]
     unpaired = len([r for r in records if r.get("pair_id") and r["pair_id"] not in pairs])
     return {
         "chance": {"relative": 0.5, "auroc": 0.5, "absolute": 0.5},

@@ -27,8 +27,36 @@ def _pct(x) -> str:
 
 
 def _ci(ci) -> str:
+    """'[lo, hi]' in percent, '-' without an interval; an interval with a note gets a numbered mark."""
     lo, hi = ci
-    return "-" if lo != lo else f"[{100 * lo:.0f}, {100 * hi:.0f}]"
+    text = "-" if lo is None or hi is None or lo != lo else f"[{100 * lo:.0f}, {100 * hi:.0f}]"
+    return text
+
+
+def _ci_cell(f: dict, notes: list[str], where: str) -> str:
+    text = _ci(f["relative_ci"])
+    note = (f.get("interval") or {}).get("note")
+    if note:
+        notes.append(f"{where}: {note}")
+        text += f" [{len(notes)}]"
+    return text
+
+
+def _resampling_lines(rows: list[dict], notes: list[str]) -> list[str]:
+    """What the intervals resampled, with the cluster counts, and the numbered notes."""
+    seen: dict[str, list[str]] = {}
+    for r in rows:
+        iv = r["fixed"]["avg"].get("interval")
+        if iv:
+            counts = ", ".join(f"{v} {k}" for k, v in iv["clusters"].items())
+            seen.setdefault(iv["resampled"], []).append(f"{r['suite']} {r['test']} ({counts})")
+    out = [""] if seen or notes else []
+    if seen:
+        n_boot = next(r["fixed"]["avg"]["interval"]["n_boot"] for r in rows if r["fixed"]["avg"].get("interval"))
+        out.append(f"95% CI: percentile bootstrap, {n_boot} draws, fixed seed, resampling clusters:")
+        out += [f"- {what}: " + "; ".join(where) for what, where in seen.items()]
+    out += [f"- [{i}] {n}" for i, n in enumerate(notes, 1)]
+    return out
 
 
 def markdown(summary: dict, info: dict) -> str:
@@ -41,8 +69,8 @@ def markdown(summary: dict, info: dict) -> str:
         f"Videos {summary['videos']}, pairs {summary['pairs']}"
         + (f", throughput {info['throughput']['pairs_per_s']:.2f} pairs/s" if info.get("throughput") else ""),
         "",
-        "Relative accuracy (%, violated video more surprising than its twin; chance 50) with bootstrap 95% CI over "
-        "pairs, the video's surprise being the mean (avg) or max of its windows or the mean of the windows that "
+        "Relative accuracy (%, violated video more surprising than its twin; chance 50) with bootstrap 95% CI "
+        "(a test: over its pairs; a suite's **all** row: over tests, then pairs within tests), the video's surprise being the mean (avg) or max of its windows or the mean of the windows that "
         f"contain the onset (onset), at the pre-declared context {fixed} and at each test's best context (selected "
         "on these data); "
         f"AUROC and absolute accuracy (threshold: the {summary['threshold_quantile']:.0%} quantile of the other "
@@ -56,16 +84,23 @@ def markdown(summary: dict, info: dict) -> str:
     rows = [dict(r, test=r.get("test", "**all**")) for r in summary["tests"]] + [
         dict(r, test="**all**") for r in summary["suites"]
     ]
+    notes: list[str] = []
     for r in rows:
         fa, fm, fo, pre = r["fixed"]["avg"], r["fixed"]["max"], r["fixed"]["onset"], r["pre_onset"]
         gap = "-" if pre["relative"] is None else f"{100 * pre['relative']:.2f}%"
+        where = f"{r['suite']} {r['test']}"
         lines.append(
-            f"| {r['suite']} | {r['test']} | {r['pairs']} | {_pct(fa['relative'])} | {_ci(fa['relative_ci'])} "
-            f"| {_pct(fm['relative'])} | {_ci(fm['relative_ci'])} | {_pct(fo['relative'])} | {_ci(fo['relative_ci'])} "
-            f"| {r['best_context']['avg']} "
-            f"| {_pct(r['best']['avg']['relative'])} | {fa['auroc']:.2f} | {_pct(fa['absolute'])} | {gap} |"
+            f"| {r['suite']} | {r['test']} | {r['pairs']} | {_pct(fa['relative'])} | {_ci_cell(fa, notes, where)} "
+            f"| {_pct(fm['relative'])} | {_ci_cell(fm, notes, where + ' (max)')} | {_pct(fo['relative'])} "
+            f"| {_ci_cell(fo, notes, where + ' (onset)')} | {r['best_context']['avg']} "
+            f"| {_pct(r['best']['avg']['relative'])} | {_pct2(fa['auroc'])} | {_pct(fa['absolute'])} | {gap} |"
         )
+    lines += _resampling_lines(rows, notes)
     return "\n".join(lines) + "\n"
+
+
+def _pct2(x) -> str:
+    return "-" if x is None or x != x else f"{x:.2f}"
 
 
 def plot_curves(records: list[dict], context: int, path: str, max_panels: int = 16) -> str | None:
