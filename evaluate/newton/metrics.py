@@ -14,6 +14,11 @@ that carry `meta.newton` (question sets and the rendered `newton` suite).
   answers per question and repeat (no strict majority = wrong).
 The per-attribute, polarity and position tables use the primary variant (the first the set was made with, v1 by
 default), so adding variants does not change them.
+
+Intervals (evaluate/uncertainty.py, percentile bootstrap, fixed seed) on the stream, attribute and polarity
+accuracies: trials (videos) resampled, then questions within trials, each question with all its repeats; a text
+question set, where every trial is one question, resamples questions. Questions without a polarity (Track 3
+scenarios) are resampled like the others, never left out.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import math
 from collections import Counter, defaultdict
 
 import numpy as np
+
+from voebench.evaluate import uncertainty
 
 INVALID = "invalid"
 
@@ -33,6 +40,26 @@ def _meta(r: dict) -> dict:
 
 def _acc(rs: list[dict]) -> float | None:
     return float(np.mean([bool(r["correct"]) for r in rs])) if rs else None
+
+
+def _question(r: dict) -> str:
+    return str(r.get("sample_id") or _meta(r).get("question_id"))
+
+
+def _trial(r: dict) -> str:
+    return str(r.get("video_id") or _meta(r).get("question_id"))
+
+
+def accuracy_interval(rs: list[dict]) -> uncertainty.Interval:
+    """Accuracy of the records (invalid = wrong) with its interval: trials, then questions within trials (each
+    with its repeats); questions alone where every trial holds one question (a text question set)."""
+    vals = [(float(bool(r["correct"])), 1.0) for r in rs]
+    by_trial: dict[str, set] = defaultdict(set)
+    for r in rs:
+        by_trial[_trial(r)].add(_question(r))
+    if all(len(q) == 1 for q in by_trial.values()):
+        return uncertainty.nested([(_question(r),) for r in rs], vals, ["questions"])
+    return uncertainty.nested([(_trial(r), _question(r)) for r in rs], vals, ["trials", "questions"])
 
 
 def welch(a: list[float], b: list[float]) -> tuple[float | None, float | None]:
@@ -69,7 +96,9 @@ def summarize(records: list[dict]) -> dict | None:
 
     def row(key_names, key, rs):
         out = dict(zip(key_names, key))
-        out.update({"n": len(rs), "acc": _acc(rs), "invalid_rate": float(np.mean([not r["valid"] for r in rs]))})
+        iv = accuracy_interval(rs)
+        out.update({"n": len(rs), "acc": _acc(rs), "ci95": iv.ci, "interval": iv.as_dict()})
+        out["invalid_rate"] = float(np.mean([not r["valid"] for r in rs]))
         out["chance"] = float(np.mean([1.0 / _meta(r)["n_options"] for r in rs]))
         if all(_meta(r).get("agreement") is not None for r in rs) and key[0] == 1:
             out["agreement"] = float(np.mean([bool(r["correct"]) * float(_meta(r)["agreement"]) for r in rs]))
@@ -81,8 +110,10 @@ def summarize(records: list[dict]) -> dict | None:
 
     polarity = []
     for (track, stream), rs in sorted(by_stream.items()):
-        pos = [float(bool(r["correct"])) for r in rs if _meta(r).get("polarity") == "positive"]
-        neg = [float(bool(r["correct"])) for r in rs if _meta(r).get("polarity") == "negative"]
+        pos_r = [r for r in rs if _meta(r).get("polarity") == "positive"]
+        neg_r = [r for r in rs if _meta(r).get("polarity") == "negative"]
+        pos = [float(bool(r["correct"])) for r in pos_r]
+        neg = [float(bool(r["correct"])) for r in neg_r]
         if not pos or not neg:
             continue
         t, p = welch(pos, neg)
@@ -94,6 +125,8 @@ def summarize(records: list[dict]) -> dict | None:
                 "n_neg": len(neg),
                 "acc_pos": float(np.mean(pos)),
                 "acc_neg": float(np.mean(neg)),
+                "ci95_pos": accuracy_interval(pos_r).ci,
+                "ci95_neg": accuracy_interval(neg_r).ci,
                 "t": t,
                 "p": p,
             }
@@ -164,21 +197,55 @@ def _num(x, fmt: str = "{:.3g}") -> str:
     return "–" if x is None else fmt.format(x)
 
 
+def _ci(ci) -> str:
+    lo, hi = (ci or [None, None])[:2]
+    return "–" if lo is None or hi is None else f"{_pct(lo)}–{_pct(hi)}"
+
+
+def _ci_cell(r: dict, notes: list[str], where: str) -> str:
+    text = _ci(r.get("ci95"))
+    note = (r.get("interval") or {}).get("note")
+    if note:
+        notes.append(f"{where}: {note}")
+        text += f" [{len(notes)}]"
+    return text
+
+
 def markdown(s: dict) -> str:
+    notes: list[str] = []
     lines = ["", f"## NEWTON metrics (primary prompt variant `{s['primary_variant']}`)", ""]
-    lines += ["| track | stream | n | acc | agreement (max) | invalid | chance |", "|---|---|---:|---:|---:|---:|---:|"]
+    lines += [
+        "| track | stream | n | acc | 95% CI | agreement (max) | invalid | chance |",
+        "|---|---|---:|---:|---|---:|---:|---:|",
+    ]
     for r in s["streams"]:
         agr = f"{_pct(r['agreement'])} ({_pct(r['agreement_max'])})" if "agreement" in r else "–"
+        where = f"track {r['track']} {r['stream']}"
         lines.append(
-            f"| {r['track']} | {r['stream']} | {r['n']} | {_pct(r['acc'])} | {agr} | {_pct(r['invalid_rate'])} | "
-            f"{_pct(r['chance'])} |"
+            f"| {r['track']} | {r['stream']} | {r['n']} | {_pct(r['acc'])} | {_ci_cell(r, notes, where)} | "
+            f"{agr} | {_pct(r['invalid_rate'])} | {_pct(r['chance'])} |"
         )
-    lines += ["", "| track | stream | attribute | n | acc | agreement |", "|---|---|---|---:|---:|---:|"]
+    lines += [
+        "",
+        "| track | stream | attribute | n | acc | 95% CI | agreement |",
+        "|---|---|---|---:|---:|---|---:|",
+    ]
     for r in s["attributes"]:
+        where = f"track {r['track']} {r['stream']} {r['attribute']}"
         lines.append(
             f"| {r['track']} | {r['stream']} | {r['attribute']} | {r['n']} | {_pct(r['acc'])} | "
-            f"{_pct(r.get('agreement'))} |"
+            f"{_ci_cell(r, notes, where)} | {_pct(r.get('agreement'))} |"
         )
+    seen: dict[str, list[str]] = {}
+    for r in s["streams"]:
+        iv = r.get("interval")
+        if iv:
+            counts = ", ".join(f"{v} {k}" for k, v in iv["clusters"].items())
+            seen.setdefault(iv["resampled"], []).append(f"track {r['track']} {r['stream']} ({counts})")
+    if seen:
+        lines += ["", "95% CI: percentile bootstrap, fixed seed, resampling clusters:"]
+        lines += [f"- {what}: " + "; ".join(where) for what, where in seen.items()]
+    lines += [f"- [{i}] {n}" for i, n in enumerate(notes, 1)]
     if s["polarity"]:
         lines += ["", "Polarity bias (Welch's t-test):", ""]
         lines += ["| track | stream | acc positive | acc negative | t | p |", "|---|---|---:|---:|---:|---:|"]

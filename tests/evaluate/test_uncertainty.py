@@ -216,3 +216,25 @@ def test_report_json_states_the_resampling(tmp_path):
     assert res["suites"][0]["interval"]["clusters"] == {"tests": 3, "samples": 12}
     md = open(os.path.join(run, "report.md"), encoding="utf-8").read()
     assert "tests, then samples within tests (stratified): s mean (3 tests, 12 samples)" in md
+
+
+def test_newton_metrics_intervals_resample_trials_then_questions():
+    from voebench.evaluate.newton import metrics as newton_metrics
+
+    recs = []
+    for r in _newton_records(3):
+        m = {"question_id": r["sample_id"].split("#")[1], "track": 2, "stream": "multiple_choice",
+             "attribute": "elasticity", "polarity": r["polarity"], "position": 1, "n_options": 3,
+             "agreement": None, "variant": "v1"}
+        recs.append({**r, "meta": {"newton": m}})
+    s = newton_metrics.summarize(recs)
+    row = s["streams"][0]
+    assert row["interval"]["resampled"] == "trials, then questions within trials"
+    assert row["interval"]["clusters"] == {"trials": 3, "questions": 18}
+    assert row["ci95"][0] <= row["acc"] <= row["ci95"][1]
+    assert "trials, then questions within trials: track 2 multiple_choice (3 trials, 18 questions)" in (
+        newton_metrics.markdown(s)
+    )
+    one = newton_metrics.summarize(recs[:1])  # one question: a report, no interval, and the reason
+    assert one["streams"][0]["ci95"] == [None, None] and "one question" in one["streams"][0]["interval"]["note"]
+    assert "[1] track 2 multiple_choice: one question" in newton_metrics.markdown(one)
