@@ -25,6 +25,7 @@ from typing import Any
 from voebench import __version__
 from voebench.evaluate.models.base import Adapter, Request
 from voebench.evaluate.predict import exact
+from voebench.evaluate.predict.intervals import ci_text, exact_intervals
 from voebench.evaluate.predict.judge import JudgeItem, cohen_kappa, judge_prompt, parse_scores, spearman
 from voebench.evaluate.run import ResponseCache, cache_key, repeat_seeds
 
@@ -200,6 +201,7 @@ def summarize(records: list[dict]) -> dict:
         scores = [exact.Score(**r["exact"]) for r in answered]
         row = {"kind": kind, "form": form, "temperature": temp, "n": len(recs), "failed": len(recs) - len(answered)}
         row["exact"] = exact.aggregate(scores)
+        row["exact_ci95"] = exact_intervals(answered)  # clips resampled with their repeats (predict/intervals.py)
         js = [r for r in answered if r.get("judge_scores")]
         if js:
             judge_row: dict = {"n": len(js)}
@@ -230,6 +232,34 @@ def _f(v) -> str:
     return "-" if v is None else f"{v:.3f}"
 
 
+def _ci_lines(groups: list[dict]) -> list[str]:
+    """95% intervals of the exact columns per group, what they resampled, and their notes (* in the table)."""
+    rows, notes = [], []
+    for g in groups:
+        ci = g.get("exact_ci95") or {}
+        if not ci:
+            continue
+        rows.append(
+            f"| {g['kind']} | {g['form']} | {g['temperature']} | "
+            + " | ".join(ci_text(ci.get(m)) for m in ("micro_f1", "macro_f1", "outcome_accuracy", "strict"))
+            + " |"
+        )
+        notes += [f"{g['kind']} {g['form']} T={g['temperature']} {m}: {v['note']}" for m, v in ci.items() if v["note"]]
+    if not rows:
+        return []
+    iv = next(iter(next(g["exact_ci95"] for g in groups if g.get("exact_ci95")).values()))
+    return [
+        "",
+        f"95% CI: percentile bootstrap, {iv.get('n_boot')} draws, fixed seed, resampling {iv.get('resampled')} "
+        "(each clip with all its repeats).",
+        "",
+        "| questions | form | T | micro F1 | macro F1 | outcome acc | strict |",
+        "|---|---|---|---|---|---|---|",
+        *rows,
+        *([""] + [f"- * {n}" for n in notes] if notes else []),
+    ]
+
+
 def report_md(results: dict, info: dict) -> str:
     lines = [
         "# Predictive reasoning: exact score and judge",
@@ -251,6 +281,7 @@ def report_md(results: dict, info: dict) -> str:
             f"| {_f(j.get('logical_consistency'))} | {_f(j.get('accuracy'))} | {_f(j.get('accuracy_invalid'))} "
             f"| {_f(ag.get('spearman_total_vs_f1'))} | {_f(ag.get('kappa_accuracy_vs_strict'))} |"
         )
+    lines += _ci_lines(results["groups"])
     lines += [
         "",
         "Exact: pairs precision/recall/F1 against the simulated collisions (micro: pooled pairs; macro: mean per "

@@ -238,3 +238,37 @@ def test_newton_metrics_intervals_resample_trials_then_questions():
     one = newton_metrics.summarize(recs[:1])  # one question: a report, no interval, and the reason
     assert one["streams"][0]["ci95"] == [None, None] and "one question" in one["streams"][0]["interval"]["note"]
     assert "[1] track 2 multiple_choice: one question" in newton_metrics.markdown(one)
+
+
+# ------------------------------------------------------------------------------------------------ predict
+
+
+def _predict_rec(sid, tp, fp, fn, strict, outcome, repeat=0, form="video"):
+    p = tp / (tp + fp) if tp + fp else 1.0
+    r = tp / (tp + fn) if tp + fn else 1.0
+    f1 = 0.0 if p + r == 0 else 2 * p * r / (p + r)
+    ex = {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": f1, "outcome_correct": outcome,
+          "strict": strict, "unparsed": False}
+    return {"kind": "collision", "form": form, "temperature": None, "sample_id": sid, "repeat": repeat, "exact": ex}
+
+
+def test_predict_intervals_match_the_printed_scores_and_resample_clips():
+    from voebench.evaluate.predict import run as predict_run
+
+    rng = np.random.default_rng(5)
+    recs = []
+    for clip in range(12):
+        for rep in range(3):
+            tp, fp, fn = (int(x) for x in rng.integers(0, 3, 3))
+            recs.append(_predict_rec(f"c{clip}", tp, fp, fn, bool(rng.random() < 0.4), bool(rng.random() < 0.7), rep))
+    g = predict_run.summarize(recs)["groups"][0]
+    for m in ("micro_f1", "macro_f1", "outcome_accuracy", "strict"):
+        iv = g["exact_ci95"][m]
+        assert iv["point"] == pytest.approx(g["exact"][m]), m  # the statistic the report prints
+        assert iv["lo"] <= iv["point"] <= iv["hi"] and iv["clusters"] == {"clips": 12}
+    md = predict_run.report_md(predict_run.summarize(recs), {"models": {"None": {"name": "m"}}, "judge": None,
+                                                             "repeats": 3})
+    assert "resampling clips (each clip with all its repeats)" in md
+    # no answer at all and one clip: a report, and the reason
+    one = predict_run.summarize(recs[:3])["groups"][0]["exact_ci95"]["strict"]
+    assert one["lo"] is None and "one clip" in one["note"]
