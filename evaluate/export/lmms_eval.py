@@ -5,6 +5,7 @@ Layout (lmms-eval 0.7.x, external tasks via ``--include_path``; see docs/evaluat
     <out>/<name>.yaml                 one task over all questions
     <out>/<name>_<suite>_<test>.yaml  one task per test (data_<suite>_<test>.jsonl)
     <out>/utils.py                    doc_to_visual / doc_to_text / doc_to_messages / process_results
+    <out>/newton_choice.py            voebench's options reader (evaluate/newton/choice.py), verbatim
     <out>/data.jsonl                  {id, video, question, answer, kind, polarity, suite, test, choices (JSON), ...}
     <out>/videos/...                  only with copy_videos=True
 
@@ -16,7 +17,7 @@ rewrite them); metric names equal the keys `process_results` returns; both `doc_
 exported: lmms-eval tasks have no multi-turn conversations.
 
 Choice questions (the `newton` suite, docs/newton.md) keep their answer label as written ("the red ball", "True"),
-carry `choices` = {"labels", "letters"} and are scored by the options parser of evaluate/newton/answers.py; each
+carry `choices` = {"labels", "letters"} and are scored by the options reader of evaluate/newton/choice.py; each
 gets the sample id `voebench evaluate` gives it (`<video>#<qid>`), since a video asks several. Prompt kinds
 without a single-turn scorer here (the predict suite's `prediction`, exported by `voebench predict-export`) are
 left out.
@@ -35,6 +36,9 @@ from voebench.evaluate.parsing import OPEN_CHOICES, open_family
 from voebench.evaluate.tasks import load_manifest, select
 
 UTILS_SOURCE = os.path.join(os.path.dirname(__file__), "lmms_eval_utils.py")
+#: the options reader of choice questions, copied verbatim next to utils.py (which loads it by this name)
+CHOICE_SOURCE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "newton", "choice.py")
+CHOICE_COPY = "newton_choice.py"
 METRICS = ("grasp_acc", "grasp_invalid")
 EXPORTED_KINDS = ("binary", "plausibility", "open", "choice")  # what utils.process_results can score
 
@@ -177,4 +181,5 @@ def export_lmms_eval(
         written["tasks"].append(task)
         written["data"].append(data_file)
     shutil.copyfile(UTILS_SOURCE, os.path.join(out_dir, "utils.py"))
+    shutil.copyfile(CHOICE_SOURCE, os.path.join(out_dir, CHOICE_COPY))
     return written

@@ -4,18 +4,19 @@ so it imports nothing from voebench (lmms-eval environments need not have it) an
 Scoring is GRASP's (the same rules as voebench.evaluate.parsing): yes/no questions are valid only if the first
 whitespace token, lower-cased with ASCII punctuation removed, is "yes" or "no"; open questions by keyword classes
 (`doc["choices"]`), a response naming no class or several classes is invalid. Invalid counts as wrong. Choice
-questions (the `newton` suite) by the options parser of voebench.evaluate.newton.answers: a lettered option's
-letter as the first word, else exactly one option's label as a whole phrase (a label only inside a longer
-label's occurrence does not count). tests/evaluate/test_export_parser.py checks that both agree.
+questions (the `newton` suite) by voebench's options reader itself: the export copies
+voebench/evaluate/newton/choice.py (standard library only) verbatim next to this file as `newton_choice.py`, so
+there is no second copy of its rules to drift. tests/evaluate/test_export_parser.py checks that both agree.
 """
 
+import importlib.util
 import json
 import os
-import re
 import string
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PUNCT = str.maketrans("", "", string.punctuation)
+CHOICE_MODULE = "newton_choice.py"  # written next to this file by the export
 
 
 def _video_path(doc):
@@ -86,36 +87,27 @@ def _parse_open(response, truth, choices, direction):
     return None
 
 
-def _norm(text):
-    return " ".join(str(text).replace("_", " ").lower().split())
+def _load_choice_reader():
+    """The options reader: the verbatim copy of voebench/evaluate/newton/choice.py that the export writes next to
+    this file (`newton_choice.py`); in voebench's own source tree (where this file lives unexported), the module
+    itself."""
+    path = os.path.join(_HERE, CHOICE_MODULE)
+    if not os.path.exists(path):
+        from voebench.evaluate.newton import choice  # noqa: PLC0415  (voebench's tree, not an exported task)
+
+        return choice
+    spec = importlib.util.spec_from_file_location("voebench_task_newton_choice", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _spans(text, label):
-    pat = r"(?<![a-z0-9])" + re.escape(_norm(label)) + r"(?![a-z0-9])"
-    return [m.span() for m in re.finditer(pat, text)]
+_choice = _load_choice_reader()
 
 
 def _parse_choice(response, choices):
-    """The option label the response names, or None (a copy of voebench.evaluate.newton.answers.pick)."""
-    labels = list(choices["labels"])
-    text = _norm(response or "")
-    if not text:
-        return None
-    spans = {lab: _spans(text, lab) for lab in labels}
-    named = []
-    for lab, sp in spans.items():
-        longer = [s for other, ss in spans.items() if other != lab and len(_norm(other)) > len(_norm(lab)) for s in ss]
-        if any(not any(a <= s[0] and s[1] <= b for a, b in longer) for s in sp):
-            named.append(lab)
-    by_label = named[0] if len(named) == 1 else None
-    if choices.get("letters"):
-        raw = text.split()[0]
-        first = raw.translate(_PUNCT)
-        offered = string.ascii_lowercase[: len(labels)]
-        article = raw == "a" and len(text.split()) > 1 and by_label is not None  # "A glass breaks, so Yes"
-        if len(first) == 1 and first in offered and not article:
-            return labels[offered.index(first)]
-    return by_label
+    """The option label the response picks, or None (voebench.evaluate.newton.choice.read_choice)."""
+    return _choice.read_choice(response, list(choices["labels"]), bool(choices.get("letters")))
 
 
 def process_results(doc, results):

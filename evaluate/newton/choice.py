@@ -1,0 +1,319 @@
+"""Which option a free-text answer to a choice question picks, read as a careful reader reads it, or None.
+
+Standard library only: `voebench export lmms-eval` copies this file verbatim into the task folder (as
+`newton_choice.py`), so lmms-eval scores choice questions with this very code, without voebench installed.
+
+Options are labels ("True"/"False", object names such as "red ball" or "the blue ball", a Likert question's
+"No"/"Somewhat"/"Yes", an event question's "A"/"B"), lettered a), b), c) when `letters` is set. Reading rules:
+
+1. Final answer first. When the answer reasons and then concludes ("Answer: c", "The answer is the bat", "Final
+   answer:", "so ...", "therefore ...", "I'd choose/pick/say ...", "the correct option is ..."), the text after
+   the last such marker decides; only when it names no option at all is the whole answer read.
+2. Options are named by their label as a whole phrase (case-insensitive, underscores as spaces, a leading article
+   of the label optional, a plural "s" allowed; a label inside a longer label's occurrence does not count: "cake"
+   in "chocolate cake"), by a word only one label has ("the bat" for "baseball bat", "blue" for "the blue ball"),
+   and, where options are lettered, by a letter: the answer's first word ("c", "c)", "(c)", "C.", "**C**",
+   "c) Yes"; a bare "A" followed by more words is the article, as in "A glass cup breaks"), "option c",
+   "answer: c", "(c)", or a stand-alone capital letter. True/False also read "untrue", "correct"/"incorrect",
+   a leading "Yes"/"No"/"Right"/"Wrong" and a few other languages' words (vrai, falsch, verdadero...).
+   "No"/"Yes" as Likert options count only as an answer word (first word, or followed by punctuation or the end),
+   not as a determiner ("there is no recovery").
+3. A named option does not count as picked when it is denied ("not the red ball", "isn't true", "neither ... nor",
+   "the duck isn't fragile"), a foil of a comparison ("heavier than the ball", "unlike the duck", "rather than",
+   "instead of") or only listed ("the ball or the bat", "True/False", "between b and c, ..."). A negation reaches
+   to the end of its clause (a comma, semicolon, dash, "but", ...).
+4. A leading letter wins over a label that disagrees with it ("a) Yes" picks option a); two different letters are
+   invalid. Otherwise one picked option is the answer. No option picked, but one of two options denied: the other
+   ("Not true." -> False). Several picked: the answer's first or last sentence if it is only an option ("The red
+   ball. The bat would not bounce."), else the part after a final "but"/"however"; otherwise none (invalid):
+   never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ARTICLES = ("the", "a", "an")
+_TRUE_WORDS = ("vrai", "wahr", "vero", "verdadero", "verdadeiro", "correct")
+_FALSE_WORDS = ("faux", "falsch", "falso", "untrue", "incorrect")
+_LEAD_TRUE = ("yes", "right")
+_LEAD_FALSE = ("no", "wrong")
+
+#: conclusion markers: the text after the last one decides (rule 1)
+_FINAL = re.compile(
+    r"\b(?:final\s+answer|answer|so|therefore|thus|hence|i\s*(?:'d|would|will|'ll)?\s*(?:choose|pick|select|say|"
+    r"go\s+with)|(?:correct|best|right)\s+(?:option|choice)(?:\s+is)?)\b\s*(?:is|would\s+be|:)?",
+    re.IGNORECASE,
+)
+#: a negation: every option named after it up to the end of its clause is denied
+_NEGATOR = re.compile(r"\b(?:not|never|neither|nor|cannot)\b|n't\b|n’t\b", re.IGNORECASE)
+#: a comparison foil: options after it (to the end of the clause) are not the answer, nor denied
+_FOIL = re.compile(
+    r"\b(?:than|unlike|rather\s+than|instead\s+of|other\s+than|except|as\s+opposed\s+to|compared\s+(?:to|with))\b",
+    re.IGNORECASE,
+)
+#: an option denied after its name by a negated copula: "the duck isn't fragile"
+_POST_NEG = re.compile(r"^\s*(?:is|are|was|were)\s*(?:not\b|n't\b)|^\s*(?:isn't|aren't|wasn't|weren't)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;:.!?\n()—–]|\s-\s|\b(?:but|so|while|whereas|however|because|since)\b", re.IGNORECASE)
+_LIST_SEP = re.compile(r"^\s*(?:,|/|\bor\b|,\s*or\b|\bvs\.?|\bversus\b)\s*(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
+_LIST_AND = re.compile(r"^\s*(?:,|\band\b|,\s*and\b)\s*(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
+_LIST_LEAD = re.compile(r"\b(?:between|among|amongst|of|from|either|comparing|considering)\s+(?:(?:the|a|an)\s+)?$",
+                        re.IGNORECASE)
+_SENTENCE = re.compile(r"[.!?;\n]+")
+_CONTRAST = re.compile(r"\b(?:but|however|instead)\b", re.IGNORECASE)
+
+
+def normalize(text: str) -> str:
+    """Markdown emphasis and code marks dropped, underscores and odd spaces as spaces, curly quotes straight."""
+    t = str(text or "")
+    t = t.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"').replace("：", ":")
+    t = re.sub(r"[*`#«»]", " ", t).replace("_", " ").replace("\u00a0", " ")
+    return re.sub(r"[ \t]+", " ", t).strip()
+
+
+def _label_core(label: str) -> str:
+    words = normalize(label).lower().split()
+    while len(words) > 1 and words[0] in _ARTICLES:
+        words = words[1:]
+    return " ".join(words)
+
+
+class _Mention:
+    __slots__ = ("start", "end", "option", "how", "denied", "foil", "listed")
+
+    def __init__(self, start: int, end: int, option: int, how: str):
+        self.start, self.end, self.option, self.how = start, end, option, how
+        self.denied = self.foil = self.listed = False
+
+
+def _find_labels(text: str, labels: list[str]) -> list[_Mention]:
+    """Whole-phrase label mentions (longest first, no overlaps), then words only one label has."""
+    low = text.lower()
+    cores = [_label_core(lab) for lab in labels]
+    found: list[_Mention] = []
+    taken: list[tuple[int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return all(b <= s or a >= e for s, e in taken)
+
+    likert = {c for c in cores if c in ("yes", "no")}
+    for k in sorted(range(len(cores)), key=lambda i: -len(cores[i])):
+        core = cores[k]
+        if len(core) == 1 and core.isalpha():
+            continue  # single-letter labels ("A"/"B") are read as letters
+        pat = r"(?<![a-z0-9'])(?:(?:the|a|an)\s+)?" + r"\s+".join(map(re.escape, core.split())) + r"(?:e?s)?(?![a-z0-9])"
+        for m in re.finditer(pat, low):
+            if not free(*m.span()):
+                continue
+            if core in likert and not _answer_word(low, m):
+                continue
+            found.append(_Mention(m.start(), m.end(), k, "label"))
+            taken.append(m.span())
+    # a word that only one label has ("bat", "blue")
+    words = [set(c.split()) - {"the", "a", "an", "of", "and", "or"} for c in cores]
+    if len(cores) > 1 and not likert and not {"true", "false"} <= set(cores):
+        for k, ws in enumerate(words):
+            own = ws - set().union(*(w for j, w in enumerate(words) if j != k))
+            for w in own:
+                if len(w) < 3:
+                    continue
+                for m in re.finditer(r"(?<![a-z0-9'])" + re.escape(w) + r"(?:e?s)?(?![a-z0-9])", low):
+                    if free(*m.span()):
+                        found.append(_Mention(m.start(), m.end(), k, "word"))
+                        taken.append(m.span())
+    return found
+
+
+def _answer_word(low: str, m: re.Match) -> bool:
+    """A Likert "yes"/"no" used as an answer: first word, or followed by punctuation or the end."""
+    before = low[: m.start()].strip(" \"'([")
+    after = low[m.end() :]
+    return not before or before.endswith((":", "-", "—", ")", ".", "\n")) or not after.strip() or bool(
+        re.match(r"\s*[,.;:!?)\"'\n—–-]", after)
+    )
+
+
+def _true_false(text: str, labels: list[str]) -> list[_Mention]:
+    """True/False questions: synonyms of the two options (rule 2)."""
+    cores = [_label_core(lab) for lab in labels]
+    if sorted(cores) != ["false", "true"]:
+        return []
+    t, f = cores.index("true"), cores.index("false")
+    low = text.lower()
+    out = []
+    for words, k in ((_TRUE_WORDS, t), (_FALSE_WORDS, f)):
+        for w in words:
+            for m in re.finditer(r"(?<![a-z])" + w + r"(?![a-z])", low):
+                out.append(_Mention(m.start(), m.end(), k, "synonym"))
+    lead = re.match(r"\W*([a-z]+)\b", low)
+    if lead:
+        w = lead.group(1)
+        if w in _LEAD_TRUE or w in _LEAD_FALSE:
+            out.append(_Mention(lead.start(1), lead.end(1), t if w in _LEAD_TRUE else f, "synonym"))
+    return out
+
+
+def _leading_letter(text: str, labels: list[str]) -> _Mention | None:
+    """The answer's first word as an offered letter ("c", "c)", "(c)", "C.", "Option C"), or None. A bare "a"
+    followed by a word is the article, unless the options are themselves the letters, written as the answer
+    writes it (options "a", "b", "c" and the answer "a cup")."""
+    n = len(labels)
+    m = re.match(r"\s*[\"'\[]?(?:(?:option|choice)\s*)?[(\[]?([a-z])[)\]]?(?=$|[\s.,:;)\]!?\"'-])", text, re.IGNORECASE)
+    if not m:
+        return None
+    letter = m.group(1).lower()
+    if ord(letter) - 97 >= n:
+        return None
+    own = m.group(1) in labels and all(len(lab) == 1 for lab in labels)
+    if _article(text, m.end(1)) and not re.match(r"\s*[(\[]", text) and not own:  # "A glass cup breaks"
+        return None
+    return _Mention(m.start(1), m.end(1), ord(letter) - 97, "lead")
+
+
+_PAREN = r"\(([a-h])\)"
+
+
+def _article(text: str, end: int) -> bool:
+    """Whether the "a" ending at `end` is the article: a word follows it directly (not "or", "and", "is")."""
+    if text[end - 1 : end].lower() != "a":
+        return False
+    nxt = re.match(r" +([A-Za-z]+)", text[end:])
+    return bool(nxt) and nxt.group(1).lower() not in ("or", "and", "is", "vs", "versus", "nor")
+
+
+def _letters(text: str, n: int) -> list[_Mention]:
+    """Letters named anywhere: "option c", "answer: c", "(c)", "c)" opening a line, a stand-alone capital."""
+    offered = "abcdefgh"[:n]
+    out = []
+    pats = [
+        (r"\b(?:option|choice|letter|answer(?:\s+is)?|is)\s*[:\-]?\s*[(\[]?([a-h])[)\]]?(?![a-z0-9'])", re.IGNORECASE),
+        (_PAREN, re.IGNORECASE),
+        (r"(?m)^\s*([a-h])[).:](?=\s|$)", re.IGNORECASE),
+        (r"\b(?:or|and|nor|vs\.?|versus)\s+[(\[]?([a-h])[)\]]?(?![a-z0-9'])", re.IGNORECASE),
+        (r"(?<![A-Za-z0-9'])([A-H])(?![A-Za-z0-9'])", 0),
+    ]
+    seen = set()
+    for pat, flags in pats:
+        for m in re.finditer(pat, text, flags):
+            letter = m.group(1).lower()
+            if letter not in offered or m.start(1) in seen:
+                continue
+            if pat != _PAREN and _article(text, m.end(1)):  # "A ball rolls", "and a bit": the article
+                continue
+            if flags == 0 and m.group(1) == "I":
+                continue
+            seen.add(m.start(1))
+            out.append(_Mention(m.start(1), m.end(1), offered.index(letter), "letter"))
+    return out
+
+
+def _mark(text: str, mentions: list[_Mention]) -> None:
+    """Set denied / foil / listed on each mention (rule 3)."""
+    for m in mentions:
+        clause_start = 0
+        for e in _CLAUSE_END.finditer(text, 0, m.start):
+            clause_start = e.end()
+        before = text[clause_start : m.start]
+        if _NEGATOR.search(before):
+            m.denied = True
+        elif _FOIL.search(before):
+            m.foil = True
+        if _POST_NEG.match(text[m.end :]):
+            m.denied = True
+    ordered = sorted(mentions, key=lambda x: x.start)
+    for a, b in zip(ordered, ordered[1:]):
+        gap = text[a.end : b.start]
+        if a.option != b.option and _LIST_SEP.match(gap):
+            a.listed = b.listed = True
+        elif a.option != b.option and _LIST_AND.match(gap):
+            head = text[: a.start]
+            # "between X and Y", "among X, Y and Z": every option of the run is listed
+            run = [x for x in ordered if x.start <= a.start]
+            k = len(run) - 1
+            while k > 0 and _LIST_AND.match(text[run[k - 1].end : run[k].start]) or (
+                k > 0 and _LIST_SEP.match(text[run[k - 1].end : run[k].start])
+            ):
+                k -= 1
+            if _LIST_LEAD.search(text[: run[k].start]) or _LIST_LEAD.search(head):
+                for x in run[k:] + [b]:
+                    x.listed = True
+
+
+def _options(text: str, labels: list[str], letters: bool) -> tuple[list[_Mention], _Mention | None]:
+    ms = _find_labels(text, labels) + _true_false(text, labels)
+    lead = None
+    if letters:
+        lead = _leading_letter(text, labels)
+        ms += [m for m in _letters(text, len(labels)) if lead is None or m.start != lead.start]
+    _mark(text, ms + ([lead] if lead else []))
+    return ms, lead
+
+
+def _read(text: str, labels: list[str], letters: bool) -> int | None | str:
+    """An option index, None (no option named) or "several" (options named, none picked with confidence)."""
+    ms, lead = _options(text, labels, letters)
+    if not ms and lead is None:
+        return None
+    letter_ms = [m for m in ms if m.how == "letter" and not (m.denied or m.listed or m.foil)]
+    if lead is not None and not lead.listed:
+        if any(m.option != lead.option for m in letter_ms):
+            return "several"
+        return lead.option
+    if len({m.option for m in letter_ms}) > 1:
+        return "several"
+    picked = [m for m in ms if not (m.denied or m.foil or m.listed)]
+    options = {m.option for m in picked}
+    if len(options) == 1:
+        return options.pop()
+    if not options:
+        denied = {m.option for m in ms if m.denied}
+        if len(labels) == 2 and len(denied) == 1:
+            return 1 - denied.pop()
+        return "several" if ms else None
+    return _one_of_several(text, labels, letters)
+
+
+def _one_of_several(text: str, labels: list[str], letters: bool) -> int | str:
+    """Several options picked: a sentence that is only an option (first, else last), else what follows a final
+    "but"/"however"; otherwise "several"."""
+    sentences = [s for s in _SENTENCE.split(text) if s.strip(" \"'-:,")]
+    for s in (sentences[:1] + sentences[-1:]) if sentences else []:
+        got = _bare(s, labels, letters)
+        if got is not None:
+            return got
+    contrast = list(_CONTRAST.finditer(text))
+    if contrast:
+        got = _read(text[contrast[-1].end() :], labels, letters)
+        if isinstance(got, int):
+            return got
+    return "several"
+
+
+def _bare(sentence: str, labels: list[str], letters: bool) -> int | None:
+    ms, lead = _options(sentence, labels, letters)
+    picked = {m.option for m in ms if not (m.denied or m.foil or m.listed)}
+    if len(picked) != 1:
+        return None
+    words = re.findall(r"[a-z0-9']+", sentence.lower())
+    option = picked.pop()
+    core = _label_core(labels[option]).split()
+    extra = [w for w in words if w not in core and w not in ("the", "a", "an", "it's", "it", "is", "answer")]
+    return option if not extra else None
+
+
+def read_choice(response: str | None, labels: list[str], letters: bool = False) -> str | None:
+    """The label of the option `response` picks, or None when it picks none or several (rules in the module
+    docstring)."""
+    text = normalize(response or "")
+    if not text or not labels:
+        return None
+    finals = list(_FINAL.finditer(text))
+    if finals:
+        tail = text[finals[-1].end() :]
+        got = _read(tail, labels, letters)
+        if isinstance(got, int):
+            return labels[got]
+        if got == "several":
+            return None
+    got = _read(text, labels, letters)
+    return labels[got] if isinstance(got, int) else None
