@@ -100,7 +100,8 @@ COLLIDE = re.compile(
     r"(?:make|makes|making|made|come|comes|coming|came|be|in)\s+(?:\w+\s+)?contact|contacts?|contacting|"
     r"touch\w*|graz\w*|clip|clips|clipping|clipped|nudg\w*|tap|taps|tapping|tapped|"
     r"(?:bounc\w*|ricochet\w*|rebound\w*|deflect\w*|glanc\w*|carom\w*)\s+off|push\w*|shov\w*|"
-    r"collision[- ]course|bump\w*)\b"
+    r"collision[- ]course|bump\w*|interact\w*|"
+    r"(?:send|sends|sending|sent|propel\w*|fling\w*|throw\w*|launch\w*)\s+(?:it|them)\s+(?:\w+\s+)?into)\b"
 )
 #: "reach" counts only when denied ("cannot reach", "fails to reach"): reaching is not hitting
 REACH = re.compile(r"\breach\w*\b")
@@ -117,7 +118,9 @@ UNSCATHED = re.compile(
 NEG = re.compile(
     r"\b(?:not|never|no\s+longer|cannot|can't|won't|wont|doesn't|don't|didn't|isn't|aren't|wasn't|weren't|"
     r"shouldn't|wouldn't|couldn't|hasn't|haven't|unlikely|improbable|fail|fails|failing|failed|nor|neither|"
-    r"nearly|almost|without|less\s+likely)\b|\bno\s+(?:\w+\s+)?(?:collision|contact|impact|hit|crash)"
+    r"nearly|almost|without|instead\s+of|short\s+of)\b|\bno\s+(?:\w+\s+)?(?:collision|contact|impact|hit|crash)|"
+    r"\b(?:stop\w*|halt\w*|(?:come|comes|coming|came)\s+to\s+(?:a\s+)?(?:stop|rest|halt))\s+(?:\w+\s+){0,2}?"
+    r"(?:before|short)\b"
 )
 #: phrases that look negative but are not ("no doubt", "without slowing", "not only")
 NEUTRAL = re.compile(
@@ -129,6 +132,8 @@ NEUTRAL = re.compile(
     r"\b(?:almost|nearly)\s+(?:certain\w*|sure\w*|definitely|inevitabl\w*|immediately|instantly)\b|"
     r"\bmay\s+or\s+may\s+not\b|\bmight\s+or\s+might\s+not\b|\bnot\s+far\b|\bnot\s+long\b"
 )
+#: "will not be affected / involved": unscathed when denied
+AFFECTED = re.compile(r"\b(?:affected|involved|disturbed|harmed|impacted|hurt|damaged|bothered)\b")
 UNCERTAIN = re.compile(
     r"\b(?:whether|hard\s+to\s+(?:say|tell|predict|determine)|difficult\s+to\s+(?:say|tell|predict|determine)|"
     r"(?:cannot|can't|unable\s+to|not\s+able\s+to|impossible\s+to)\s+(?:\w+\s+)?(?:determine|tell|predict|say|"
@@ -149,7 +154,7 @@ GLOBAL_NONE = re.compile(
 NOT_GLOBAL = re.compile(r"\b(?:other|others|further|more|additional|else|another|second|subsequent)\b")
 QUESTION_START = re.compile(r"^(?:could|will|would|does|do|is|are|can|might|may|should|did|what|which|how)\b")
 ELLIPTIC_START = re.compile(
-    r"^(?:or|alternatively|and|also|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|and\s+then|"
+    r"^(?:or|alternatively|and|also|not|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|and\s+then|"
     r"and\s+possibly|or\s+possibly|or\s+perhaps|or\s+even|and\s+also|but|as\s+well)\b"
 )
 PRE_PREP = re.compile(
@@ -430,10 +435,14 @@ _SPLIT_ALWAYS = re.compile(
     r";|\s+-\s+|(?:,\s*|\s+)(?=(?:but|however|whereas|although|though|while|whilst|until|because|since|after|"
     r"and\s+then|so\s+that|resulting\s+in|thereby|thus|hence|whereupon|leaving|alternatively|otherwise|"
     r"or\s+(?:possibly|perhaps|maybe|alternatively))\b)|,\s*(?=(?:which|causing|sending|pushing|knocking|missing|"
-    r"avoiding|narrowly|without|then|so|or|before|and)\b)|\s+(?=(?:as|when)\s+(?:the\s+)?(?:" + _ALLC + r")\b)"
-    r"|(?:(?<=unaffected)|(?<=unscathed)|(?<=untouched))\s+(?=by\b)|\s+(?=and\s+(?:then\s+)?(?:the\s+)?(?:(?:" + _ALLC + r")\b|"
-    r"it\b|they\b|both\b|not\b))|\s+(?=or\s+(?:the\s+)?(?:" + _ALLC + r")\b[^,.]*?\b(?:will|would|may|might|could|"
-    r"hits?|collides?)\b)"
+    r"avoiding|narrowly|without|then|so|or|before|and|not|instead)\b)|\s+(?=(?:as|when)\s+(?:the\s+)?(?:" + _ALLC + r")\b)"
+    r"|(?:(?<=unaffected)|(?<=unscathed)|(?<=untouched))\s+(?=by\b)|\s+(?=and\s+(?:then\s+)?(?:(?:the\s+)?(?:" + _ALLC + r")\b"
+    r"(?:\s+[a-z]+){0,2}?\s+(?:will|would|is|are|may|might|could|won't|can|cannot|should|also|then|hits?|collides?|"
+    r"strikes?|remains?|stays?|continues?|moves?|keeps?|misses|avoids|passes|gets?)\b|it\b|they\b|both\b|not\b))|\s+(?=or\s+(?:the\s+)?(?:" + _ALLC + r")\b[^,.]*?\b(?:will|would|may|might|could|"
+    r"hits?|collides?)\b)|\s+(?=and\s+(?:then\s+)?(?:(?:will|would|could|may|might|then|also|eventually|finally|later)\s+)*"
+    r"(?:hit|hits|strike|strikes|collide|collides|crash|crashes|slam|slams|bump|bumps|smash|smashes|miss|misses|avoid|"
+    r"avoids|bounce|bounces|run|runs|roll|rolls|knock|knocks|graze|grazes|pass|passes|continue|continues|remain|"
+    r"remains|stay|stays)\b)"
 )
 _HAS_VERB = re.compile(COLLIDE.pattern + "|" + MISS.pattern + "|" + UNSCATHED.pattern + "|" + VERBISH.pattern)
 
@@ -442,16 +451,23 @@ def split_clauses(sentence: str) -> list[str]:
     """Clauses of a sentence: a boundary is taken only when the text since the last one already has a verb, so
     "the red cube, the blue sphere, and the green cylinder will collide" stays one clause."""
     out, last = [], 0
+    lead = re.match(r"(?:instead\s+of|rather\s+than)\b[^,]*,", sentence)
+    if lead:  # "instead of hitting B, A will hit C": the aside first
+        out.append(lead.group(0))
+        last = lead.end()
     for m in _SPLIT_ALWAYS.finditer(sentence):
         left = sentence[last : m.start()]
-        if m.start() > last and _HAS_VERB.search(left):
+        if m.group(0).strip().startswith("and") or sentence[m.end() : m.end() + 4] == "and ":
+            if re.search(r"\bbetween\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?\s*$", left):
+                continue  # "between A and B" is one phrase
+        if m.start() > last and m.start() >= last and _HAS_VERB.search(left):
             out.append(left)
             last = m.end()
     out.append(sentence[last:])
     return [c.strip(" ,.:-") for c in out if c.strip(" ,.:-")]
 
 
-SENT_SPLIT = re.compile(r"(?<=[.!?])\s+(?=[a-z0-9(\"'])|\n+")
+SENT_SPLIT = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')]))\s+(?=[a-z0-9(\"'])|\n+")
 LIST_MARK = re.compile(r"^\s*(?:\(?\d+[.)]|\(?[a-h][.)]|[-*\u2022\u25cf\u25aa+]|step\s+\d+[.:]?)\s+")
 
 
@@ -528,8 +544,8 @@ class Reading:
     unhit: dict = field(default_factory=dict)  # object -> list item: objects of a denying clause
     safe: dict = field(default_factory=dict)  # object -> list item: objects called unscathed / untouched / safe
     mentioned: set = field(default_factory=set)
-    global_none: bool = False
-    global_safe: bool = False
+    global_none: int | None = None  # the list item of a "nothing collides" statement
+    global_safe: int | None = None
     ambiguous: bool = False
     prev_subject: list = field(default_factory=list)
     prev_objects: list = field(default_factory=list)
@@ -558,9 +574,12 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     neg = NEG.search(c)
     verb = COLLIDE.search(c) or (REACH.search(c) if neg else None)
     miss = MISS.search(c)
-    safe = UNSCATHED.search(c)
-    if not ms:
-        _read_objectless(c, verb, neg, miss, safe, r)
+    safe = UNSCATHED.search(c) or (neg and AFFECTED.search(c))
+    anchor0 = verb or miss
+    refers = anchor0 and r.prev_subject and (PRONOUN_ALL.search(c[: anchor0.start()]) or PRONOUN_LAST.search(
+        c[: anchor0.end()]) or PRONOUN_SUBJ.search(c[: anchor0.start()]))
+    if not ms and not refers:
+        _read_objectless(c, verb, neg, miss, safe, r, item.item)
         return
     if verb and (not miss or verb.start() < miss.start()):
         polarity = "deny" if neg else "hit"
@@ -569,7 +588,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         polarity = "hit" if neg and neg.start() < miss.start() and not re.search(r"narrowly|just", c) else "deny"
         anchor = miss
     elif safe:
-        if neg and not re.search(r"not\s+(?:be\s+)?involved", c):
+        if neg and not AFFECTED.search(c) and not (neg.start() > safe.start()):
             return  # "will not stay unscathed": hit by something unnamed
         for n in _names(ms):
             r.safe.setdefault(n, item.item)
@@ -580,20 +599,22 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         pol = "deny" if neg else r.prev_polarity
         _record(_cross(r.prev_subject, names), pol, names, item, r, ms)
         return
-    else:
-        return  # reasoning or a description: "the red cube moves toward the blue sphere"
+    else:  # reasoning or a description ("the red cube moves toward the blue sphere"): only a referent
+        r.prev_subject, r.prev_objects, r.prev_polarity = _names(ms), [], None
+        return
     pre = [m for m in ms if m.end <= anchor.start() and not PRE_PREP.search(c[: m.start])]
     post_all = [m for m in ms if m.start >= anchor.end()]
     post = [m for m in post_all if not PRE_PREP.search(c[anchor.end() : m.start]) or CHAIN_PREP.search(c[: m.start])]
     head = c[: anchor.start()]
     subject = _names(pre)
     if not subject:
-        if PRONOUN_LAST.search(head) and r.prev_objects:
+        between = bool(post) and len(post) >= 2 and bool(BETWEEN.search(c[anchor.end() : post[0].start]))
+        if PRONOUN_LAST.search(c[: anchor.end()]) and r.prev_objects:
             subject = r.prev_objects[-1:]
         elif PRONOUN_ALL.search(head) and r.prev_subject + r.prev_objects:
             subject = list(dict.fromkeys(r.prev_subject + r.prev_objects))
-        elif (PRONOUN_SUBJ.search(head) or ELLIPTIC_START.match(c) or not head.strip()) and r.prev_subject:
-            subject = r.prev_subject if len(post) < 2 or not BETWEEN.search(c[anchor.end() : post[0].start]) else []
+        elif not between and r.prev_subject and not re.search(r"\bthere\b", head):
+            subject = r.prev_subject
     pairs: list[frozenset] = []
     objects: list[str] = []
     if post and subject:
@@ -612,8 +633,9 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         subject = []
     elif len(subject) >= 2:
         pairs = _pairs_among(subject)
-    elif subject and EACH_OTHER.search(c[anchor.end() :]) and r.prev_objects and PRONOUN_SUBJ.search(c[anchor.end():]):
-        pairs = _cross(subject, r.prev_objects[-1:])
+    elif subject and PRONOUN_SUBJ.search(c[anchor.end() :]):  # "B ... will be hit by it": the other one named
+        others = [n for n in _names(ms) if n not in subject] or [n for n in r.prev_objects if n not in subject]
+        pairs = _cross(subject, others[-1:])
     _record(pairs, polarity, _names(ms), item, r, ms)
     r.prev_subject, r.prev_objects, r.prev_polarity = subject, objects or subject, polarity
 
@@ -633,15 +655,15 @@ def _record(pairs: list, polarity: str, names: list, item: Item, r: Reading, ms:
             r.unhit.setdefault(n, item.item)
 
 
-def _read_objectless(c: str, verb, neg, miss, safe, r: Reading) -> None:
+def _read_objectless(c: str, verb, neg, miss, safe, r: Reading, item: int) -> None:
     """A clause naming no specific object: "no two objects will collide", "all objects remain unscathed"."""
     if not GLOBAL.search(c) or NOT_GLOBAL.search(c):
         return
     if (verb and neg) or (miss and not neg) or (safe and not neg):
         if GLOBAL_NONE.search(c) or re.search(r"\b(?:objects|they|them|targets|shapes)\b", c):
-            r.global_safe = True
+            r.global_safe = item
     elif GLOBAL_NONE.search(c) and re.search(r"\bno\b|\bnone\b|\bnothing\b", c):
-        r.global_none = True
+        r.global_none = item
 
 
 def parse(text: str, labels: list[str], structured: bool = False) -> Parsed:
@@ -678,7 +700,8 @@ def _conclude(r: Reading, labels: list[str]) -> Parsed:
     claimed = set(r.unhit) | safe
     if OTHERS in claimed:
         claimed = (claimed - {OTHERS}) | others
-    if r.global_safe and not pairs:
+    said_none = r.global_none is not None or r.global_safe is not None
+    if r.global_safe is not None and not pairs:
         claimed |= set(labels)
     p.denied, p.claimed_unhit = set(r.denied), safe
     hit_items = {x: i for q, i in r.asserted.items() for x in q}
@@ -686,14 +709,15 @@ def _conclude(r: Reading, labels: list[str]) -> Parsed:
         p.reason = "an object the answer names cannot be told apart in this scene"
     elif _conflicts(r.asserted, r.denied) or _conflicts(hit_items, r.safe):
         p.reason = "the answer says a pair collides and does not"
-    elif pairs and (r.global_none or r.global_safe):
+    elif pairs and (set(r.asserted.values()) & {r.global_none, r.global_safe} or (said_none and not any(
+        r.asserted.values()))):
         p.reason = "the answer says nothing collides and names a collision"
     elif pairs:
         p.status, p.pairs = "pairs", pairs
         p.unhit = claimed - hit
         return p
-    elif r.global_none or r.global_safe or (labels and set(labels) <= claimed | {x for q in r.denied for x in q}):
-        p.status, p.unhit = "none", claimed & set(labels) if not r.global_safe else set(labels)
+    elif said_none or (labels and set(labels) <= claimed | {x for q in r.denied for x in q}):
+        p.status, p.unhit = "none", set(labels)
         return p
     else:
         p.reason = "no prediction a reader can take"
