@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 COLORS = ("red", "green", "blue", "yellow", "purple", "white")
 #: colours no scene has: an object named with one is a wrong object, not a bare shape
 OTHER_COLORS = (
-    "orange", "black", "gray", "grey", "brown", "pink", "cyan", "gold", "golden", "silver", "violet", "magenta",
+    "orange", "black", "gray", "grey", "brown", "pink", "cyan", "gold", "golden", "silver", "magenta",
     "teal", "turquoise", "beige", "maroon", "navy", "lime",
 )  # fmt: skip
 SHAPES = {
@@ -151,7 +151,7 @@ GLOBAL_NONE = re.compile(
     r"\bno\s+(?:\w+\s+)?(?:collisions?|contacts?|impacts?)\b|\bno\s+(?:one|object)\s+(?:will|is)|"
     r"\b(?:all|every|each)\b"
 )
-NOT_GLOBAL = re.compile(r"\b(?:other|others|further|more|additional|else|another|second|subsequent)\b")
+NOT_GLOBAL = re.compile(r"\b(?:(?<!each\s)(?<!one\s)other|others|further|more|additional|else|another|second|subsequent)\b")
 QUESTION_START = re.compile(r"^(?:could|will|would|does|do|is|are|can|might|may|should|did|what|which|how)\b")
 ELLIPTIC_START = re.compile(
     r"^(?:or|alternatively|and|also|not|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|and\s+then|"
@@ -250,7 +250,7 @@ def read_structured(text: str, labels: list[str]) -> Parsed | None:
     body = lines[-1].group("body").strip().lower()
     p = Parsed()
     if body in ("none", "no collisions", "nothing", "[]", "-"):
-        p.status = "none"
+        p.status, p.unhit = "none", set(labels)
         return p
     for part in [x.strip() for x in re.split(r";|,(?=[^+]*\+)", body) if x.strip()]:
         names = [x.strip() for x in re.split(r"\s*(?:\+|\band\b)\s*", part)]
@@ -359,7 +359,9 @@ def table_text(t: str) -> str:
             continue
         flags = [c for c in cells if YES.match(c) or NO.match(c)]
         rest = [c for c in cells if c not in flags]
-        if len(flags) == 1 and rest:
+        if len(flags) == 1 and len(rest) == 1:
+            out.append(rest[0] + (" will collide." if YES.match(flags[0]) else " will not collide."))
+        elif len(flags) == 1 and rest:
             verb = " will collide with " if YES.match(flags[0]) else " will not collide with "
             out.append(verb.join(rest[:2]) + "." + (" " + " ".join(rest[2:]) + "." if rest[2:] else ""))
         else:
@@ -460,6 +462,9 @@ def split_clauses(sentence: str) -> list[str]:
         if m.group(0).strip().startswith("and") or sentence[m.end() : m.end() + 4] == "and ":
             if re.search(r"\bbetween\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?\s*$", left):
                 continue  # "between A and B" is one phrase
+            first = COLOR_MENTION.search(left)
+            if first and not _HAS_VERB.search(left[first.end() :]):
+                continue  # "it is likely that A and B will collide": A has no verb of its own yet
         if m.start() > last and m.start() >= last and _HAS_VERB.search(left):
             out.append(left)
             last = m.end()
@@ -570,14 +575,16 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     ms = find_mentions(c, labels)
     r.mentioned.update(n for m in ms for n in m.names if n != OTHERS)
     if item.question or UNCERTAIN.search(c):
+        if ms:  # "Will the red cube hit the blue sphere? Yes, it will." -- a referent, not a prediction
+            r.prev_subject, r.prev_objects, r.prev_polarity = _names(ms), [], None
         return
     neg = NEG.search(c)
     verb = COLLIDE.search(c) or (REACH.search(c) if neg else None)
     miss = MISS.search(c)
     safe = UNSCATHED.search(c) or (neg and AFFECTED.search(c))
-    anchor0 = verb or miss
+    anchor0 = verb or miss or safe
     refers = anchor0 and r.prev_subject and (PRONOUN_ALL.search(c[: anchor0.start()]) or PRONOUN_LAST.search(
-        c[: anchor0.end()]) or PRONOUN_SUBJ.search(c[: anchor0.start()]))
+        c[: anchor0.end()]) or PRONOUN_SUBJ.search(c[: anchor0.start()]) or ELLIPTIC_START.match(c))
     if not ms and not refers:
         _read_objectless(c, verb, neg, miss, safe, r, item.item)
         return
@@ -590,6 +597,8 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     elif safe:
         if neg and not AFFECTED.search(c) and not (neg.start() > safe.start()):
             return  # "will not stay unscathed": hit by something unnamed
+        if not ms and PRONOUN_SUBJ.search(c[: safe.start()]):
+            ms = [Mention(0, 0, list(r.prev_subject[:1]))]  # "it will continue unscathed"
         for n in _names(ms):
             r.safe.setdefault(n, item.item)
         r.prev_subject, r.prev_objects, r.prev_polarity = _names(ms), [], "safe"

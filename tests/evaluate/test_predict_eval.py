@@ -152,7 +152,7 @@ LABELS = ["red cube", "blue sphere", "green cylinder"]
             [{"blue sphere", "red cube"}, {"blue sphere", "green cylinder"}],
             set(),
         ),
-        ("No objects will collide.", [], set()),
+        ("No objects will collide.", [], set(LABELS)),  # nothing collides: every object is unscathed
         ("The red cylinder hits the green cylinder.", [{"red cylinder", "green cylinder"}], set()),  # wrong shape
         # a colour between a colour and a shape is an object of its own, not a filler word
         ("The red and blue spheres will collide.", [{"red cube", "blue sphere"}], set()),
