@@ -585,7 +585,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     anchor0 = verb or miss or safe
     refers = anchor0 and r.prev_subject and (PRONOUN_ALL.search(c[: anchor0.start()]) or PRONOUN_LAST.search(
         c[: anchor0.end()]) or PRONOUN_SUBJ.search(c[: anchor0.start()]) or ELLIPTIC_START.match(c))
-    if not ms and not refers:
+    if not ms and (not refers or re.search(r"\b(?:all|every|none|nothing|no)\b", c)):
         _read_objectless(c, verb, neg, miss, safe, r, item.item)
         return
     if verb and (not miss or verb.start() < miss.start()):
