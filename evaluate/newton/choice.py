@@ -53,12 +53,15 @@ _FOIL = re.compile(
     re.IGNORECASE,
 )
 #: an option denied after its name by a negated copula: "the duck isn't fragile"
-_POST_NEG = re.compile(r"^\s*(?:is|are|was|were)\s*(?:not\b|n't\b)|^\s*(?:isn't|aren't|wasn't|weren't)\b", re.IGNORECASE)
+_POST_NEG = re.compile(
+    r"^\s*(?:is|are|was|were)\s*(?:not\b|n't\b)|^\s*(?:isn't|aren't|wasn't|weren't)\b", re.IGNORECASE
+)
 _CLAUSE_END = re.compile(r"[,;:.!?\n()—–]|\s-\s|\b(?:but|so|while|whereas|however|because|since)\b", re.IGNORECASE)
 _LIST_SEP = re.compile(r"^\s*(?:,|/|\bor\b|,\s*or\b|\bvs\.?|\bversus\b)\s*(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
 _LIST_AND = re.compile(r"^\s*(?:,|\band\b|,\s*and\b)\s*(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
-_LIST_LEAD = re.compile(r"\b(?:between|among|amongst|of|from|either|comparing|considering)\s+(?:(?:the|a|an)\s+)?$",
-                        re.IGNORECASE)
+_LIST_LEAD = re.compile(
+    r"\b(?:between|among|amongst|of|from|either|comparing|considering)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE
+)
 _SENTENCE = re.compile(r"[.!?;\n]+")
 _CONTRAST = re.compile(r"\b(?:but|however|instead)\b", re.IGNORECASE)
 
@@ -101,7 +104,8 @@ def _find_labels(text: str, labels: list[str]) -> list[_Mention]:
         core = cores[k]
         if len(core) == 1 and core.isalpha():
             continue  # single-letter labels ("A"/"B") are read as letters
-        pat = r"(?<![a-z0-9'])(?:(?:the|a|an)\s+)?" + r"\s+".join(map(re.escape, core.split())) + r"(?:e?s)?(?![a-z0-9])"
+        phrase = r"\s+".join(map(re.escape, core.split()))
+        pat = r"(?<![a-z0-9'])(?:(?:the|a|an)\s+)?" + phrase + r"(?:e?s)?(?![a-z0-9])"
         for m in re.finditer(pat, low):
             if not free(*m.span()):
                 continue
@@ -128,8 +132,11 @@ def _answer_word(low: str, m: re.Match) -> bool:
     """A Likert "yes"/"no" used as an answer: first word, or followed by punctuation or the end."""
     before = low[: m.start()].strip(" \"'([")
     after = low[m.end() :]
-    return not before or before.endswith((":", "-", "—", ")", ".", "\n")) or not after.strip() or bool(
-        re.match(r"\s*[,.;:!?)\"'\n—–-]", after)
+    return (
+        not before
+        or before.endswith((":", "-", "—", ")", ".", "\n"))
+        or not after.strip()
+        or bool(re.match(r"\s*[,.;:!?)\"'\n—–-]", after))
     )
 
 
@@ -230,13 +237,15 @@ def _mark(text: str, mentions: list[_Mention]) -> None:
             # "between X and Y", "among X, Y and Z": every option of the run is listed
             run = [x for x in ordered if x.start <= a.start]
             k = len(run) - 1
-            while k > 0 and _LIST_AND.match(text[run[k - 1].end : run[k].start]) or (
-                k > 0 and _LIST_SEP.match(text[run[k - 1].end : run[k].start])
-            ):
+            while k > 0 and _is_list_gap(text[run[k - 1].end : run[k].start]):
                 k -= 1
             if _LIST_LEAD.search(text[: run[k].start]) or _LIST_LEAD.search(head):
                 for x in run[k:] + [b]:
                     x.listed = True
+
+
+def _is_list_gap(gap: str) -> bool:
+    return bool(_LIST_AND.match(gap) or _LIST_SEP.match(gap))
 
 
 def _options(text: str, labels: list[str], letters: bool) -> tuple[list[_Mention], _Mention | None]:

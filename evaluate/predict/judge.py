@@ -1,19 +1,30 @@
-"""The seed's LLM judge (its CLEVRER evaluator prompt, word for word with the three fields filled in), the
-parser of its replies, and the agreement between the judge and the exact scorer.
+"""The seed's LLM judge (its CLEVRER evaluator prompt, word for word with the three fields filled in) and the
+agreement between the judge and the exact scorer.
 
 The judge scores Specificity and Logical Consistency from 0 to 5 and Accuracy 0/1 ("is there an answer in the
-prediction semantically consistent with the true label"). Judges rarely keep the requested format, so
-`parse_scores` reads each criterion from the text that follows its name up to the next criterion: a number after
-"score" first, else the first number that is not part of a stated range ("(0-5)", "0 to 5"); "4/5" and
-"4 out of 5" read as 4. A score outside its scale, or a missing one, is None (counted as invalid, never guessed).
+prediction semantically consistent with the true label"). Its replies are read by `judge_reply.parse_scores`
+(re-exported here; the reading rules are that module's docstring): a criterion the reply gives no single valid
+score for is None, and a reply with any None is invalid (`reply_valid`), counted as such, never guessed.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Any
+
+from voebench.evaluate.predict.judge_reply import CRITERIA, parse_scores, reply_valid
+
+__all__ = [
+    "CRITERIA",
+    "JUDGE_PROMPT",
+    "JudgeItem",
+    "cohen_kappa",
+    "judge_prompt",
+    "parse_scores",
+    "reply_valid",
+    "spearman",
+]
 
 #: the seed's CLEVRER evaluator prompt; {sentence_text}, {ground_truth_text}, {object_descriptions} as in the seed
 JUDGE_PROMPT = (
@@ -48,16 +59,6 @@ JUDGE_PROMPT = (
     "Your score for each dimension should be a single number, not a list"
 )
 
-CRITERIA = {
-    "specificity": (r"specific(?:ity)?", 5),
-    "logical_consistency": (r"logic(?:al)?[\s_-]*(?:consistency)?", 5),
-    "accuracy": (r"accura(?:cy|te)", 1),
-}
-_NAMES = re.compile("|".join(f"(?P<{k}>{pat})" for k, (pat, _) in CRITERIA.items()), re.IGNORECASE)
-_NUMBER = r"(\d+(?:\.\d+)?)"
-_AFTER_SCORE = re.compile(r"score\W{0,6}?" + _NUMBER, re.IGNORECASE)
-_RANGE = re.compile(r"\(?\b0\s*(?:-|–|to|or)\s*[15]\b\)?", re.IGNORECASE)
-
 
 @dataclass
 class JudgeItem:
@@ -73,32 +74,6 @@ class JudgeItem:
 
 def judge_prompt(prediction: str, truth: str, attributes: str) -> str:
     return JUDGE_PROMPT.format(sentence_text=prediction, ground_truth_text=truth, object_descriptions=attributes)
-
-
-def _value(segment: str, top: int) -> float | None:
-    m = _AFTER_SCORE.search(segment)
-    if m is None:
-        m = re.search(_NUMBER, _RANGE.sub(" ", segment))
-    if m is None:
-        return None
-    v = float(m.group(1))
-    if not (0 <= v <= top) or (top == 1 and v not in (0.0, 1.0)):
-        return None
-    return v
-
-
-def parse_scores(text: str) -> dict:
-    """{"specificity", "logical_consistency", "accuracy"} -> a number or None, from a judge's reply. The first
-    mention of a criterion that carries a valid number wins (the prompt's own words may be echoed back first)."""
-    text = text or ""
-    hits = [(m.start(), m.end(), m.lastgroup or "") for m in _NAMES.finditer(text)]
-    out: dict[str, float | None] = dict.fromkeys(CRITERIA)
-    for i, (_, end, name) in enumerate(hits):
-        if out[name] is not None:
-            continue
-        stop = hits[i + 1][0] if i + 1 < len(hits) else len(text)
-        out[name] = _value(text[end:stop][:200], CRITERIA[name][1])
-    return out
 
 
 # ------------------------------------------------------------------------------------------------- agreement

@@ -26,7 +26,7 @@ from voebench import __version__
 from voebench.evaluate.models.base import Adapter, Request
 from voebench.evaluate.predict import exact
 from voebench.evaluate.predict.intervals import ci_text, exact_intervals
-from voebench.evaluate.predict.judge import JudgeItem, cohen_kappa, judge_prompt, parse_scores, spearman
+from voebench.evaluate.predict.judge import JudgeItem, cohen_kappa, judge_prompt, parse_scores, reply_valid, spearman
 from voebench.evaluate.run import ResponseCache, cache_key, repeat_seeds
 
 CACHE, JUDGE_CACHE, SAMPLES, RUN, RESULTS, REPORT = (
@@ -209,7 +209,8 @@ def summarize(records: list[dict]) -> dict:
                 vals = [r["judge_scores"][crit] for r in js if r["judge_scores"][crit] is not None]
                 judge_row[crit] = sum(vals) / len(vals) if vals else None
                 judge_row[f"{crit}_invalid"] = 1 - len(vals) / len(js)
-            full = [r for r in js if None not in r["judge_scores"].values()]
+            full = [r for r in js if reply_valid(r["judge_scores"])]
+            judge_row["invalid"] = 1 - len(full) / len(js)  # replies without all three scores
             total = [sum(r["judge_scores"].values()) for r in full]
             judge_row["agreement"] = {
                 "n": len(full),
