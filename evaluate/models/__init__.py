@@ -51,6 +51,10 @@ def make_adapter(
     if kind == "fake":
         from voebench.evaluate.models.fake import KINDS, FakeAdapter  # noqa: PLC0415
 
+        if rest.partition(":")[0] == "psychometric":  # a known psychometric curve (docs/psychometrics.md)
+            from voebench.evaluate.models.fake_psychometric import make  # noqa: PLC0415
+
+            return make(rest)
         if rest not in KINDS:
             raise UsageError(f"--model fake:{rest}: kind must be one of {', '.join(KINDS)}")
         return FakeAdapter(rest)
