@@ -41,6 +41,14 @@ IMAGE_QUERY = (
     "answer]', and so on."
 )
 VIDEO_QUERY = PREDICTION_VIDEO_QUERY  # the manifest's prompt text (voebench.contract.manifest)
+#: prompt variants of the collision questions: the seed's wording, or the seed's wording ending with one line the
+#: exact scorer reads strictly (exact.read_structured; an answer without a well-formed line is unparsed)
+PROMPTS = ("seed", "structured")
+STRUCTURED_SUFFIX = (
+    " After your answer, end with one final line that lists every pair of objects you predict will collide, naming "
+    "each object by its colour and shape, exactly in this form: 'COLLISIONS: <colour> <shape> + <colour> <shape>; "
+    "<colour> <shape> + <colour> <shape>', or 'COLLISIONS: none' if no two objects will collide."
+)
 
 
 def image_frames(cut_frame: int, n: int) -> list[int]:
@@ -118,6 +126,7 @@ class PredictSample:
     test: str = "collisions"
     kind: str = "collision"  # the question type (report rows; event questions are `event`)
     strategy: str = "zero-shot"
+    prompt_variant: str = "seed"  # PROMPTS: "structured" asks for a final COLLISIONS line
 
     def record(self) -> dict:
         d = asdict(self)
@@ -125,19 +134,23 @@ class PredictSample:
         return d
 
     def score(self, text: str) -> tuple[dict, exact.Score]:
-        parsed, sc = exact.score(text, self.labels, self.true_pairs, self.true_unhit)
+        structured = self.prompt_variant == "structured"
+        parsed, sc = exact.score(text, self.labels, self.true_pairs, self.true_unhit, structured=structured)
         return parsed.as_dict(), sc
 
     def fake_answer(self, kind: str, rng: random.Random) -> str:
-        """What a `fake:<kind>` model answers (evaluate/predict/fake.py)."""
+        """What a `fake:<kind>` model answers (evaluate/predict/fake.py); under the structured prompt it ends with
+        the COLLISIONS line."""
         if kind == "oracle":
-            return describe_pairs(self.true_pairs, self.labels)
-        if kind == "never":
-            return describe_pairs([], self.labels)
-        pairs = [list(p) for p in itertools.combinations(self.labels, 2)]
-        if kind == "random":
-            pairs = [p for p in pairs if rng.random() < 0.5]
-        return describe_pairs(pairs, self.labels)
+            pairs = [list(p) for p in self.true_pairs]
+        elif kind == "never":
+            pairs = []
+        else:
+            pairs = [list(p) for p in itertools.combinations(self.labels, 2)]
+            if kind == "random":
+                pairs = [p for p in pairs if rng.random() < 0.5]
+        text = describe_pairs(pairs, self.labels)
+        return text + "\n" + structured_line(pairs) if self.prompt_variant == "structured" else text
 
     def message(self) -> dict:
         """The user turn in the adapters' format (models/base.py); `as_images` asks for separate images."""
@@ -154,6 +167,11 @@ def describe_pairs(pairs: list, labels: list) -> str:
     return "\n".join(f"{k}. {s}" for k, s in enumerate(lines, 1))
 
 
+def structured_line(pairs: list) -> str:
+    """The structured prompt's final line for these pairs ("COLLISIONS: red cube + blue sphere" / "... none")."""
+    return "COLLISIONS: " + ("; ".join(f"{a} + {b}" for a, b in pairs) if pairs else "none")
+
+
 def attributes(pred: dict) -> str:
     """The judge prompt's object attributes: each object's position and velocity in the last frame shown."""
     out = []
@@ -164,11 +182,21 @@ def attributes(pred: dict) -> str:
     return "; ".join(out)
 
 
-def build_samples(manifest: Manifest, forms: list[str], image_count: int = 5, video_frames: int = 16) -> list:
-    """One sample per (video with a `prediction`, query form), in manifest order."""
+def build_samples(
+    manifest: Manifest,
+    forms: list[str],
+    image_count: int = 5,
+    video_frames: int = 16,
+    prompts: tuple[str, ...] | list[str] = ("seed",),
+) -> list:
+    """One sample per (video with a `prediction`, query form, prompt variant), in manifest order. Seed-prompt
+    samples keep the id `<video>#<form>`; structured ones are `<video>#<form>#structured`."""
     for f in forms:
         if f not in FORMS:
             raise UsageError(f"--forms {f}: choose from {', '.join(FORMS)}")
+    for v in prompts:
+        if v not in PROMPTS:
+            raise UsageError(f"--prompt {v}: choose from {', '.join(PROMPTS)} or both")
     out = []
     for e in manifest.entries:
         pred = e.get("prediction")
@@ -178,14 +206,17 @@ def build_samples(manifest: Manifest, forms: list[str], image_count: int = 5, vi
             raise UsageError(f"{e['id']}: no video (rendered with --states-only?); render the set with pixels")
         cut = int(pred["cut_frame"])
         clip = (cut + 1) / float(e["fps"])
-        for form in forms:
+        for form, variant in itertools.product(forms, prompts):
             if form == "image":
                 frames, prompt = image_frames(cut, image_count), image_query(min(image_count, cut + 1), clip)
             else:
                 frames, prompt = sample_frame_indices(cut + 1, video_frames), VIDEO_QUERY
+            if variant == "structured":
+                prompt += STRUCTURED_SUFFIX
             out.append(
                 PredictSample(
-                    sample_id=f"{e['id']}#{form}",
+                    sample_id=f"{e['id']}#{form}" + ("" if variant == "seed" else f"#{variant}"),
+                    prompt_variant=variant,
                     form=form,
                     **clip_fields(e, manifest.root),
                     frames=frames,

@@ -192,14 +192,15 @@ def summarize(records: list[dict]) -> dict:
     """Per (query form, temperature): exact metrics, mean judge scores, judge-vs-exact agreement."""
     groups: dict[tuple, list[dict]] = {}
     for r in records:
-        groups.setdefault((r["kind"], r["form"], r["temperature"]), []).append(r)
+        groups.setdefault((r["kind"], r["form"], r.get("prompt_variant", "seed"), r["temperature"]), []).append(r)
     out = []
-    for (kind, form, temp), recs in sorted(
-        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2] is None, kv[0][2] or 0)
+    for (kind, form, prompt, temp), recs in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2], kv[0][3] is None, kv[0][3] or 0)
     ):
         answered = [r for r in recs if r.get("exact") is not None]
         scores = [exact.Score(**r["exact"]) for r in answered]
-        row = {"kind": kind, "form": form, "temperature": temp, "n": len(recs), "failed": len(recs) - len(answered)}
+        row = {"kind": kind, "form": form, "prompt": prompt, "temperature": temp, "n": len(recs)}
+        row["failed"] = len(recs) - len(answered)
         row["exact"] = exact.aggregate(scores)
         row["exact_ci95"] = exact_intervals(answered)  # clips resampled with their repeats (predict/intervals.py)
         js = [r for r in answered if r.get("judge_scores")]
@@ -241,7 +242,8 @@ def _ci_lines(groups: list[dict]) -> list[str]:
         if not ci:
             continue
         rows.append(
-            f"| {g['kind']} | {g['form']} | {g['temperature']} | "
+            f"| {g['kind']} | {g['form']}{'' if g.get('prompt', 'seed') == 'seed' else ' (structured)'} "
+            f"| {g['temperature']} | "
             + " | ".join(ci_text(ci.get(m)) for m in ("micro_f1", "macro_f1", "outcome_accuracy", "strict"))
             + " |"
         )
@@ -268,18 +270,19 @@ def report_md(results: dict, info: dict) -> str:
         f"Models: {', '.join(m['name'] + ' (T=' + t + ')' for t, m in info['models'].items())}; "
         f"judge: {info['judge']['name'] if info['judge'] else 'none'}; repeats: {info['repeats']}.",
         "",
-        "| questions | form | T | n | micro F1 | macro F1 | outcome acc | strict | judge spec | judge logic "
-        "| judge acc | judge invalid (acc) | Spearman(total, F1) | kappa(acc, strict) |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| questions | form | prompt | T | n | unparsed | micro F1 | macro F1 | outcome acc | strict | judge spec "
+        "| judge logic | judge acc | judge invalid | Spearman(total, F1) | kappa(acc, strict) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for g in results["groups"]:
         e, j = g["exact"], g.get("judge") or {}
         ag = j.get("agreement") or {}
         lines.append(
-            f"| {g['kind']} | {g['form']} | {g['temperature']} | {g['n']} | {_f(e.get('micro_f1'))} "
+            f"| {g['kind']} | {g['form']} | {g.get('prompt', 'seed')} | {g['temperature']} | {g['n']} "
+            f"| {_f(e.get('unparsed_rate'))} | {_f(e.get('micro_f1'))} "
             f"| {_f(e.get('macro_f1'))} "
             f"| {_f(e.get('outcome_accuracy'))} | {_f(e.get('strict'))} | {_f(j.get('specificity'))} "
-            f"| {_f(j.get('logical_consistency'))} | {_f(j.get('accuracy'))} | {_f(j.get('accuracy_invalid'))} "
+            f"| {_f(j.get('logical_consistency'))} | {_f(j.get('accuracy'))} | {_f(j.get('invalid'))} "
             f"| {_f(ag.get('spearman_total_vs_f1'))} | {_f(ag.get('kappa_accuracy_vs_strict'))} |"
         )
     lines += _ci_lines(results["groups"])
@@ -287,7 +290,11 @@ def report_md(results: dict, info: dict) -> str:
         "",
         "Exact: pairs precision/recall/F1 against the simulated collisions (micro: pooled pairs; macro: mean per "
         "answer), outcome accuracy (collision or none), strict (pairs exactly right, no hit object called "
-        "unscathed). A model that never predicts a collision scores macro F1 = outcome accuracy = strict = the share "
+        "unscathed). Unparsed: answers the exact scorer cannot read (a refusal, only questions, a contradiction, "
+        "a missing or malformed COLLISIONS line under the structured prompt); they stay in every column as 0 / "
+        "wrong. Judge invalid: replies without all three scores (per criterion in results.json). Prompt: `seed` "
+        "(the seed's wording) or `structured` (the same, ending with one COLLISIONS line read strictly). "
+        "A model that never predicts a collision scores macro F1 = outcome accuracy = strict = the share "
         "of no-collision clips (0.5 in a balanced set) and micro F1 = 0 (docs/predict.md). Event questions (GRASP "
         "Level 2 / AVoE cut before the event): a two-way choice, every exact column is its accuracy (chance 0.5).",
         "",
