@@ -11,6 +11,7 @@ import os
 import sys
 
 from voebench.errors import UsageError
+from voebench.evaluate import checks
 from voebench.evaluate.surprise import cli as surprise_cli
 
 STRATEGY_CHOICES = ("zero-shot", "cot", "one-shot", "open", "text")
@@ -241,6 +242,7 @@ def cmd_evaluate(args) -> int:
             )
         if not entries:
             raise UsageError(f"{args.dataset}: the selection is empty")
+        _check_videos(args.dataset, entries, args.strategy)
         samples = build_samples(manifest, entries, args.strategy, seed=args.seed)
         dataset_info = {
             "generator_version": manifest.dataset.get("generator_version"),
@@ -249,8 +251,7 @@ def cmd_evaluate(args) -> int:
         }  # dataset.json holds no counts: count here
     if not samples:
         raise UsageError(f"--strategy {args.strategy}: the selected videos have no such questions")
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise UsageError(f"--out {args.out}: exists and is not a directory")
+    checks.check_out_folder(args.out)
     do_sample = {"default": None, "greedy": False, "sample": True}[args.sampling]
     adapter = make_adapter(
         args.model,
@@ -269,6 +270,7 @@ def cmd_evaluate(args) -> int:
         trust_remote_code=args.trust_remote_code,
         packed_vision_attention=args.packed_vision_attention,
     )
+    check_replay_covers(adapter, [s.sample_id for s in samples], "--model")
     cfg = EvalConfig(
         strategy=args.strategy,
         repeats=args.repeats,
@@ -314,6 +316,31 @@ def cmd_evaluate(args) -> int:
     return 0
 
 
+def _check_videos(dataset: str, entries: list[dict], strategy: str) -> None:
+    """A --states-only set has ground truth but no mp4s: only the text-only control (`--strategy text`, which asks
+    about the written description) can score it."""
+    if strategy == "text":
+        return
+    missing = [e["id"] for e in entries if not e.get("video")]
+    if missing:
+        raise UsageError(
+            f"{dataset}: {len(missing)} of {len(entries)} selected videos have no mp4 (a --states-only render, e.g. "
+            f"{missing[0]}); only --strategy text scores it without pixels"
+        )
+
+
+def check_replay_covers(adapter, sample_ids: list[str], flag: str) -> None:
+    """A replay file that answers none of the questions asked is the wrong file: refuse it before a run of nothing
+    but failed calls is written (a file that answers some of them is a partial run; the rest are reported missing)."""
+    answered = getattr(adapter, "answered", None)
+    if answered is None or not sample_ids or answered(sample_ids):
+        return
+    raise UsageError(
+        f"{flag} {adapter.name}: answers none of the {len(set(sample_ids))} questions asked (its ids look like "
+        f"{adapter.example_id()!r}, the questions' like {sample_ids[0]!r})"
+    )
+
+
 def _evaluate_world_model(args) -> int:
     """--model vjepa2:...: no questions; the videos' surprise (evaluate/surprise/, docs/world-models.md)."""
     from voebench.evaluate.tasks import load_manifest, select_counted  # noqa: PLC0415
@@ -336,10 +363,10 @@ def cmd_report(args) -> int:
     from voebench.evaluate import report as report_mod  # noqa: PLC0415
     from voebench.evaluate.surprise import report as surprise_report  # noqa: PLC0415
 
+    for run in args.runs:  # every run is checked before any report is rewritten
+        _check_run(run)
     summaries = []
     for run in args.runs:
-        if not os.path.isdir(run):
-            raise UsageError(f"{run}: no such run directory")
         if surprise_report.is_surprise_run(run):  # a world-model run: its own tables (no questions)
             surprise_report.write_report(run, n_boot=args.bootstrap)
             with open(os.path.join(run, surprise_report.REPORT), encoding="utf-8") as fh:
@@ -359,6 +386,26 @@ def cmd_report(args) -> int:
             raise UsageError("--compare: no yes/no questions in the runs to compare")
         print(f"comparison chart -> {args.compare}", file=sys.stderr)
     return 0
+
+
+def _check_run(run: str) -> None:
+    """UsageError unless `run` is a run folder whose files read: its answers (samples.jsonl, or a world-model run's
+    surprise.jsonl) one JSON object a line, and run.json one object where there is one."""
+    from voebench.evaluate.run import RUN, SAMPLES  # noqa: PLC0415
+    from voebench.evaluate.surprise.score import CURVES  # noqa: PLC0415
+
+    if not os.path.isdir(run):
+        raise UsageError(f"{run}: no such run directory")
+    if os.path.isfile(os.path.join(run, SAMPLES)):  # written whole at the end of a run: read strictly
+        if not checks.read_jsonl_objects(os.path.join(run, SAMPLES)):
+            raise UsageError(f"{os.path.join(run, SAMPLES)}: holds no records")
+    elif os.path.isfile(os.path.join(run, CURVES)):  # appended per video: a killed run may end in a cut line
+        if not checks.count_jsonl_records(os.path.join(run, CURVES), "id"):
+            raise UsageError(f"{os.path.join(run, CURVES)}: holds no readable records")
+    else:
+        raise UsageError(f"{run} is not a voebench run: no {SAMPLES} (run voebench evaluate first)")
+    if os.path.isfile(os.path.join(run, RUN)):
+        checks.read_json_object(os.path.join(run, RUN))
 
 
 def cmd_export(args) -> int:

@@ -226,7 +226,7 @@ def build_samples(manifest: Manifest, entries: list[dict], strategy: str, seed: 
     samples: list[Sample] = []
     no_description = []
     for e in entries:
-        video = manifest.video(e)
+        video = manifest.video(e) if e.get("video") else None  # None: a --states-only set (only `text` asks it)
         open_q = next((p for p in e["prompts"] if p["kind"] == "open"), None)
         for p in e["prompts"]:
             if strategy == "open":

@@ -10,11 +10,14 @@ import sys
 from pathlib import Path
 
 from voebench.errors import UsageError
+from voebench.evaluate import checks
 
 from voebench.contract import avoe_labels as L
 from voebench.evaluate.cli import check_torch_device
 
 MODEL_CHOICES = ("ofpr", "of", "direct", "random")
+#: what a baseline run folder holds: one folder per model and category (seeds inside), the tables, the clip cache
+RUN_MARKS = ("table4.json", "table4.md", "*-[A-E]", "cache")
 
 
 def register(subparsers) -> None:
@@ -168,12 +171,8 @@ def handle(args: argparse.Namespace) -> int:
     if args.model == "ofpr" and not sklearn_available():
         print("note: scikit-learn not installed; the decision trees use the numpy CART fallback", file=sys.stderr)
 
-    run_dir = Path(args.out)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    from .data import default_cache_dir  # noqa: PLC0415  (torch: see above)
-
-    cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir(data, run_dir / "cache")
-    for cat in categories:
+    checks.check_out_folder(args.out, RUN_MARKS)
+    for cat in categories:  # every check before anything is written (the run folder, the clip cache)
         recs = avoe_records(data, cat)
         splits = {r.split for r in recs}
         if not recs:
@@ -195,6 +194,11 @@ def handle(args: argparse.Namespace) -> int:
                 "--train-on all needs; render with --both-conditions, or pass --train-on expected "
                 "(the original's setup, where the direct model only sees expected videos)"
             )
+    run_dir = Path(args.out)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    from .data import default_cache_dir  # noqa: PLC0415  (torch: see above)
+
+    cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir(data, run_dir / "cache")
 
     for cat in categories:
         print(f"[{cat}] loading and caching clips ...", file=sys.stderr)

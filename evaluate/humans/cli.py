@@ -9,6 +9,7 @@ import os
 import sys
 
 from voebench.errors import UsageError
+from voebench.evaluate import checks
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -119,6 +120,9 @@ def cmd_serve(args) -> int:
         "tests": _split(args.tests),
         "limit": args.limit,
     }
+    from voebench.evaluate.humans.store import NAME  # noqa: PLC0415
+
+    checks.check_out_folder(args.study, (NAME, NAME + "-*"), flag="--study")  # a new study, or this one reopened
     study = study_mod.open_or_create(args.set, args.study, args.protocol, args.participants, **given)
     n = len(study.tokens())
     url = f"http://{args.host}:{args.port}"
@@ -163,6 +167,7 @@ def cmd_export(args) -> int:
 
     if not os.path.isdir(args.study):
         raise UsageError(f"{args.study}: no such study folder")
+    checks.check_out_folder(args.out, ("run.json", "answers.jsonl", "samples.jsonl"))
     info = export(args.study, args.out, max_failed_checks=args.max_failed_checks)
     print(
         f"{info['answers']} answers of {info['participants']} participants ({info['excluded']} excluded), "

@@ -5,7 +5,8 @@ Accepted lines (JSONL):
 - a plain response list: ``{"sample_id": ..., "response": "..."}`` (or ``"key"`` instead of ``sample_id``), with
   optional ``"repeat"`` (default: used for every repeat) and ``"turn"`` (default: the last turn).
 A request with no recorded answer fails (it is not cached and is reported as missing), so nothing is silently
-scored as empty.
+scored as empty. The file is read strictly (`ValueError` naming file and line, which the command line reports in
+one line): every line a JSON object with an id and an answer, at least one answer in the file, UTF-8 text.
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ class ReplayAdapter(Adapter):
             data = fh.read()
         h.update(data)
         self.digest = h.hexdigest()[:16]
-        for n, line in enumerate(data.decode("utf-8").splitlines(), 1):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(f"{path}: not UTF-8 text (a replay file is JSONL)") from None
+        for n, line in enumerate(text.splitlines(), 1):
             line = line.strip()
             if not line:
                 continue
@@ -39,22 +44,37 @@ class ReplayAdapter(Adapter):
                 rec = json.loads(line)
             except json.JSONDecodeError:
                 raise ValueError(f"{path}:{n}: not JSON") from None
+            if not isinstance(rec, dict):
+                raise ValueError(f'{path}:{n}: not a JSON object (expected {{"sample_id": ..., "response": ...}})')
             sid = rec.get("sample_id", rec.get("key"))
-            if sid is None:
+            if sid is None or isinstance(sid, (dict, list)):
                 raise ValueError(f"{path}:{n}: needs sample_id (or key)")
-            rep = rec.get("repeat")
-            slot = self.table.setdefault((str(sid), None if rep is None else int(rep)), {})
+            rep = _whole(rec.get("repeat"), path, n, "repeat")
+            slot = self.table.setdefault((str(sid), rep), {})
             if isinstance(rec.get("responses"), list):
                 for t, resp in enumerate(rec["responses"]):
                     if resp is not None:
                         slot[t] = str(resp)
             elif "response" in rec:
-                slot[int(rec.get("turn", -1))] = "" if rec["response"] is None else str(rec["response"])
+                turn = _whole(rec.get("turn", -1), path, n, "turn")
+                slot[-1 if turn is None else turn] = "" if rec["response"] is None else str(rec["response"])
             else:
-                raise ValueError(f"{path}:{n}: needs response or responses")
+                raise ValueError(f"{path}:{n}: needs response (text) or responses (a list, one per turn)")
+        if not self.table:
+            raise ValueError(f"{path}: holds no answers")
 
     def settings(self) -> dict:
         return {"file_sha256": self.digest}
+
+    def answered(self, sample_ids) -> int:
+        """How many of `sample_ids` the file holds an answer for (the command line refuses a file that answers
+        none of the questions asked: every call would fail)."""
+        have = {sid for sid, _ in self.table}
+        return sum(1 for s in set(sample_ids) if s in have)
+
+    def example_id(self) -> str:
+        """One id of the file, to name in a message."""
+        return next(iter(self.table))[0]
 
     def _lookup(self, r: Request) -> str:
         sid = r.sample.sample_id
@@ -78,3 +98,15 @@ class ReplayAdapter(Adapter):
             except AdapterError as e:
                 out.append(e)
         return out
+
+
+def _whole(value, path: str, n: int, key: str) -> int | None:
+    """A repeat or turn number: a whole number, or None where the line leaves it out."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(f"{path}:{n}: {key} must be a whole number, got {value!r}")
+    try:
+        return int(value)
+    except ValueError:
+        raise ValueError(f"{path}:{n}: {key} must be a whole number, got {value!r}") from None

@@ -8,7 +8,13 @@ import os
 import sys
 
 from voebench.errors import UsageError
-from voebench.evaluate.cli import positive_int
+from voebench.evaluate import checks
+from voebench.evaluate.cli import check_replay_covers, positive_int
+
+#: what a predict run folder holds (run.json is written at the end; the caches with the first answers)
+RUN_MARKS = ("run.json", "cache.jsonl", "judge_cache.jsonl", "samples.jsonl")
+#: what an exported task folder holds
+EXPORT_MARKS = ("data.jsonl", "*.yaml", "clips")
 
 SPEC = "hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<kind>"
 
@@ -46,13 +52,6 @@ def register(subparsers) -> None:
     p.add_argument("--max-new-tokens", type=positive_int("--max-new-tokens"), default=256)
     p.add_argument("--batch-size", type=positive_int("--batch-size"), default=1)
     p.add_argument("--system-prompt", help="a system prompt for the model (default none)")
-    p.add_argument(
-        "--prompt",
-        choices=("seed", "structured", "both"),
-        default="seed",
-        help="collision prompt wording: the seed's (default), the seed's ending with one COLLISIONS line the exact "
-        "scorer reads strictly, or both (reported side by side)",
-    )
     p.set_defaults(func=cmd_predict)
 
     e = subparsers.add_parser(
@@ -113,18 +112,17 @@ def _samples(args):
         pairs = list(dict.fromkeys(e["pair_id"] for e in manifest.entries if e.get("pair_id")))[: args.limit]
         keep += [e for e in manifest.entries if e.get("pair_id") in pairs]
         manifest.entries = keep
-    prompt = args.__dict__.get("prompt") or "seed"
-    prompts = ("seed", "structured") if prompt == "both" else (prompt,)
-    samples = build_samples(manifest, forms, args.image_frames, args.video_frames, prompts=prompts)
+    samples = build_samples(manifest, forms, args.image_frames, args.video_frames)
     events, skipped = build_event_samples(manifest, forms, args.image_frames, args.video_frames)
+    if not samples + events:
+        why = f"; {len(skipped)} pair(s) left out, e.g. {next(iter(skipped.values()))}" if skipped else ""
+        raise UsageError(
+            f"{args.dataset}: no predict videos and no plausible/implausible pairs with an event to predict "
+            f"(render a set with `voebench render predict`){why}"
+        )
     if skipped:
         print(
             f"{len(skipped)} pair(s) without an event question (e.g. {next(iter(skipped.values()))})", file=sys.stderr
-        )
-    if not samples + events:
-        raise UsageError(
-            f"{args.dataset}: no predict videos and no plausible/implausible pairs with an event to predict "
-            "(render a set with `voebench render predict`)"
         )
     return samples + events
 
@@ -134,10 +132,15 @@ def cmd_predict(args) -> int:
 
     temps = _floats(args.temperatures) if args.temperatures is not None else [None]
     samples = _samples(args)
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise UsageError(f"--out {args.out}: exists and is not a directory")
+    checks.check_out_folder(args.out, RUN_MARKS)
     models = {t: make_model(args.model, t, args) for t in temps}
     judge = make_judge(args.judge, args) if args.judge else None
+    ids = [s.sample_id for s in samples]
+    check_replay_covers(next(iter(models.values())), ids, "--model")
+    if judge is not None:  # the judge is asked about each answer: its replay ids carry temperature and repeat
+        check_replay_covers(
+            judge, [f"{i}@T={t}#r{r}" for t in temps for r in range(args.repeats) for i in ids], "--judge"
+        )
     try:
         run_predict(
             samples,
@@ -150,7 +153,6 @@ def cmd_predict(args) -> int:
             extra={
                 "dataset": os.path.abspath(args.dataset),
                 "forms": args.forms,
-                "prompt": args.prompt,
                 "image_frames": args.image_frames,
                 "video_frames": args.video_frames,
             },
@@ -161,12 +163,35 @@ def cmd_predict(args) -> int:
                 m.close()
     with open(os.path.join(args.out, REPORT), encoding="utf-8") as fh:
         print(fh.read())
-    return 0
+    return _report_failed_calls(args.out)
+
+
+def _report_failed_calls(out: str) -> int:
+    """1 (and one line each) when model or judge calls failed: a server error, a replay file missing an answer.
+    Their records say why (`error`, `judge_error` in samples.jsonl) and are left out of the scores; the caches keep
+    every answer that came, so running the same command again asks only the failed calls."""
+    from voebench.evaluate.predict.run import SAMPLES  # noqa: PLC0415
+
+    records = checks.read_jsonl_objects(os.path.join(out, SAMPLES))
+    failed = {
+        "model": sum(1 for r in records if r.get("error")),
+        "judge": sum(1 for r in records if r.get("judge_error")),
+    }
+    for who, n in failed.items():
+        if n:
+            print(
+                f"{n} of {len(records)} {who} calls failed (see '{'error' if who == 'model' else 'judge_error'}' in "
+                f"{os.path.join(out, SAMPLES)}); run the same command again to retry only those",
+                file=sys.stderr,
+            )
+    return 1 if any(failed.values()) else 0
 
 
 def cmd_export(args) -> int:
     from voebench.evaluate.predict.lmms_eval import export  # noqa: PLC0415
 
-    n = export(_samples(args), args.dataset, args.out, args.name)
+    samples = _samples(args)
+    checks.check_out_folder(args.out, EXPORT_MARKS)
+    n = export(samples, args.dataset, args.out, args.name)
     print(f"{args.out}: lmms-eval task {args.name} with {n} questions (lmms-eval --include_path {args.out})")
     return 0

@@ -9,6 +9,10 @@ import os
 import sys
 
 from voebench.errors import UsageError
+from voebench.evaluate import checks
+
+#: what a world-model run folder holds (surprise.jsonl grows per video; run.json is written at the end)
+RUN_MARKS = ("run.json", "surprise.jsonl")
 
 
 def _ints(s: str) -> tuple[int, ...]:
@@ -54,8 +58,7 @@ def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
     if args.windows_per_batch < 1:
         raise UsageError("--windows-per-batch must be at least 1")
     protocol = protocol_from_args(args)
-    if os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise UsageError(f"--out {args.out}: exists and is not a directory")
+    checks.check_out_folder(args.out, RUN_MARKS)
     info = run_surprise(
         manifest,
         entries,
