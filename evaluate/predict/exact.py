@@ -151,10 +151,13 @@ GLOBAL_NONE = re.compile(
     r"\bno\s+(?:\w+\s+)?(?:collisions?|contacts?|impacts?)\b|\bno\s+(?:one|object)\s+(?:will|is)|"
     r"\b(?:all|every|each)\b"
 )
-NOT_GLOBAL = re.compile(r"\b(?:(?<!each\s)(?<!one\s)other|others|further|more|additional|else|another|second|subsequent)\b")
+NOT_GLOBAL = re.compile(
+    r"\b(?:(?<!each\s)(?<!one\s)other|others|further|more|additional|else|another|second|subsequent)\b"
+)
 QUESTION_START = re.compile(r"^(?:could|will|would|does|do|is|are|can|might|may|should|did|what|which|how)\b")
 ELLIPTIC_START = re.compile(
-    r"^(?:or|alternatively|and|also|not|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|and\s+then|"
+    r"^(?:or|alternatively|and|also|not|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|"
+    r"and\s+then|"
     r"and\s+possibly|or\s+possibly|or\s+perhaps|or\s+even|and\s+also|but|as\s+well)\b"
 )
 PRE_PREP = re.compile(
@@ -433,19 +436,32 @@ def find_mentions(clause: str, labels: list[str]) -> list[Mention]:
 
 # ------------------------------------------------------------------------------------------------ clauses
 
+_NEW_SUBJECT = (  # a new subject and its verb: "(and) the green cylinder will ...", "it", "they", "not"
+    r"(?:and\s+(?:then\s+)?)?(?:(?:the\s+)?(?:" + _ALLC + r")\b(?:\s+[a-z]+){0,2}?\s+(?:will|would|is|are|may|might|"
+    r"could|won't|can|cannot|should|also|then|hits?|collides?|strikes?|remains?|stays?|continues?|moves?|keeps?|"
+    r"misses|avoids|passes|gets?)\b|it\b|they\b|both\b|not\b)"
+)
+_NEW_VERB = (  # a second verb of the same subject: "... and (then) hits C"
+    r"and\s+(?:then\s+)?(?:(?:will|would|could|may|might|then|also|eventually|finally|later)\s+)*(?:hit|hits|strike|"
+    r"strikes|collide|collides|crash|crashes|slam|slams|bump|bumps|smash|smashes|miss|misses|avoid|avoids|bounce|"
+    r"bounces|run|runs|roll|rolls|knock|knocks|graze|grazes|pass|passes|continue|continues|remain|remains|stay|stays)\b"
+)
 _SPLIT_ALWAYS = re.compile(
-    r";|\s+-\s+|(?:,\s*|\s+)(?=(?:but|however|whereas|although|though|while|whilst|until|because|since|after|"
-    r"and\s+then|so\s+that|resulting\s+in|thereby|thus|hence|whereupon|leaving|alternatively|otherwise|"
-    r"or\s+(?:possibly|perhaps|maybe|alternatively))\b)|,\s*(?=(?:which|causing|sending|pushing|knocking|missing|"
-    r"avoiding|narrowly|without|then|so|or|before|and|not|instead)\b)|\s+(?=(?:as|when)\s+(?:the\s+)?(?:" + _ALLC + r")\b)"
-    r"|(?:(?<=unaffected)|(?<=unscathed)|(?<=untouched))\s+(?=by\b)|(?:\s+(?=and\s+(?:then\s+)?)|\"?\s*,\s*(?=(?:and\s+(?:then\s+)?)?))(?="
-    r"(?:and\s+(?:then\s+)?)?(?:(?:the\s+)?(?:" + _ALLC + r")\b"
-    r"(?:\s+[a-z]+){0,2}?\s+(?:will|would|is|are|may|might|could|won't|can|cannot|should|also|then|hits?|collides?|"
-    r"strikes?|remains?|stays?|continues?|moves?|keeps?|misses|avoids|passes|gets?)\b|it\b|they\b|both\b|not\b))|\s+(?=or\s+(?:the\s+)?(?:" + _ALLC + r")\b[^,.]*?\b(?:will|would|may|might|could|"
-    r"hits?|collides?)\b)|\s+(?=and\s+(?:then\s+)?(?:(?:will|would|could|may|might|then|also|eventually|finally|later)\s+)*"
-    r"(?:hit|hits|strike|strikes|collide|collides|crash|crashes|slam|slams|bump|bumps|smash|smashes|miss|misses|avoid|"
-    r"avoids|bounce|bounces|run|runs|roll|rolls|knock|knocks|graze|grazes|pass|passes|continue|continues|remain|"
-    r"remains|stay|stays)\b)"
+    "|".join(
+        [
+            r";|\s+-\s+",
+            r"(?:,\s*|\s+)(?=(?:but|however|whereas|although|though|while|whilst|until|because|since|after|and\s+then|"
+            r"so\s+that|resulting\s+in|thereby|thus|hence|whereupon|leaving|alternatively|otherwise|"
+            r"or\s+(?:possibly|perhaps|maybe|alternatively))\b)",
+            r",\s*(?=(?:which|causing|sending|pushing|knocking|missing|avoiding|narrowly|without|then|so|or|before|"
+            r"and|not|instead)\b)",
+            r"\s+(?=(?:as|when)\s+(?:the\s+)?(?:" + _ALLC + r")\b)",
+            r"(?:(?<=unaffected)|(?<=unscathed)|(?<=untouched))\s+(?=by\b)",
+            r"(?:\s+(?=and\s)|\"?\s*,\s*)(?=" + _NEW_SUBJECT + ")",
+            r"\s+(?=or\s+(?:the\s+)?(?:" + _ALLC + r")\b[^,.]*?\b(?:will|would|may|might|could|hits?|collides?)\b)",
+            r"\s+(?=" + _NEW_VERB + ")",
+        ]
+    )
 )
 _HAS_VERB = re.compile(COLLIDE.pattern + "|" + MISS.pattern + "|" + UNSCATHED.pattern + "|" + VERBISH.pattern)
 
@@ -820,7 +836,9 @@ CHOICE_NEGATED = re.compile(
     r"(?:not|wrong|incorrect|false|implausible|unlikely|impossible|ruled\s+out)",
     re.IGNORECASE,
 )
-CHOICE_LEAD = re.compile(r"^\W*(?:option\s+)?[(\[]?([AB])(?:[)\].:,]|\s*$|\s+(?:-|is\b|because\b))|^\W*[(\[]?([ab])[)\].:]")
+CHOICE_LEAD = re.compile(
+    r"^\W*(?:option\s+)?[(\[]?([AB])(?:[)\].:,]|\s*$|\s+(?:-|is\b|because\b))|^\W*[(\[]?([ab])[)\].:]"
+)
 CHOICE_NONE = re.compile(r"\b(?:neither|both\s+(?:a\s+and\s+b|options|are))\b", re.IGNORECASE)
 
 

@@ -112,7 +112,8 @@ def test_denials_are_not_pairs(text):
 
 
 def test_a_negation_does_not_leak_across_and():
-    status, pairs, unhit = read("The red cube will not hit the blue sphere, and the green cylinder will hit the red cube.")
+    text = "The red cube will not hit the blue sphere, and the green cylinder will hit the red cube."
+    status, pairs, unhit = read(text)
     assert pairs == {frozenset({"green cylinder", "red cube"})} and unhit == {"blue sphere"}
 
 
@@ -186,7 +187,7 @@ def test_json_tables_and_a_final_answer():
     )
     table = "| A | B | Collide? |\n|---|---|---|\n| red cube | blue sphere | yes |\n| red cube | green cylinder | no |"
     assert read(table)[:2] == ("pairs", RB)
-    cot = "The green cylinder might hit the blue sphere at first glance.\nFinal answer: the red cube hits the blue sphere."
+    cot = "The green cylinder might hit the blue sphere at first.\nFinal answer: the red cube hits the blue sphere."
     assert read(cot)[1] == RB
 
 
@@ -195,12 +196,14 @@ def test_the_others_stay_unscathed():
 
 
 def test_other_languages_punctuation():
-    assert read("1\uff0eThe red cube will hit the blue sphere\u3002\n2\uff0eThe green cylinder won\u2019t be hit\u3002") == (
+    full_width = "1\uff0eThe red cube will hit the blue sphere\u3002\n2\uff0eThe green cylinder won\u2019t be hit\u3002"
+    assert read(full_width) == (
         "pairs",
         RB,
         {"green cylinder"},
     )
-    assert read("\u00abThe red cube will hit the blue sphere\u00bb\uff0cthe green cylinder stays untouched\u3002")[1] == RB
+    quoted = "\u00abThe red cube will hit the blue sphere\u00bb\uff0cthe green cylinder stays untouched\u3002"
+    assert read(quoted)[1] == RB
 
 
 def test_unreadable_answers_get_no_credit():
@@ -215,7 +218,9 @@ def test_unreadable_answers_get_no_credit():
 
 def test_no_full_credit_for_denying_a_true_pair_among_alternatives():
     _, sc = exact.score(
-        "1. The red cube will hit the blue sphere.\n2. The red cube will miss the blue sphere.", LABELS, [["red cube", "blue sphere"]]
+        "1. The red cube will hit the blue sphere.\n2. The red cube will miss the blue sphere.",
+        LABELS,
+        [["red cube", "blue sphere"]],
     )
     assert not sc.strict
 
@@ -267,9 +272,11 @@ def test_structured_prompt_end_to_end(predict_set, tmp_path):  # noqa: F811
     replies = tmp_path / "replies.jsonl"
     with open(replies, "w") as fh:
         for r in recs:
-            fh.write(json.dumps({"sample_id": r["sample_id"], "response": r["response"].split("\nCOLLISIONS")[0]}) + "\n")
+            free = r["response"].split("\nCOLLISIONS")[0]
+            fh.write(json.dumps({"sample_id": r["sample_id"], "response": free}) + "\n")
     out2 = tmp_path / "replayed"
-    voebench("predict", predict_set, "--model", f"replay:{replies}", "--forms", "video", "--prompt", "both", "--out", out2)
+    model = f"replay:{replies}"
+    voebench("predict", predict_set, "--model", model, "--forms", "video", "--prompt", "both", "--out", out2)
     rows = {g["prompt"]: g for g in json.load(open(out2 / "results.json"))["groups"]}
     assert rows["structured"]["exact"]["unparsed_rate"] == 1.0 and rows["structured"]["exact"]["strict"] == 0.0
     assert rows["seed"]["exact"]["unparsed_rate"] == 0.0 and rows["seed"]["exact"]["strict"] == 1.0
