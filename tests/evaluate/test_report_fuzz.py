@@ -10,6 +10,8 @@ variant (`pytest -m slow tests/evaluate/test_report_fuzz.py`, 500 per path). doc
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import random
@@ -134,6 +136,23 @@ def check_summary(summary: dict) -> None:
         check_interval(s["interval"], s["mean_acc"], where=f"{s['suite']} mean")
 
 
+def cli_report(run: str, empty: bool) -> dict | None:
+    """`voebench report RUN --bootstrap N_BOOT` in-process, as a user runs it: exit 0 and results.json, or, for an
+    empty set only, exit 2 with one line on stderr (nothing to score is bad input)."""
+    from voebench.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = main(["report", run, "--bootstrap", str(N_BOOT)])
+    if rc == 2 and empty:
+        assert len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+        TALLY["empty set refused in one line (exit 2)"] += 1
+        return None
+    assert rc == 0, (run, rc, err.getvalue())
+    with open(os.path.join(run, "results.json"), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
 def _write_run(run_dir: str, records: list[dict], info: dict | None = None) -> None:
     os.makedirs(run_dir, exist_ok=True)
     with open(os.path.join(run_dir, "samples.jsonl"), "w", encoding="utf-8") as fh:
@@ -151,9 +170,10 @@ def _report_sets(n: int, tmp_path, seed: int) -> int:
         if _full(i):  # the whole path, with report.md and the figure (matplotlib: 1 s a figure, the slow part)
             run = str(tmp_path / f"run{i}")
             _write_run(run, recs, {"model": "fuzz", "kind": "humans" if humans else None})
-            res = report.write_report(run, n_boot=N_BOOT)
-            check_summary(res)
-            assert os.path.isfile(os.path.join(run, "report.md"))
+            res = cli_report(run, empty=not recs)
+            if res is not None:
+                check_summary(res)
+                assert os.path.isfile(os.path.join(run, "report.md"))
         else:
             s = report.summarize(recs, n_boot=N_BOOT, seed=i)
             check_summary(s)
@@ -221,7 +241,9 @@ def _newton_sets(n: int, tmp_path, seed: int) -> int:
         if _full(i):  # the `voebench report` path of a rendered newton run (with its figure)
             run = str(tmp_path / f"newton{i}")
             _write_run(run, recs)
-            res = report.write_report(run, n_boot=N_BOOT)
+            res = cli_report(run, empty=not recs)
+            if res is None:
+                continue
             check_summary(res)
             s = res.get("newton")
         else:
@@ -337,7 +359,9 @@ def _surprise_sets(n: int, tmp_path, seed: int) -> int:
             with open(run / "run.json", "w", encoding="utf-8") as fh:
                 json.dump({"model": {"name": "fuzz"}, "protocol": {"context_lengths": [4, 8], "fixed_context": 4}},
                           fh)
-            s = surprise_report.write_report(str(run), n_boot=N_BOOT)
+            s = cli_report(str(run), empty=not recs)
+            if s is None:
+                continue
         else:
             s = surprise_metrics.summarize(recs, [4, 8], 4, n_boot=N_BOOT)
             surprise_report.markdown(s, {})
