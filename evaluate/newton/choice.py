@@ -49,16 +49,17 @@ _FINAL = re.compile(
 _NEGATOR = re.compile(r"\b(?:not|never|neither|nor|cannot)\b|n't\b|n’t\b", re.IGNORECASE)
 #: a comparison foil: options after it (to the end of the clause) are not the answer, nor denied
 _FOIL = re.compile(
-    r"\b(?:than|unlike|rather\s+than|instead\s+of|other\s+than|except|as\s+opposed\s+to|compared\s+(?:to|with))\b",
+    r"\b(?:than|unlike|rather\s+than|instead\s+of|other\s+than|except|as\s+opposed\s+to|compared\s+(?:to|with)|"
+    r"followed\s+by)\b(?=(?:\W+\w+){0,3}?\W*$)",
     re.IGNORECASE,
 )
+#: what may join the options of one foil or denial: "than the red ball and then the blue ball"
+_JOIN = re.compile(r"^(?:\s|,|\band\b|\bor\b|\bthen\b|\bnor\b|\bthe\b|\ba\b|\ban\b)*$", re.IGNORECASE)
 #: an option denied after its name by a negated copula: "the duck isn't fragile"
 _POST_NEG = re.compile(
     r"^\s*(?:is|are|was|were)\s*(?:not\b|n't\b)|^\s*(?:isn't|aren't|wasn't|weren't)\b", re.IGNORECASE
 )
 _CLAUSE_END = re.compile(r"[,;:.!?\n()—–]|\s-\s|\b(?:but|so|while|whereas|however|because|since)\b", re.IGNORECASE)
-_LIST_SEP = re.compile(r"^\s*(?:,|/|\bor\b|,\s*or\b|\bvs\.?|\bversus\b)\s*(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
-_LIST_AND = re.compile(r"^\s*(?:,|\band\b|,\s*and\b)\s*(?:(?:the|a|an)\s+)?$", re.IGNORECASE)
 _LIST_LEAD = re.compile(
     r"\b(?:between|among|amongst|of|from|either|comparing|considering)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE
 )
@@ -228,24 +229,45 @@ def _mark(text: str, mentions: list[_Mention]) -> None:
         if _POST_NEG.match(text[m.end :]):
             m.denied = True
     ordered = sorted(mentions, key=lambda x: x.start)
-    for a, b in zip(ordered, ordered[1:]):
-        gap = text[a.end : b.start]
-        if a.option != b.option and _LIST_SEP.match(gap):
-            a.listed = b.listed = True
-        elif a.option != b.option and _LIST_AND.match(gap):
-            head = text[: a.start]
-            # "between X and Y", "among X, Y and Z": every option of the run is listed
-            run = [x for x in ordered if x.start <= a.start]
-            k = len(run) - 1
-            while k > 0 and _is_list_gap(text[run[k - 1].end : run[k].start]):
-                k -= 1
-            if _LIST_LEAD.search(text[: run[k].start]) or _LIST_LEAD.search(head):
-                for x in run[k:] + [b]:
+    for a, b in zip(ordered, ordered[1:]):  # a foil reaches over the options joined to it
+        if a.foil and not b.denied and _JOIN.match(text[a.end : b.start]):
+            b.foil = True
+    _mark_lists(text, ordered)
+
+
+def _mark_lists(text: str, ordered: list[_Mention]) -> None:
+    """Options joined into a list are listed, not picked: alternatives ("X or Y", "X/Y", "X vs Y", "X, Y or Z")
+    always, "X and Y" after "between", "among", "of", "either" ... A list ends at its last conjunct: in "between
+    X and Y, Y" the last Y is the pick."""
+    k = 0
+    while k < len(ordered):
+        run = [ordered[k]]
+        gaps: list[str] = []
+        while k + len(run) < len(ordered):
+            nxt = ordered[k + len(run)]
+            gap = _list_gap(text[run[-1].end : nxt.start])
+            if gap is None:
+                break
+            gaps.append(gap)
+            run.append(nxt)
+        conj = [j for j, g in enumerate(gaps) if g != ","]
+        if conj and len({x.option for x in run}) > 1:
+            listing = run[: conj[-1] + 2]
+            alternative = any(gaps[j] != "and" for j in conj)
+            if alternative or _LIST_LEAD.search(text[: listing[0].start]):
+                for x in listing:
                     x.listed = True
+        k += len(run)
 
 
-def _is_list_gap(gap: str) -> bool:
-    return bool(_LIST_AND.match(gap) or _LIST_SEP.match(gap))
+def _list_gap(gap: str) -> str | None:
+    """What joins two listed options: ",", "or" (also "/", "vs", "nor"), "and"; None if not a list."""
+    g = " ".join(re.sub(r"\b(?:the|a|an)\b", " ", gap.lower()).split())
+    if g == ",":
+        return ","
+    if g in ("or", ", or", "/", "vs", "vs.", "versus", "nor", ", nor"):
+        return "or"
+    return "and" if g in ("and", ", and") else None
 
 
 def _options(text: str, labels: list[str], letters: bool) -> tuple[list[_Mention], _Mention | None]:

@@ -58,8 +58,10 @@ _MARKED = re.compile(
     r"\bscore\b\s*(?:is|of|=|:)?\s*[:=]?\s*[\[(]?\s*(?P<a>-?\d+(?:\.\d+)?)"
     r"|\b(?:gets?|give[sn]?|gave|earns?|deserves?|rated?|assign(?:ed)?)\s+(?:(?:it|this|a|an|as|score)\s+)*"
     r"(?P<b>-?\d+(?:\.\d+)?)"
-    r"|(?P<c>(?<![\d.])\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*\d+",
-    re.IGNORECASE,
+    r"|(?P<c>(?<![\d.])\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*\d+"
+    r"|\(\s*(?P<d>-?\d+(?:\.\d+)?)\s*\)"
+    r"|:\s*(?P<e>-?\d+(?:\.\d+)?)\s*\.?[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
 )
 _FINAL_MARK = re.compile(
     r"\b(?:final|summary|summar(?:ise|ize)|revised?|revising|corrected|updated|on\s+reflection|actually|"
@@ -149,9 +151,9 @@ def _slot(text: str, start: int, top: int) -> tuple[str, float | None, int] | No
         v = t.group()
         if "," in v and (depth > 0 or _bracket_before(text, t.start())):  # "[4,5]": a list, not a decimal comma
             a, b = v.split(",")
-            nxt = _joined(text, toks, i, True, a, b)
+            nxt = _joined(text, toks, i, top, True, a, b)
         else:
-            nxt = _joined(text, toks, i, depth > 0)
+            nxt = _joined(text, toks, i, top, depth > 0)
         if nxt is None:
             return _check(_number(v), top, t.end())
         joiner, lo, hi, end_i = nxt
@@ -176,7 +178,7 @@ def _bracket_before(text: str, pos: int) -> bool:
 
 
 def _joined(
-    text: str, toks: list, i: int, bracketed: bool, a: str | None = None, b: str | None = None
+    text: str, toks: list, i: int, top: int, bracketed: bool, a: str | None = None, b: str | None = None
 ) -> tuple[str, float, float, int] | None:
     """The construct a number at toks[i] opens: ("/", x, y, last index), ("out of", ...), ("pair", ...) or None.
     Pairs: "x-y" / "x–y" written tight, "x to y", "x or y", and "x, y" inside brackets; "4 — 2 objects" is not."""
@@ -191,8 +193,11 @@ def _joined(
         return ("out of", x, _number(rest[2].group()), i + 3)
     if len(rest) >= 2 and rest[1].lastgroup == "num" and not rest[1].group().startswith("-"):
         tight = rest[0].start() == toks[i].end() and rest[1].start() == rest[0].end()
+        y = _number(rest[1].group())
         if (words[0] in ("-", "–") and tight) or words[0] in ("to", "or") or (words[0] == "," and bracketed):
-            return ("pair", x, _number(rest[1].group()), i + 2)
+            return ("pair", x, y, i + 2)
+        if words[0] in ("-", "–") and _scale_pair(x, y, top) and _more_value(toks, i + 3):  # "0 - 5: 3"
+            return ("pair", x, y, i + 2)
     if rest and rest[0].lastgroup == "num" and rest[0].group().startswith("-"):  # "3-4" tokenised as 3, -4
         return ("pair", x, -_number(rest[0].group()), i + 1)
     return None
@@ -223,7 +228,7 @@ def _marked(segment: str, top: int) -> tuple[str, float | None, int] | None:
                 continue
             r = _slot(segment, m.start("c"), top)
         else:
-            r = _check(float(m.group("a") or m.group("b")), top, m.end())
+            r = _check(float(next(g for g in m.group("a", "b", "d", "e") if g is not None)), top, m.end())
         if r is not None:
             got.append(r)
     if not got:
@@ -241,6 +246,10 @@ def _mentions(text: str) -> list[tuple[int, str, tuple | None]]:
         got = _slot(text, m.end(), CRITERIA[name][1])
         line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
         heading = bool(_HEADING_BEFORE.fullmatch(line) or _HEADING_AFTER.match(text, m.end()))
+        if got is None and not heading:  # mid-sentence: a mention only with a marked score in its sentence
+            sentence = re.match(r"[^.!?\n]*[.!?]?", text[m.end() :]).group()
+            got = _marked(sentence, CRITERIA[name][1])
+            heading = got is not None
         if got is not None or heading:
             out.append((m.start(), name, got, m.end()))
     result = []
