@@ -404,3 +404,84 @@ def test_text_strategy_scores_a_states_only_set(ws, tmp_path):
     with open(os.path.join(out, "results.json")) as fh:
         attributes = json.load(fh)["newton"]["attributes"]
     assert attributes and all(r["acc"] == 1.0 for r in attributes)
+
+
+class JudgeServer:
+    """A chat-completions endpoint on 127.0.0.1 that answers every request the same way: HTTP `status` with
+    `content` as the message (None: no content at all)."""
+
+    def __init__(self, status: int = 200, content: str | None = ""):
+        import threading  # noqa: PLC0415
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415
+
+        outer = self
+        self.calls = 0
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):  # noqa: N802
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                outer.calls += 1
+                body = json.dumps({"choices": [{"message": {"content": content}}]}).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def _predict_records(out: str) -> list[dict]:
+    with open(os.path.join(out, "samples.jsonl")) as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def test_a_judge_that_replies_nothing_is_counted_invalid(ws, tmp_path, capsys):
+    """Empty judge replies are answers the parser cannot read: every judge score is invalid, the exact scores
+    stand, and the run finishes (exit 0) with a report."""
+    out = str(tmp_path / "run")
+    with JudgeServer(200, "") as server:
+        rc = main(
+            ["predict", ws["predict"], "--model", "fake:oracle", "--judge", f"openai:j@{server.url}", "--out", out]
+        )
+    err = capsys.readouterr().err
+    assert rc == 0 and "Traceback" not in err, err
+    assert server.calls == len(_predict_records(out)) > 0
+    with open(os.path.join(out, "results.json")) as fh:
+        groups = json.load(fh)["groups"]
+    for g in groups:
+        assert g["exact"]["strict"] == 1.0
+        assert g["judge"]["n"] > 0 and g["judge"]["accuracy"] is None and g["judge"]["accuracy_invalid"] == 1.0
+
+
+def test_a_judge_whose_calls_fail_exits_1_naming_them(ws, tmp_path, capsys):
+    """A judge server that refuses every request (HTTP 400: the adapter raises): the report is written with the
+    exact scores, every record keeps the judge's error, and the command says so in one line and exits 1 (running it
+    again retries only those calls)."""
+    out = str(tmp_path / "run")
+    with JudgeServer(400, "bad request") as server:
+        rc = main(
+            ["predict", ws["predict"], "--model", "fake:oracle", "--judge", f"openai:j@{server.url}", "--out", out]
+        )
+    err = capsys.readouterr().err
+    records = _predict_records(out)
+    assert rc == 1 and "Traceback" not in err, err
+    n, where = len(records), os.path.join(out, "samples.jsonl")
+    assert [line for line in err.splitlines() if "judge calls failed" in line] == [
+        f"{n} of {n} judge calls failed (see 'judge_error' in {where}); run the same command again to retry only those"
+    ]
+    assert all(r["judge_error"] and r["judge_scores"] is None and r["exact"]["strict"] == 1 for r in records)
+    assert os.path.isfile(os.path.join(out, "report.md"))
