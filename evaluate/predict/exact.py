@@ -96,7 +96,9 @@ NUMBER = {"two": 2, "both": 2, "three": 3, "four": 4}
 COLLIDE = re.compile(
     r"\b(?:collid\w*|collision\w*|hit|hits|hitting|strik\w*|struck|crash\w*|bump\w*|smash\w*|slam\w*|knock\w*|"
     r"impact\w*|ram|rams|ramm\w*|(?:run|runs|running|ran|roll\w*|slid\w*|mov\w*|plow\w*|bang\w*|careen\w*|"
-    r"veer\w*|push\w*|drive\w*|go\w*|head\w*)\s+(?:straight\s+|right\s+|directly\s+)?into|"
+    r"veer\w*|push\w*|drive\w*|go\w*|head\w*|deflect\w*|bounc\w*|ricochet\w*|rebound\w*|glanc\w*|carom\w*|"
+    r"tumbl\w*|skid\w*|swerv\w*|drift\w*|plough\w*|barrel\w*|smash\w*|crash\w*)\s+(?:straight\s+|right\s+|directly\s+)?"
+    r"into|"
     r"(?:make|makes|making|made|come|comes|coming|came|be|in)\s+(?:\w+\s+)?contact|contacts?|contacting|"
     r"touch\w*|graz\w*|clip|clips|clipping|clipped|nudg\w*|tap|taps|tapping|tapped|"
     r"(?:bounc\w*|ricochet\w*|rebound\w*|deflect\w*|glanc\w*|carom\w*)\s+off|push\w*|shov\w*|"
@@ -134,6 +136,10 @@ NEUTRAL = re.compile(
 )
 #: "will not be affected / involved": unscathed when denied
 AFFECTED = re.compile(r"\b(?:affected|involved|disturbed|harmed|impacted|hurt|damaged|bothered)\b")
+EXCEPT = re.compile(r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|besides|save\s+for)\b")
+#: a description of what already happened ("has already hit"), not a prediction
+PAST = re.compile(r"\b(?:already|earlier|previously|so\s+far)\b")
+FUTURE = re.compile(r"\b(?:will|won't|going\s+to|may|might|could|would|shall|soon|next|about\s+to)\b")
 UNCERTAIN = re.compile(
     r"\b(?:whether|hard\s+to\s+(?:say|tell|predict|determine)|difficult\s+to\s+(?:say|tell|predict|determine)|"
     r"(?:cannot|can't|unable\s+to|not\s+able\s+to|impossible\s+to)\s+(?:\w+\s+)?(?:determine|tell|predict|say|"
@@ -170,6 +176,7 @@ PRONOUN_LAST = re.compile(r"\b(?:which|that|the\s+latter|(?:causing|sending|push
                           r"propelling|driving|deflecting|setting)\s+(?:it|them))\b")  # fmt: skip
 PRONOUN_ALL = re.compile(r"\b(?:they|both|the\s+two|these\s+two|those\s+two|the\s+pair|the\s+two\s+objects)\b")
 PRONOUN_SUBJ = re.compile(r"\b(?:it|this|the\s+former|this\s+object)\b")
+IT_INTO = re.compile(r"^\w+\s+(?:it|them)\s+(?:\w+\s+)?(?:into|against|onto)\b")
 EACH_OTHER = re.compile(r"\b(?:each\s+other|one\s+another|together|it|them)\b")
 VERBISH = re.compile(
     r"\b(?:will|would|won't|is|are|was|were|may|might|could|can|cannot|should|shall|moves?|moving|rolls?|"
@@ -309,8 +316,8 @@ def _json_sentences(obj, key: str = "") -> list[str]:
             yes = flag is True or str(flag).lower() == "yes"
             out.append(f"the {names[0]} {'will collide' if yes else 'will not collide'} with the {names[1]}.")
             return out
-        for a, v in obj.items():
-            out += _json_sentences(v, str(a))
+        for a, v in obj.items():  # a record under a collision key keeps that key ({"objects": [A, B]})
+            out += _json_sentences(v, key if collide_key and isinstance(v, list) else str(a))
         return out
     if isinstance(obj, list):
         if not obj and collide_key:
@@ -344,8 +351,8 @@ def json_text(t: str) -> str:
     return t[: m.start()] + "\n" + "\n".join(_json_sentences(obj)) + "\n" + t[m.end() :]
 
 
-YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|1)$")
-NO = re.compile(r"^(?:no|n|false|none|no collision|miss|misses|unlikely|0|-|unscathed|safe)$")
+YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|\u2713|\u2714)$")
+NO = re.compile(r"^(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|\u2717|\u2718)$")
 
 
 def table_text(t: str) -> str:
@@ -357,7 +364,7 @@ def table_text(t: str) -> str:
         if not (s.startswith("|") or s.count("|") >= 2):
             out.append(line)
             continue
-        cells = [c.strip() for c in s.strip("|").split("|")]
+        cells = [c.strip() for c in s.strip("|").split("|") if not re.fullmatch(r"\s*#?\d+\.?\s*", c)]
         if all(re.fullmatch(r":?-{2,}:?|", c) for c in cells):
             continue
         flags = [c for c in cells if YES.match(c) or NO.match(c)]
@@ -591,7 +598,15 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     c = NEUTRAL.sub(" ", clause)
     ms = find_mentions(c, labels)
     r.mentioned.update(n for m in ms for n in m.names if n != OTHERS)
-    if item.question or UNCERTAIN.search(c):
+    exc = EXCEPT.search(c)
+    if exc and (safe_any := UNSCATHED.search(c) or MISS.search(c)) and GLOBAL.search(c[: exc.start()]):
+        kept = _names([m for m in ms if m.start > exc.start()])
+        for n in labels:
+            if n not in kept:
+                r.safe.setdefault(n, item.item)
+        r.prev_subject, r.prev_objects, r.prev_polarity = kept, [], "safe" if safe_any else None
+        return
+    if (PAST.search(c) and not FUTURE.search(c)) or item.question or UNCERTAIN.search(c):
         if ms:  # "Will the red cube hit the blue sphere? Yes, it will." -- a referent, not a prediction
             r.prev_subject, r.prev_objects, r.prev_polarity = _names(ms), [], None
         return
@@ -643,6 +658,13 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
             subject = r.prev_subject
     pairs: list[frozenset] = []
     objects: list[str] = []
+    it_into = IT_INTO.search(c[anchor.start() :])
+    if it_into and subject and r.prev_objects and post and not PRONOUN_LAST.search(c[: anchor.end()]):
+        mid = r.prev_objects[-1:]  # "hit B and knock it into C": A-B and B-C
+        pairs = _cross(subject, mid) + _cross(mid, _names(post))
+        _record(pairs, polarity, _names(ms), item, r, ms)
+        r.prev_subject, r.prev_objects, r.prev_polarity = mid, _names(post), polarity
+        return
     if post and subject:
         prev = None
         for m in post:
@@ -660,7 +682,9 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     elif len(subject) >= 2:
         pairs = _pairs_among(subject)
     elif subject and PRONOUN_SUBJ.search(c[anchor.end() :]):  # "B ... will be hit by it": the other one named
-        others = [n for n in _names(ms) if n not in subject] or [n for n in r.prev_objects if n not in subject]
+        others = [n for n in _names(ms) if n not in subject] or [
+            n for n in r.prev_objects + r.prev_subject if n not in subject
+        ]
         pairs = _cross(subject, others[-1:])
     _record(pairs, polarity, _names(ms), item, r, ms)
     r.prev_subject, r.prev_objects, r.prev_polarity = subject, objects or subject, polarity
