@@ -97,6 +97,8 @@ def _load_choice_reader():
 
         return choice
     spec = importlib.util.spec_from_file_location("voebench_task_newton_choice", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

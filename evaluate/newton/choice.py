@@ -186,7 +186,7 @@ def _article(text: str, end: int) -> bool:
     if text[end - 1 : end].lower() != "a":
         return False
     nxt = re.match(r" +([A-Za-z]+)", text[end:])
-    return bool(nxt) and nxt.group(1).lower() not in ("or", "and", "is", "vs", "versus", "nor")
+    return nxt is not None and nxt.group(1).lower() not in ("or", "and", "is", "vs", "versus", "nor")
 
 
 def _letters(text: str, n: int) -> list[_Mention]:
@@ -309,9 +309,9 @@ def _one_of_several(text: str, labels: list[str], letters: bool) -> int | str:
     "but"/"however"; otherwise "several"."""
     sentences = [s for s in _SENTENCE.split(text) if s.strip(" \"'-:,")]
     for s in (sentences[:1] + sentences[-1:]) if sentences else []:
-        got = _bare(s, labels, letters)
-        if got is not None:
-            return got
+        bare = _bare(s, labels, letters)
+        if bare is not None:
+            return bare
     contrast = list(_CONTRAST.finditer(text))
     if contrast:
         got = _read(text[contrast[-1].end() :], labels, letters)

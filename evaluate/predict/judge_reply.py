@@ -247,8 +247,9 @@ def _mentions(text: str) -> list[tuple[int, str, tuple | None]]:
         line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
         heading = bool(_HEADING_BEFORE.fullmatch(line) or _HEADING_AFTER.match(text, m.end()))
         if got is None and not heading:  # mid-sentence: a mention only with a marked score in its sentence
-            sentence = re.match(r"[^.!?\n]*[.!?]?", text[m.end() :]).group()
-            got = _marked(sentence, CRITERIA[name][1])
+            sentence = text[m.end() :].split("\n", 1)[0]
+            dot = re.search(r"[.!?](?:\s|$)", sentence)
+            got = _marked(sentence[: dot.end()] if dot else sentence, CRITERIA[name][1])
             heading = got is not None
         if got is not None or heading:
             out.append((m.start(), name, got, m.end()))
@@ -296,4 +297,6 @@ def parse_scores(text: str | None) -> dict[str, float | None]:
 
 def reply_valid(scores: dict | None) -> bool:
     """Whether a parsed reply gives all three scores (a reply with any None is invalid)."""
-    return bool(scores) and all(scores.get(k) is not None for k in CRITERIA)
+    if not scores:
+        return False
+    return all(scores.get(k) is not None for k in CRITERIA)

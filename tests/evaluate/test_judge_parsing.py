@@ -96,7 +96,8 @@ def _read(reply: str) -> tuple:
         # formats
         ('{"Specificity": 4, "Logical Consistency": 3, "Accuracy": 1}', (4, 3, 1)),
         (
-            '```json\n{"specificity": {"score": 2}, "logical_consistency": {"score": 5}, "accuracy": {"score": 0}}\n```',
+            '```json\n{"specificity": {"score": 2}, "logical_consistency": {"score": 5}, '
+            '"accuracy": {"score": 0}}\n```',
             (2, 5, 0),
         ),
         (
@@ -116,8 +117,8 @@ def _read(reply: str) -> tuple:
         ("Specificity: 8/10\nLogical Consistency: 7\nAccuracy: 0.5", (None, None, None)),
         # several mentions: a final line wins; a conflict without one is None
         (
-            "Specificity: 5\nLogical Consistency: 4\nAccuracy: 1\n\nFinal scores:\nSpecificity: 4\nLogical Consistency: 4\n"
-            "Accuracy: 0",
+            "Specificity: 5\nLogical Consistency: 4\nAccuracy: 1\n\n"
+            "Final scores:\nSpecificity: 4\nLogical Consistency: 4\nAccuracy: 0",
             (4, 4, 0),
         ),
         (
