@@ -12,5 +12,6 @@ See docs/psychometrics.md.
 from voebench.evaluate.psychometrics.data import Response, Table, tabulate
 from voebench.evaluate.psychometrics.fitting import Estimate, Fit, fit
 from voebench.evaluate.psychometrics.function import psi
+from voebench.evaluate.psychometrics.table import LevelRow, level_table
 
-__all__ = ["Estimate", "Fit", "Response", "Table", "fit", "psi", "tabulate"]
+__all__ = ["Estimate", "Fit", "LevelRow", "Response", "Table", "fit", "level_table", "psi", "tabulate"]
