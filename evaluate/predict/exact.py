@@ -162,7 +162,7 @@ NOT_GLOBAL = re.compile(
 )
 QUESTION_START = re.compile(r"^(?:could|will|would|does|do|is|are|can|might|may|should|did|what|which|how)\b")
 ELLIPTIC_START = re.compile(
-    r"^(?:or|alternatively|and|also|not|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|"
+    r"^(?:or|alternatively|and|also|not|while|whereas|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|"
     r"and\s+then|"
     r"and\s+possibly|or\s+possibly|or\s+perhaps|or\s+even|and\s+also|but|as\s+well)\b"
 )
@@ -176,6 +176,7 @@ PRONOUN_LAST = re.compile(r"\b(?:which|that|the\s+latter|(?:causing|sending|push
                           r"propelling|driving|deflecting|setting)\s+(?:it|them))\b")  # fmt: skip
 PRONOUN_ALL = re.compile(r"\b(?:they|both|the\s+two|these\s+two|those\s+two|the\s+pair|the\s+two\s+objects)\b")
 PRONOUN_SUBJ = re.compile(r"\b(?:it|this|the\s+former|this\s+object)\b")
+VERB_START = re.compile(r"^(?:will|won't|would|is|are|may|might|could|should|continues?|remains?|stays?|keeps?)\b")
 IT_INTO = re.compile(r"^\w+\s+(?:it|them)\s+(?:\w+\s+)?(?:into|against|onto)\b")
 EACH_OTHER = re.compile(r"\b(?:each\s+other|one\s+another|together|it|them)\b")
 VERBISH = re.compile(
@@ -306,7 +307,7 @@ def _json_sentences(obj, key: str = "") -> list[str]:
     collide_key = bool(re.search(r"collid|collision|pair|hit|impact|contact", k)) and not re.search(
         r"\bno|non|not|without|miss|unscath|safe|unhit", k
     )
-    safe_key = bool(re.search(r"unscath|unhit|safe|no_?collision|not_?hit|untouched|miss|free|unaffected", k))
+    safe_key = bool(re.search(r"unscath|unhit|safe|no_?collision|not_?(?:hit|collid)|untouched|miss|free|unaffected", k))
     out: list[str] = []
     if isinstance(obj, dict):
         vals = {str(a).lower(): v for a, v in obj.items()}
@@ -530,7 +531,7 @@ def sentences(t: str) -> list[Item]:
                 section = sec
                 continue
             if sec and not _HAS_VERB.search(line):
-                line = f"{line} {'will collide' if sec == 'collide' else 'will remain unscathed'}"
+                line = f"{line.rstrip(' .!')} {'will collide' if sec == 'collide' else 'will remain unscathed'}"
         elif not is_item and re.fullmatch(r"[^.!?]{0,60}:", line):
             section = _section(line)
             continue
@@ -540,7 +541,7 @@ def sentences(t: str) -> list[Item]:
             if not s:
                 continue
             if section and not _HAS_VERB.search(s) and len(find_mentions(s, [])) + len(re.findall(_ALLC, s)) >= 1:
-                s = f"{s} {'will collide' if section == 'collide' else 'will remain unscathed'}"
+                s = f"{s.rstrip(' .!')} {'will collide' if section == 'collide' else 'will remain unscathed'}"
             q = s.rstrip().endswith("?") or (bool(QUESTION_START.match(s)) and "?" in s)
             out.append(Item(s.rstrip("?!. "), n_item, section, q))
     return out
@@ -599,12 +600,12 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     ms = find_mentions(c, labels)
     r.mentioned.update(n for m in ms for n in m.names if n != OTHERS)
     exc = EXCEPT.search(c)
-    if exc and (safe_any := UNSCATHED.search(c) or MISS.search(c)) and GLOBAL.search(c[: exc.start()]):
+    if exc and (UNSCATHED.search(c) or MISS.search(c)) and GLOBAL.search(c[: exc.start()]):
         kept = _names([m for m in ms if m.start > exc.start()])
         for n in labels:
             if n not in kept:
                 r.safe.setdefault(n, item.item)
-        r.prev_subject, r.prev_objects, r.prev_polarity = kept, [], "safe" if safe_any else None
+        r.prev_subject, r.prev_objects, r.prev_polarity = kept, [], "safe"
         return
     if (PAST.search(c) and not FUTURE.search(c)) or item.question or UNCERTAIN.search(c):
         if ms:  # "Will the red cube hit the blue sphere? Yes, it will." -- a referent, not a prediction
@@ -631,6 +632,8 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
             return  # "will not stay unscathed": hit by something unnamed
         if not ms and PRONOUN_SUBJ.search(c[: safe.start()]):
             ms = [Mention(0, 0, list(r.prev_subject[:1]))]  # "it will continue unscathed"
+        elif not ms and (ELLIPTIC_START.match(c) or VERB_START.match(c)):
+            ms = [Mention(0, 0, list(r.prev_subject))]  # "... and will continue unscathed"
         for n in _names(ms):
             r.safe.setdefault(n, item.item)
         r.prev_subject, r.prev_objects, r.prev_polarity = _names(ms), [], "safe"
@@ -686,7 +689,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
             n for n in r.prev_objects + r.prev_subject if n not in subject
         ]
         pairs = _cross(subject, others[-1:])
-    _record(pairs, polarity, _names(ms), item, r, ms)
+    _record(pairs, polarity, list(dict.fromkeys(_names(ms) + subject)), item, r, ms)
     r.prev_subject, r.prev_objects, r.prev_polarity = subject, objects or subject, polarity
 
 
@@ -707,7 +710,11 @@ def _record(pairs: list, polarity: str, names: list, item: Item, r: Reading, ms:
 
 def _read_objectless(c: str, verb, neg, miss, safe, r: Reading, item: int) -> None:
     """A clause naming no specific object: "no two objects will collide", "all objects remain unscathed"."""
-    if not GLOBAL.search(c) or NOT_GLOBAL.search(c):
+    if not GLOBAL.search(c):
+        return
+    if NOT_GLOBAL.search(c):  # "no other collisions": the objects in no predicted pair are unscathed
+        if re.search(r"\bno\b|\bnone\b|\bnothing\b", c) or (verb and neg):
+            r.safe.setdefault(OTHERS, item)
         return
     if (verb and neg) or (miss and not neg) or (safe and not neg):
         if GLOBAL_NONE.search(c) or re.search(r"\b(?:objects|they|them|targets|shapes)\b", c):
