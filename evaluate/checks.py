@@ -27,9 +27,12 @@ def check_out_folder(path: str, marks: tuple[str, ...] = RUN_MARKS, flag: str = 
     """UsageError unless the command may write into `path`: absent, an empty folder, or a folder holding a name that
     matches one of `marks` (glob patterns of what the command writes there itself)."""
     if not os.path.exists(path):
+        _check_creatable(path, flag)
         return
     if not os.path.isdir(path):
         raise UsageError(f"{flag} {path}: exists and is not a directory")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: cannot write in this folder (permission denied)")
     try:
         names = os.listdir(path)
     except OSError as e:
@@ -39,6 +42,18 @@ def check_out_folder(path: str, marks: tuple[str, ...] = RUN_MARKS, flag: str = 
     raise UsageError(
         f"{flag} {path}: a non-empty folder voebench did not write (no {marks[0]}); choose a new or empty folder"
     )
+
+
+def _check_creatable(path: str, flag: str) -> None:
+    """UsageError unless the folders up to `path` can be made: the nearest existing ancestor is a folder this
+    process may write in (not a file, e.g. `--out set/manifest.jsonl/run`)."""
+    parent = os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        raise UsageError(f"{flag} {path}: cannot be made, {parent} is a file")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{flag} {path}: cannot be made in {parent} (permission denied)")
 
 
 def read_json_object(path: str) -> dict:

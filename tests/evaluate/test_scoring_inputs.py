@@ -270,6 +270,10 @@ CASES = {
         evaluate_on("{tiny}", "--tests", "movement", "--strategy", "open"),
         "no such questions",
     ),
+    "evaluate-out-under-a-file": (
+        evaluate_on("{tiny}")[:5] + ["{tiny}/manifest.jsonl/run", "--no-progress"],
+        "is a file",
+    ),
     "evaluate-foreign-out": (evaluate_on("{tiny}")[:5] + ["{foreign}", "--no-progress"], "voebench did not write"),
     "evaluate-out-is-a-set": (evaluate_on("{tiny}")[:5] + ["{plaus}", "--no-progress"], "voebench did not write"),
     "evaluate-states-only-video-strategy": (evaluate_on("{states}"), "--strategy text"),
@@ -293,6 +297,7 @@ CASES = {
     "predict-missing-set": (predict_on("{missing}"), "no manifest.jsonl"),
     "predict-empty-set": (predict_on("{empty}"), "no manifest.jsonl"),
     "predict-no-predict-videos": (predict_on("{tiny}"), "no predict videos"),
+    "predict-out-under-a-file": (predict_on("{predict}")[:5] + ["{predict}/manifest.jsonl/run"], "is a file"),
     "predict-foreign-out": (predict_on("{predict}")[:5] + ["{foreign}"], "voebench did not write"),
     "predict-replay-notjson": (
         ["predict", "{predict}", "--model", "replay:{replay_notjson}", "--out", "{out}"],
@@ -330,6 +335,10 @@ CASES = {
     "humans-export-missing-study": (["humans", "export", "{missing}", "--out", "{out}"], "no such study folder"),
     "humans-export-empty-study": (["humans", "export", "{study_empty}", "--out", "{out}"], "no study here"),
     "humans-export-corrupt-study": (["humans", "export", "{study_corrupt}", "--out", "{out}"], "study.sqlite3"),
+    "humans-export-out-under-a-file": (
+        ["humans", "export", "{study}", "--out", "{tiny}/manifest.jsonl/x"],
+        "is a file",
+    ),
     "humans-export-foreign-out": (["humans", "export", "{study}", "--out", "{foreign}"], "voebench did not write"),
     "humans-links-missing-study": (["humans", "links", "{missing}"], "no study here"),
     "humans-links-empty-study": (["humans", "links", "{study_empty}"], "no study here"),
@@ -341,6 +350,7 @@ CASES = {
         humans_serve("{empty}", "{out}"),
         "no manifest.jsonl",
     ),
+    "humans-serve-study-under-a-file": (humans_serve("{plaus}", "{plaus}/manifest.jsonl/study"), "is a file"),
     "humans-serve-foreign-study": (
         humans_serve("{plaus}", "{foreign}"),
         "voebench did not write",
@@ -362,6 +372,7 @@ CASES = {
         world_model("{states}", "{out}"),
         "states-only",
     ),
+    "surprise-out-under-a-file": (world_model("{tiny}", "{tiny}/manifest.jsonl/run"), "is a file"),
     "surprise-foreign-out": (
         world_model("{tiny}", "{foreign}"),
         "voebench did not write",
@@ -370,6 +381,7 @@ CASES = {
     "train-baseline-missing-set": (train_baseline("{missing}", "{out}"), "no manifest.jsonl"),
     "train-baseline-empty-set": (train_baseline("{empty}", "{out}"), "no manifest.jsonl"),
     "train-baseline-no-avoe": (train_baseline("{tiny}", "{out}", "B"), "category B"),
+    "train-baseline-out-under-a-file": (train_baseline("{tiny}", "{tiny}/manifest.jsonl/x"), "is a file"),
     "train-baseline-foreign-out": (train_baseline("{tiny}", "{foreign}"), "voebench did not write"),
 }
 
