@@ -162,7 +162,8 @@ NOT_GLOBAL = re.compile(
 )
 QUESTION_START = re.compile(r"^(?:could|will|would|does|do|is|are|can|might|may|should|did|what|which|how)\b")
 ELLIPTIC_START = re.compile(
-    r"^(?:or|alternatively|and|also|not|while|whereas|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|otherwise|then|"
+    r"^(?:or|alternatively|and|also|not|while|whereas|as\s+well\s+as|plus|possibly|perhaps|maybe|potentially|"
+    r"otherwise|then|"
     r"and\s+then|"
     r"and\s+possibly|or\s+possibly|or\s+perhaps|or\s+even|and\s+also|but|as\s+well)\b"
 )
@@ -307,7 +308,9 @@ def _json_sentences(obj, key: str = "") -> list[str]:
     collide_key = bool(re.search(r"collid|collision|pair|hit|impact|contact", k)) and not re.search(
         r"\bno|non|not|without|miss|unscath|safe|unhit", k
     )
-    safe_key = bool(re.search(r"unscath|unhit|safe|no_?collision|not_?(?:hit|collid)|untouched|miss|free|unaffected", k))
+    safe_key = bool(
+        re.search(r"unscath|unhit|safe|no_?collision|not_?(?:hit|collid)|untouched|miss|free|unaffected", k)
+    )
     out: list[str] = []
     if isinstance(obj, dict):
         vals = {str(a).lower(): v for a, v in obj.items()}
@@ -873,6 +876,12 @@ CHOICE_LEAD = re.compile(
 CHOICE_NONE = re.compile(r"\b(?:neither|both\s+(?:a\s+and\s+b|options|are))\b", re.IGNORECASE)
 
 
+def _article(raw: str, m: re.Match) -> bool:
+    """A lower-case "a" followed by a word is the article ("the answer is a bounce"), not option A."""
+    end = m.end()
+    return raw[end - 1] == "a" and re.match(r"\s+[a-z]", raw[end:]) is not None
+
+
 def choice_letter(text: str) -> str | None:
     """The option (A or B) an answer to a two-way event question picks; None when it picks neither or both.
     Negated letters ("Not A", "A is wrong") are dropped; "The answer is B" / "Answer: b" / "I choose B" win; then
@@ -882,8 +891,10 @@ def choice_letter(text: str) -> str | None:
     raw = re.sub(r"\*\*|__", "", "".join(_CHARS.get(c, c) for c in (text or ""))).strip()
     if not t or CHOICE_NONE.search(t):
         return None
-    negated = {x.upper() for m in CHOICE_NEGATED.finditer(raw) for x in m.groups() if x}
-    explicit = {x.upper() for m in CHOICE_EXPLICIT.finditer(raw) for x in m.groups() if x} - negated
+    negated = {x.upper() for m in CHOICE_NEGATED.finditer(raw) for x in m.groups() if x and not _article(raw, m)}
+    explicit = {
+        x.upper() for m in CHOICE_EXPLICIT.finditer(raw) for x in m.groups() if x and not _article(raw, m)
+    } - negated
     if explicit:
         return explicit.pop() if len(explicit) == 1 else None
     lead = CHOICE_LEAD.match(raw)

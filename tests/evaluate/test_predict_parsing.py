@@ -225,6 +225,26 @@ def test_no_full_credit_for_denying_a_true_pair_among_alternatives():
     assert not sc.strict
 
 
+def test_any_text_gets_a_reading_and_never_a_traceback():
+    """Token soup (colours, shapes, negations, markup, JSON and table characters): a status, never an exception."""
+    import random
+
+    words = (
+        "the red blue green yellow purple orange cube sphere cylinder ball box can hit hits collide won't not no "
+        "none all others and , ; . ? : - -> | ** { } [ ] \" ( ) 1. 2. \n which it they may unscathed miss between "
+        "final answer: COLLISIONS: + except already will A B"
+    ).split(" ")
+    rng = random.Random(23)
+    labels = ["red cube", "blue sphere", "green cylinder", "white cylinder"]
+    for _ in range(300):
+        text = " ".join(rng.choice(words) for _ in range(rng.randint(0, 40)))
+        for structured in (False, True):
+            parsed, sc = exact.score(text, labels, [["red cube", "blue sphere"]], structured=structured)
+            assert parsed.status in exact.STATUSES and sc.unparsed == (parsed.status == "unreadable")
+            assert not sc.strict or parsed.pairs == RB
+        assert exact.choice_letter(text) in ("A", "B", None)
+
+
 # ------------------------------------------------------------------------------------------------- structured line
 
 
@@ -309,6 +329,8 @@ def test_a_bad_prompt_flag_is_one_line_and_exit_2(predict_set, tmp_path):  # noq
         ("Neither option fits.", None),
         ("The ball bounces back.", None),
         ("", None),
+        ("The correct description is a ball bouncing back, so B.", "B"),  # "is a ball": the article
+        ("It is not a bounce; B.", "B"),
     ],
 )
 def test_event_letters(reply, letter):
