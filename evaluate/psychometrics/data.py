@@ -58,6 +58,8 @@ def _pick(row: Mapping, keys: tuple[str, ...], what: str, i: int) -> object:
 def as_response(row: object, i: int = 0) -> Response:
     """A Response from a Response, a (trial, level, noticed) tuple or a mapping (keys above). Refuses a level that
     is not a finite number and a `noticed` that is not a bool or 0/1."""
+    level: object
+    noticed: object
     if isinstance(row, Response):
         trial, level, noticed = row.trial, row.level, row.noticed
     elif isinstance(row, Mapping):
