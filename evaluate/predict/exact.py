@@ -5,9 +5,9 @@ simulated ground truth.
 Reading rules (docs/predict.md; the labelled corpus tests/data/answers/predict.jsonl follows the same rules):
 
 1. **Outcome.** Every answer gets a status: ``pairs`` (at least one pair is put forward), ``none`` (the answer
-   clearly says nothing collides: "no two objects will collide", "all objects remain unscathed", every object
-   denied) or ``unreadable`` (a refusal, only questions or reasoning, a self-contradiction, an object the reader
-   cannot resolve, a malformed structured line). Unreadable answers are *unparsed*: they get no credit (every
+   says nothing collides: "no two objects will collide", "all objects remain unscathed", or only denials such as
+   "the red cube will miss the blue sphere") or ``unreadable`` (a refusal, only questions or reasoning, a
+   self-contradiction, an object the reader cannot resolve, a malformed structured line). Unreadable answers are *unparsed*: they get no credit (every
    score column 0, strict False) and are counted in the report's ``unparsed_rate``.
 2. **Structured line.** A line ``COLLISIONS: red cube + blue sphere; green cylinder + yellow cube`` or
    ``COLLISIONS: none`` is read strictly and wins over the free text. When the structured prompt was asked
@@ -132,7 +132,8 @@ NEUTRAL = re.compile(
     r"\bnot\s+only\b|\b(?:i'm|i\s+am|we\s+are)\s+not\s+(?:entirely\s+|completely\s+|100%\s+)?(?:sure|certain)"
     r"(?:,\s*but|\s+but)?\b|\bno\s+matter\b|\bnothing\s+(?:will\s+)?stop\w*\b|\bundoubtedly\b|"
     r"\b(?:almost|nearly)\s+(?:certain\w*|sure\w*|definitely|inevitabl\w*|immediately|instantly)\b|"
-    r"\bmay\s+or\s+may\s+not\b|\bmight\s+or\s+might\s+not\b|\bnot\s+far\b|\bnot\s+long\b"
+    r"\bmay\s+or\s+may\s+not\b|\b(?:wouldn't|would\s+not|not|isn't|it's\s+not)\s+(?:be\s+)?surpris\w*|"
+    r"\bnot\s+(?:be\s+)?(?:impossible|unlikely|out\s+of\s+the\s+question)\b|\bmight\s+or\s+might\s+not\b|\bnot\s+far\b|\bnot\s+long\b"
 )
 #: "will not be affected / involved": unscathed when denied
 AFFECTED = re.compile(r"\b(?:affected|involved|disturbed|harmed|impacted|hurt|damaged|bothered)\b")
@@ -778,6 +779,9 @@ def _conclude(r: Reading, labels: list[str]) -> Parsed:
         return p
     elif said_none or (labels and set(labels) <= claimed | {x for q in r.denied for x in q}):
         p.status, p.unhit = "none", set(labels)
+        return p
+    elif claimed or r.denied:  # only denials ("A will miss B"): a prediction that nothing named collides
+        p.status, p.unhit = "none", claimed
         return p
     else:
         p.reason = "no prediction a reader can take"
