@@ -41,7 +41,7 @@ _LEAD_FALSE = ("no", "wrong")
 
 #: conclusion markers: the text after the last one decides (rule 1)
 _FINAL = re.compile(
-    r"\b(?:final\s+answer|answer|so|therefore|thus|hence|i\s*(?:'d|would|will|'ll)?\s*(?:choose|pick|select|say|"
+    r"\b(?:final\s+answer|answer|r[ée]ponse|respuesta|antwort|so|therefore|thus|hence|i\s*(?:'d|would|will|'ll)?\s*(?:choose|pick|select|say|"
     r"go\s+with)|(?:correct|best|right)\s+(?:option|choice)(?:\s+is)?)\b\s*(?:is|would\s+be|:)?",
     re.IGNORECASE,
 )
@@ -71,6 +71,7 @@ def normalize(text: str) -> str:
     """Markdown emphasis and code marks dropped, underscores and odd spaces as spaces, curly quotes straight."""
     t = str(text or "")
     t = t.replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"').replace("：", ":")
+    t = re.sub(r"\\boxed\{([^{}]*)\}", r"\1", t)  # "Final answer: \boxed{C}"
     t = re.sub(r"[*`#«»]", " ", t).replace("_", " ").replace("\u00a0", " ")
     return re.sub(r"[ \t]+", " ", t).strip()
 
@@ -194,7 +195,11 @@ def _letters(text: str, n: int) -> list[_Mention]:
     offered = "abcdefgh"[:n]
     out = []
     pats = [
-        (r"\b(?:option|choice|letter|answer(?:\s+is)?|is)\s*[:\-]?\s*[(\[]?([a-h])[)\]]?(?![a-z0-9'])", re.IGNORECASE),
+        (
+            r"\b(?:option|choice|letter|answer(?:\s+is)?|r[ée]ponse|respuesta|antwort|is)\s*[:\-]?\s*[(\[]?([a-h])[)\]]?"
+            r"(?![a-z0-9'])",
+            re.IGNORECASE,
+        ),
         (_PAREN, re.IGNORECASE),
         (r"(?m)^\s*([a-h])[).:](?=\s|$)", re.IGNORECASE),
         (r"\b(?:or|and|nor|vs\.?|versus)\s+[(\[]?([a-h])[)\]]?(?![a-z0-9'])", re.IGNORECASE),

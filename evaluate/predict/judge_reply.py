@@ -24,7 +24,8 @@ Reading rules (tests/data/answers/judge.jsonl is the tuning corpus; docs/predict
    scales are kept (3.5; "3,5" is the decimal comma). Integral values are ints.
 7. Several mentions of a criterion: equal values read once. Different ones (or one invalid): the mentions after
    the reply's last final/summary/revision marker ("Final scores", "Summary", "Revised", "On reflection",
-   "Actually", "In conclusion", "Overall") decide if they agree; with no such marker, None. A conflict that the
+   "Actually", "In conclusion", "Overall", "On second thought"; from the start of the marker's line) decide if
+   they agree; with no such marker, None. A conflict that the
    criterion's own text settles ("3 or 4 - I'll settle on 4", "go with 4") reads the settled value.
 8. A reply that only echoes the prompt or the template ("Specificity: score: [].") gives None everywhere; so do
    refusals, bare number lists ("4, 3, 1") and replies that judge several samples with different scores.
@@ -65,7 +66,7 @@ _MARKED = re.compile(
 )
 _FINAL_MARK = re.compile(
     r"\b(?:final|summary|summar(?:ise|ize)|revised?|revising|corrected|updated|on\s+reflection|actually|"
-    r"in\s+conclusion|overall|reconsider(?:ing)?)\b",
+    r"in\s+conclusion|overall|reconsider(?:ing)?|on\s+second\s+thought|to\s+sum\s+up)\b",
     re.IGNORECASE,
 )
 _SETTLE = re.compile(
@@ -95,13 +96,13 @@ def _horizontal_tables(text: str) -> str:
     i = 0
     while i < len(lines):
         cells = _cells(lines[i])
-        if cells and sum(bool(_NAMES.fullmatch(c)) for c in cells) >= 2:
+        if cells and sum(bool(_NAMES.match(c)) for c in cells) >= 2:
             j = i + 1
             while j < len(lines) and _cells(lines[j]) and all(re.fullmatch(r":?-+:?", c) for c in _cells(lines[j])):
                 j += 1
             row = _cells(lines[j]) if j < len(lines) else []
             if len(row) == len(cells):
-                out += [f"{name}: {value}" for name, value in zip(cells, row) if _NAMES.fullmatch(name)]
+                out += [f"{name}: {value}" for name, value in zip(cells, row) if _NAMES.match(name)]
                 i = j + 1
                 continue
         out.append(lines[i])
@@ -127,20 +128,19 @@ def _number(tok: str) -> float:
 def _slot(text: str, start: int, top: int) -> tuple[str, float | None, int] | None:
     """The score in the slot after a criterion's name (rules 2 and 3): (VALUE|CONFLICT|OFF, value, end) or None."""
     toks = list(_TOKEN.finditer(text, start, min(len(text), start + 160)))
-    i, words, scale_seen, tentative = 0, 0, False, None
-    depth = 0
+    i, words, depth = 0, 0, 0  # depth: open brackets, where "4, 5" is a list
     while i < len(toks):
         t = toks[i]
         kind, s = t.lastgroup, t.group()
         if kind in ("punct", "nl"):
             if s not in _SKIP and kind != "nl":
                 break
-            depth += s in "([" and 1 or 0
+            depth = depth + 1 if s in "([" else max(0, depth - 1) if s in ")]" else depth
             i += 1
             continue
         if kind == "word":
             low = s.lower()
-            if low in _WORD_NUMBERS and not scale_seen and tentative is None:
+            if low in _WORD_NUMBERS:
                 return _check(float(_WORD_NUMBERS[low]), top, t.end())
             if low in _FILLER and words < 8:
                 words += 1
@@ -151,21 +151,21 @@ def _slot(text: str, start: int, top: int) -> tuple[str, float | None, int] | No
         v = t.group()
         if "," in v and (depth > 0 or _bracket_before(text, t.start())):  # "[4,5]": a list, not a decimal comma
             a, b = v.split(",")
-            nxt = _joined(text, toks, i, top, True, a, b)
+            nxt = _joined(toks, i, top, True, a, b)
         else:
-            nxt = _joined(text, toks, i, top, depth > 0)
+            nxt = _joined(toks, i, top, depth > 0)
         if nxt is None:
             return _check(_number(v), top, t.end())
         joiner, lo, hi, end_i = nxt
         if joiner in ("/", "out of"):
             if _scale_pair(lo, hi, top) and (depth > 0 or _more_value(toks, end_i + 1)):
-                scale_seen, i = True, end_i + 1  # "(0/1): 1": the scale
+                i = end_i + 1  # "(0/1): 1": the scale
                 continue
             if hi != top:
                 return (OFF, None, toks[end_i].end())
             return _check(lo, top, toks[end_i].end())
-        if _scale_pair(lo, hi, top):
-            scale_seen, tentative, i = True, toks[end_i].end(), end_i + 1
+        if _scale_pair(lo, hi, top):  # "(0-5): 4", "[0, 5]: 4": the scale; alone, no score
+            i = end_i + 1
             continue
         if lo == hi:
             return _check(lo, top, toks[end_i].end())
@@ -178,7 +178,7 @@ def _bracket_before(text: str, pos: int) -> bool:
 
 
 def _joined(
-    text: str, toks: list, i: int, top: int, bracketed: bool, a: str | None = None, b: str | None = None
+    toks: list, i: int, top: int, bracketed: bool, a: str | None = None, b: str | None = None
 ) -> tuple[str, float, float, int] | None:
     """The construct a number at toks[i] opens: ("/", x, y, last index), ("out of", ...), ("pair", ...) or None.
     Pairs: "x-y" / "x–y" written tight, "x to y", "x or y", and "x, y" inside brackets; "4 — 2 objects" is not."""
@@ -291,7 +291,8 @@ def parse_scores(text: str | None) -> dict[str, float | None]:
     for pos, name, got in _mentions(t):
         if got is not None:
             found[name].append((pos, got))
-    finals = [m.start() for m in _FINAL_MARK.finditer(t)]
+    # a marker counts from the start of its line: "I gave Specificity a 3 on second thought" revises that line
+    finals = [t.rfind("\n", 0, m.start()) for m in _FINAL_MARK.finditer(t)]
     return {k: _decide(v, finals) for k, v in found.items()}
 
 
