@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
-from collections.abc import Sequence
 
 import numpy as np
 
@@ -78,8 +77,12 @@ def test_interval(recs: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> unce
             seed=seed,
         )
     return uncertainty.nested(
-        [(r["sample_id"],) for r in recs], _values(recs), ["samples"], strata=[_stratum(r) for r in recs],
-        n_boot=n_boot, seed=seed,
+        [(r["sample_id"],) for r in recs],
+        _values(recs),
+        ["samples"],
+        strata=[_stratum(r) for r in recs],
+        n_boot=n_boot,
+        seed=seed,
     )
 
 
@@ -98,8 +101,13 @@ def suite_interval(recs: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> unc
             seed=seed,
         )
     return uncertainty.nested(
-        [(r["test"], r["sample_id"]) for r in recs], _values(recs), ["tests", "samples"],
-        strata=[_stratum(r) for r in recs], mean_of_top=True, n_boot=n_boot, seed=seed,
+        [(r["test"], r["sample_id"]) for r in recs],
+        _values(recs),
+        ["tests", "samples"],
+        strata=[_stratum(r) for r in recs],
+        mean_of_top=True,
+        n_boot=n_boot,
+        seed=seed,
     )
 
 
@@ -157,8 +165,9 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
         agg[(row["suite"], row["kind"], row["strategy"])].append(row)
     for (suite, kind, strategy), rs in sorted(agg.items()):
         accs = [r["acc"] for r in rs]
-        siv = suite_interval([r for r in scored if (r["suite"], r["kind"], r["strategy"]) == (suite, kind, strategy)],
-                             n_boot, seed)
+        siv = suite_interval(
+            [r for r in scored if (r["suite"], r["kind"], r["strategy"]) == (suite, kind, strategy)], n_boot, seed
+        )
         suites.append(
             {
                 "suite": suite,
@@ -183,8 +192,7 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
             "n": n_boot,
             "seed": seed,
             "method": "percentile bootstrap over clusters (evaluate/uncertainty.py)",
-            "per_test": "samples with their repeats, within polarity (human panels: participants and samples, "
-            "crossed)",
+            "per_test": "samples with their repeats, within polarity (human panels: participants and samples, crossed)",
             "per_suite": "tests, then samples within tests (human panels: participants and samples, crossed)",
         },
     }

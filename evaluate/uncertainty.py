@@ -91,16 +91,33 @@ def ratio(sums: np.ndarray) -> np.ndarray:
 
 
 def _singular(name: str) -> str:
-    return {"tests": "test", "samples": "sample", "pairs": "pair", "participants": "participant", "videos": "video",
-            "trials": "trial", "questions": "question", "clips": "clip", "items": "item"}.get(name, name)
+    return {
+        "tests": "test",
+        "samples": "sample",
+        "pairs": "pair",
+        "participants": "participant",
+        "videos": "video",
+        "trials": "trial",
+        "questions": "question",
+        "clips": "clip",
+        "items": "item",
+    }.get(name, name)
 
 
 def _none(point: float | None, resampled: str, clusters: dict, note: str, n_boot: int) -> Interval:
     return Interval(point, None, None, n_boot, resampled, clusters, note)
 
 
-def _finish(point: float, draws: np.ndarray, n_boot: int, resampled: str, clusters: dict, values: np.ndarray,
-            unit: str, note: str | None) -> Interval:
+def _finish(
+    point: float,
+    draws: np.ndarray,
+    n_boot: int,
+    resampled: str,
+    clusters: dict,
+    values: np.ndarray,
+    unit: str,
+    note: str | None,
+) -> Interval:
     """Percentiles of the draws, with the notes for degenerate cases."""
     ok = draws[np.isfinite(draws)]
     if len(ok) == 0:
@@ -172,11 +189,14 @@ def nested(
         return _none(None, resampled, clusters, "no scored answers: the score is undefined", n_boot)
     note = None
     if n_leaves == 1:
-        return _none(point, resampled, clusters, f"one {_singular(levels[-1])}: nothing to resample, no interval",
-                     n_boot)
+        return _none(
+            point, resampled, clusters, f"one {_singular(levels[-1])}: nothing to resample, no interval", n_boot
+        )
     if depth > 1 and clusters[levels[0]] == 1:
-        note = (f"one {_singular(levels[0])}: the interval covers only the variation of its {levels[1]}, "
-                f"not between {levels[0]}")
+        note = (
+            f"one {_singular(levels[0])}: the interval covers only the variation of its {levels[1]}, "
+            f"not between {levels[0]}"
+        )
 
     # children of every internal node, split by stratum at the last level
     children: dict[tuple, dict] = {}
@@ -247,8 +267,11 @@ def crossed(
     ri = _index(rows, r_keys)
     ci = _index(cols, c_keys)
     clusters = {names[0]: len(r_keys), names[1]: len(c_keys)}
-    gidx = [np.flatnonzero(np.array([g == k for g in groups])) for k in sorted(set(groups), key=repr)] if groups \
-        is not None else [np.arange(len(vals))]
+    gidx = (
+        [np.flatnonzero(np.array([g == k for g in groups])) for k in sorted(set(groups), key=repr)]
+        if groups is not None
+        else [np.arange(len(vals))]
+    )
     if groups is not None:
         resampled += f"; mean over {len(gidx)} fixed groups"
 
@@ -262,16 +285,20 @@ def crossed(
     if not np.isfinite(point):
         return _none(None, resampled, clusters, "no scored answers: the score is undefined", n_boot)
     if len(r_keys) == 1 and len(c_keys) == 1:
-        return _none(point, resampled, clusters,
-                     f"one {_singular(names[0])} and one {_singular(names[1])}: nothing to resample, no interval",
-                     n_boot)
+        return _none(
+            point,
+            resampled,
+            clusters,
+            f"one {_singular(names[0])} and one {_singular(names[1])}: nothing to resample, no interval",
+            n_boot,
+        )
     note = None
     if len(r_keys) == 1:
         note = f"one {_singular(names[0])}: the interval covers only the variation between {names[1]}"
     elif len(c_keys) == 1:
         note = f"one {_singular(names[1])}: the interval covers only the variation between {names[0]}"
     parts: dict[str, list[int]] = {}
-    col_stratum = {}
+    col_stratum: dict[int, Hashable] = {}
     if col_strata is not None:
         for c, s in zip(ci, col_strata):
             col_stratum.setdefault(int(c), s)
@@ -287,8 +314,16 @@ def crossed(
         for idx in parts.values():
             wc[:, idx] = rng.multinomial(len(idx), np.full(len(idx), 1.0 / len(idx)), size=b)
         draws.append(grouped(wr[:, ri] * wc[:, ci]))
-    return _finish(point, np.concatenate(draws), n_boot, resampled, clusters, vals,
-                   f"{_singular(names[0])} and {_singular(names[1])}", note)
+    return _finish(
+        point,
+        np.concatenate(draws),
+        n_boot,
+        resampled,
+        clusters,
+        vals,
+        f"{_singular(names[0])} and {_singular(names[1])}",
+        note,
+    )
 
 
 def _index(items: Sequence[Hashable], keys: list) -> np.ndarray:

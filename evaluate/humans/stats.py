@@ -148,8 +148,9 @@ def pair_accuracy(answers: list[dict]) -> dict | None:
     scores = [1.0 if r["no"] > r["yes"] else 0.5 if r["no"] == r["yes"] else 0.0 for r in (ratings[k] for k in keys)]
     if not scores:
         return None
-    iv = uncertainty.crossed([k[0] for k in keys], [k[1] for k in keys], [(x, 1.0) for x in scores],
-                             names=("participants", "pairs"))
+    iv = uncertainty.crossed(
+        [k[0] for k in keys], [k[1] for k in keys], [(x, 1.0) for x in scores], names=("participants", "pairs")
+    )
     return {"n": len(scores), "acc": float(np.mean(scores)), "interval": iv.as_dict()}
 
 

@@ -30,9 +30,7 @@ def exact_intervals(answered: list[dict]) -> dict[str, dict]:
     keys = [(str(r["sample_id"]),) for r in answered]
     ex = [r["exact"] for r in answered]
     out = {
-        "micro_f1": uncertainty.nested(
-            keys, [(e["tp"], e["fp"], e["fn"]) for e in ex], ["clips"], stat=micro_f1
-        ),
+        "micro_f1": uncertainty.nested(keys, [(e["tp"], e["fp"], e["fn"]) for e in ex], ["clips"], stat=micro_f1),
         "macro_f1": uncertainty.nested(keys, [(float(e["f1"]), 1.0) for e in ex], ["clips"]),
         "outcome_accuracy": uncertainty.nested(keys, [(float(e["outcome_correct"]), 1.0) for e in ex], ["clips"]),
         "strict": uncertainty.nested(keys, [(float(e["strict"]), 1.0) for e in ex], ["clips"]),

@@ -73,8 +73,9 @@ def relative_outcomes(pairs: list[tuple[dict, dict]], context: int, agg: str) ->
     return np.array(out)
 
 
-def relative_interval(pairs: list[tuple[dict, dict]], outcomes: np.ndarray, n_boot: int = N_BOOT,
-                      by_test: bool = False, seed: int = 0) -> uncertainty.Interval:
+def relative_interval(
+    pairs: list[tuple[dict, dict]], outcomes: np.ndarray, n_boot: int = N_BOOT, by_test: bool = False, seed: int = 0
+) -> uncertainty.Interval:
     """The interval of the relative accuracy (mean outcome over pairs): pairs resampled, or with `by_test` tests
     then pairs within tests."""
     keys = [((p["test"], p["pair_id"]) if by_test else (p["pair_id"],)) for p, _v in pairs]
@@ -136,8 +137,9 @@ def pre_onset_gap(pairs: list[tuple[dict, dict]], contexts) -> dict:
     }
 
 
-def test_scores(pairs: list[tuple[dict, dict]], contexts, fixed: int, n_boot: int, quantile: float,
-                by_test: bool = False) -> dict:
+def test_scores(
+    pairs: list[tuple[dict, dict]], contexts, fixed: int, n_boot: int, quantile: float, by_test: bool = False
+) -> dict:
     """Scores of a set of pairs (one test, or with `by_test` a suite, whose interval resamples tests then pairs)."""
     per_c: dict[str, dict] = {}
     for c in contexts:
@@ -155,6 +157,7 @@ def test_scores(pairs: list[tuple[dict, dict]], contexts, fixed: int, n_boot: in
                 "absolute": absolute_accuracy(pairs, c, agg, quantile),
             }
         per_c[str(c)] = row
+
     def best_for(agg: str) -> int:  # ties go to the context nearest the pre-declared one
         return max(contexts, key=lambda c: (per_c[str(c)][agg]["relative"], -abs(c - fixed)))
 
@@ -178,8 +181,10 @@ def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, q
     for pv in pairs.values():
         by_test[(pv[0]["suite"], pv[0]["test"])].append(pv)
         by_suite[pv[0]["suite"]].append(pv)
-    tests = [{"suite": s, "test": t, **test_scores(pv, contexts, fixed, n_boot, quantile)}
-             for (s, t), pv in sorted(by_test.items())]
+    tests = [
+        {"suite": s, "test": t, **test_scores(pv, contexts, fixed, n_boot, quantile)}
+        for (s, t), pv in sorted(by_test.items())
+    ]
     suites = [
         {"suite": s, **test_scores(pv, contexts, fixed, n_boot, quantile, by_test=True)}
         for s, pv in sorted(by_suite.items())

@@ -70,7 +70,8 @@ def markdown(summary: dict, info: dict) -> str:
         + (f", throughput {info['throughput']['pairs_per_s']:.2f} pairs/s" if info.get("throughput") else ""),
         "",
         "Relative accuracy (%, violated video more surprising than its twin; chance 50) with bootstrap 95% CI "
-        "(a test: over its pairs; a suite's **all** row: over tests, then pairs within tests), the video's surprise being the mean (avg) or max of its windows or the mean of the windows that "
+        "(a test: over its pairs; a suite's **all** row: over tests, then pairs within tests), the video's "
+        "surprise being the mean (avg) or max of its windows or the mean of the windows that "
         f"contain the onset (onset), at the pre-declared context {fixed} and at each test's best context (selected "
         "on these data); "
         f"AUROC and absolute accuracy (threshold: the {summary['threshold_quantile']:.0%} quantile of the other "
@@ -134,7 +135,7 @@ def plot_curves(records: list[dict], context: int, path: str, max_panels: int = 
         ax.tick_params(labelsize=7)
         ax.set_xlabel("last frame of the window", fontsize=7)
         ax.legend(fontsize=6, loc="upper left")
-    for ax in list(axes.flat)[len(keys):]:
+    for ax in list(axes.flat)[len(keys) :]:
         ax.axis("off")
     fig.suptitle(f"surprise per window, context {context} (shaded: violation window)", fontsize=9)
     fig.tight_layout()

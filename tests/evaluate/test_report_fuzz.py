@@ -67,7 +67,7 @@ def check_interval(iv: dict | None, point: float | None, proportion: bool = True
         TALLY["percentile interval extended to the point"] += 1
     assert iv["lo"] - EPS <= iv["point"] <= iv["hi"] + EPS, (where, iv)
     if proportion:
-        assert -EPS <= iv["lo"] and iv["hi"] <= 1 + EPS, (where, iv)
+        assert iv["lo"] >= -EPS and iv["hi"] <= 1 + EPS, (where, iv)
     if iv["hi"] - iv["lo"] <= EPS:
         assert iv["note"], f"{where}: zero width without a reason: {iv}"
         TALLY["zero width (reason given)"] += 1
@@ -276,8 +276,13 @@ def predict_records(rng: random.Random, mix: str) -> list[dict]:
     for form in rng.sample(["video", "image"], rng.randint(1, 2)):
         for clip in range(rng.randint(1, 5)):
             for rep in range(rng.randint(1, 3)):
-                rec: dict = {"kind": "collision", "form": form, "temperature": None, "sample_id": f"c{clip}",
-                             "repeat": rep}
+                rec: dict = {
+                    "kind": "collision",
+                    "form": form,
+                    "temperature": None,
+                    "sample_id": f"c{clip}",
+                    "repeat": rep,
+                }
                 roll = rng.random()
                 if mix == "random" and roll < 0.15:
                     rec["exact"] = None  # a failed call
@@ -293,12 +298,21 @@ def predict_records(rng: random.Random, mix: str) -> list[dict]:
                 r = tp / (tp + fn) if tp + fn else 1.0
                 f1 = 0.0 if unparsed or p + r == 0 else 2 * p * r / (p + r)
                 ok = not unparsed and fp == 0 and fn == 0
-                rec["exact"] = {"tp": tp, "fp": fp, "fn": fn, "precision": 0.0 if unparsed else p,
-                                "recall": 0.0 if unparsed else r, "f1": f1, "outcome_correct": ok or rng.random() < 0.5,
-                                "strict": ok, "unparsed": unparsed}
+                rec["exact"] = {
+                    "tp": tp,
+                    "fp": fp,
+                    "fn": fn,
+                    "precision": 0.0 if unparsed else p,
+                    "recall": 0.0 if unparsed else r,
+                    "f1": f1,
+                    "outcome_correct": ok or rng.random() < 0.5,
+                    "strict": ok,
+                    "unparsed": unparsed,
+                }
                 if rng.random() < 0.5:
-                    rec["judge_scores"] = {c: rng.choice([None, 0, 1, 3, 5]) for c in
-                                           ("specificity", "logical_consistency", "accuracy")}
+                    rec["judge_scores"] = {
+                        c: rng.choice([None, 0, 1, 3, 5]) for c in ("specificity", "logical_consistency", "accuracy")
+                    }
                     rec["judge_scores"]["accuracy"] = rng.choice([None, 0, 1])
                 out.append(rec)
     return out
@@ -341,9 +355,20 @@ def surprise_records(rng: random.Random, mix: str) -> list[dict]:
                     s = [0.0, 0.0, 0.0]
                 else:
                     s = [rng.random() for _ in range(3)]
-                out.append({"id": f"t{t}-p{p}-{plausible}", "suite": "grasp-l2", "test": f"t{t}",
-                            "pair_id": f"t{t}-p{p}", "plausible": plausible, "condition": "c", "onset": 3,
-                            "window_end": [2, 4, 6], "surprise": {"4": s, "8": s[::-1]}, "n_frames": 8})
+                out.append(
+                    {
+                        "id": f"t{t}-p{p}-{plausible}",
+                        "suite": "grasp-l2",
+                        "test": f"t{t}",
+                        "pair_id": f"t{t}-p{p}",
+                        "plausible": plausible,
+                        "condition": "c",
+                        "onset": 3,
+                        "window_end": [2, 4, 6],
+                        "surprise": {"4": s, "8": s[::-1]},
+                        "n_frames": 8,
+                    }
+                )
     return out
 
 
@@ -357,8 +382,7 @@ def _surprise_sets(n: int, tmp_path, seed: int) -> int:
             with open(run / "surprise.jsonl", "w", encoding="utf-8") as fh:
                 fh.writelines(json.dumps(r) + "\n" for r in recs)
             with open(run / "run.json", "w", encoding="utf-8") as fh:
-                json.dump({"model": {"name": "fuzz"}, "protocol": {"context_lengths": [4, 8], "fixed_context": 4}},
-                          fh)
+                json.dump({"model": {"name": "fuzz"}, "protocol": {"context_lengths": [4, 8], "fixed_context": 4}}, fh)
             s = cli_report(str(run), empty=not recs)
             if s is None:
                 continue
@@ -388,12 +412,18 @@ def _humans_sets(n: int, tmp_path, seed: int) -> int:
     rng = random.Random(seed)
     for i in range(n):
         mix = MIXES[i % len(MIXES)]
-        root = make_plausibility_set(str(tmp_path / f"set{i}"), {f"t{k}": rng.randint(1, 2)
-                                                                   for k in range(rng.randint(1, 2))})
+        root = make_plausibility_set(
+            str(tmp_path / f"set{i}"), {f"t{k}": rng.randint(1, 2) for k in range(rng.randint(1, 2))}
+        )
         protocol = rng.choice(["grasp", "avoe"])
         people = rng.randint(1, 3)
-        d = design.default_design(protocol, people, attention_checks=rng.randint(0, 1), familiarization=0,
-                                  votes=rng.randint(1, people) if protocol == "grasp" else None)
+        d = design.default_design(
+            protocol,
+            people,
+            attention_checks=rng.randint(0, 1),
+            familiarization=0,
+            votes=rng.randint(1, people) if protocol == "grasp" else None,
+        )
         study_dir = str(tmp_path / f"study{i}")
         study.create(root, study_dir, d).close()
         st = Study(study_dir)

@@ -123,8 +123,15 @@ def _panel_one_pair(people: int = 11) -> list[dict]:
         for v, (vid, truth) in enumerate((("v-plaus", "positive"), ("v-impl", "negative"))):
             k = 2 * p + v
             out.append(
-                _rec("collision", f"{vid}#plausibility", k in right, truth, repeat=p, kind="plausibility",
-                     participant=f"P{p:03d}")
+                _rec(
+                    "collision",
+                    f"{vid}#plausibility",
+                    k in right,
+                    truth,
+                    repeat=p,
+                    kind="plausibility",
+                    participant=f"P{p:03d}",
+                )
             )
     return out
 
@@ -183,8 +190,18 @@ def _pairs(tests: int, per_test: int, seed: int = 0) -> list[dict]:
             win = rng.random() < p
             for plausible in (True, False):
                 s = 1.0 if (plausible != win) else 2.0
-                recs.append({"suite": "grasp-l2", "test": f"t{t}", "pair_id": pid, "plausible": plausible,
-                             "window_end": [4], "surprise": {"8": [s]}, "condition": "x", "onset": 2})
+                recs.append(
+                    {
+                        "suite": "grasp-l2",
+                        "test": f"t{t}",
+                        "pair_id": pid,
+                        "plausible": plausible,
+                        "window_end": [4],
+                        "surprise": {"8": [s]},
+                        "condition": "x",
+                        "onset": 2,
+                    }
+                )
     return recs
 
 
@@ -196,9 +213,12 @@ def test_world_model_suite_interval_resamples_tests_then_pairs():
     assert suite["interval"]["clusters"] == {"tests": 16, "pairs": 64}
     lo, hi = suite["relative_ci"]
     assert lo <= suite["relative"] <= hi
-    by_pair = uncertainty.nested([(r["pair_id"],) for r in recs if not r["plausible"]],
-                                 [(float(r["surprise"]["8"][0] == 2.0), 1.0) for r in recs if not r["plausible"]],
-                                 ["pairs"], n_boot=1000)
+    by_pair = uncertainty.nested(
+        [(r["pair_id"],) for r in recs if not r["plausible"]],
+        [(float(r["surprise"]["8"][0] == 2.0), 1.0) for r in recs if not r["plausible"]],
+        ["pairs"],
+        n_boot=1000,
+    )
     assert hi - lo > by_pair.hi - by_pair.lo
     test = s["tests"][0]["fixed"]["avg"]
     assert test["interval"]["resampled"] == "pairs"
@@ -207,8 +227,12 @@ def test_world_model_suite_interval_resamples_tests_then_pairs():
 def test_report_json_states_the_resampling(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    recs = [_rec(f"t{t}", f"v{t}-{i}#b", (t + i) % 3 > 0, "positive" if i % 2 else "negative", repeat=r)
-            for t in range(3) for i in range(4) for r in range(2)]
+    recs = [
+        _rec(f"t{t}", f"v{t}-{i}#b", (t + i) % 3 > 0, "positive" if i % 2 else "negative", repeat=r)
+        for t in range(3)
+        for i in range(4)
+        for r in range(2)
+    ]
     with open(run / "samples.jsonl", "w", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in recs)
     res = report.write_report(str(run), n_boot=300)
@@ -223,9 +247,17 @@ def test_newton_metrics_intervals_resample_trials_then_questions():
 
     recs = []
     for r in _newton_records(3):
-        m = {"question_id": r["sample_id"].split("#")[1], "track": 2, "stream": "multiple_choice",
-             "attribute": "elasticity", "polarity": r["polarity"], "position": 1, "n_options": 3,
-             "agreement": None, "variant": "v1"}
+        m = {
+            "question_id": r["sample_id"].split("#")[1],
+            "track": 2,
+            "stream": "multiple_choice",
+            "attribute": "elasticity",
+            "polarity": r["polarity"],
+            "position": 1,
+            "n_options": 3,
+            "agreement": None,
+            "variant": "v1",
+        }
         recs.append({**r, "meta": {"newton": m}})
     s = newton_metrics.summarize(recs)
     row = s["streams"][0]
@@ -247,8 +279,17 @@ def _predict_rec(sid, tp, fp, fn, strict, outcome, repeat=0, form="video"):
     p = tp / (tp + fp) if tp + fp else 1.0
     r = tp / (tp + fn) if tp + fn else 1.0
     f1 = 0.0 if p + r == 0 else 2 * p * r / (p + r)
-    ex = {"tp": tp, "fp": fp, "fn": fn, "precision": p, "recall": r, "f1": f1, "outcome_correct": outcome,
-          "strict": strict, "unparsed": False}
+    ex = {
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
+        "precision": p,
+        "recall": r,
+        "f1": f1,
+        "outcome_correct": outcome,
+        "strict": strict,
+        "unparsed": False,
+    }
     return {"kind": "collision", "form": form, "temperature": None, "sample_id": sid, "repeat": repeat, "exact": ex}
 
 
@@ -266,8 +307,9 @@ def test_predict_intervals_match_the_printed_scores_and_resample_clips():
         iv = g["exact_ci95"][m]
         assert iv["point"] == pytest.approx(g["exact"][m]), m  # the statistic the report prints
         assert iv["lo"] <= iv["point"] <= iv["hi"] and iv["clusters"] == {"clips": 12}
-    md = predict_run.report_md(predict_run.summarize(recs), {"models": {"None": {"name": "m"}}, "judge": None,
-                                                             "repeats": 3})
+    md = predict_run.report_md(
+        predict_run.summarize(recs), {"models": {"None": {"name": "m"}}, "judge": None, "repeats": 3}
+    )
     assert "resampling clips (each clip with all its repeats)" in md
     # no answer at all and one clip: a report, and the reason
     one = predict_run.summarize(recs[:3])["groups"][0]["exact_ci95"]["strict"]
