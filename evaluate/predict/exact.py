@@ -238,7 +238,7 @@ def normalize(text: str) -> str:
     t = (text or "").replace("\r\n", "\n").replace("\r", "\n")
     t = "".join(_CHARS.get(c, c) for c in t)
     t = re.sub(r"<br\s*/?>", "\n", t, flags=re.IGNORECASE)
-    t = re.sub(r"\*\*|__|~~|(?<!\w)\*(?=\w)|(?<=\w)\*(?!\w)", "", t)
+    t = re.sub(r"\*\*|__|~~|(?<![\w*])[*_](?=\w)|(?<=\w)[*_](?![\w*])", "", t)
     t = re.sub(r"(?m)^\s*#{1,6}\s*", "", t)
     t = re.sub(r"(?m)^\s*>\s*", "", t)
     t = ARROW.sub(" collides with ", t)
@@ -584,6 +584,7 @@ class Reading:
     prev_subject: list = field(default_factory=list)
     prev_objects: list = field(default_factory=list)
     prev_polarity: str | None = None
+    prev_all: list = field(default_factory=list)  # every object the previous clause named
 
 
 def _names(ms: list[Mention]) -> list[str]:
@@ -602,6 +603,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     """Read one clause into `r` (rules 5-8 of the module docstring)."""
     c = NEUTRAL.sub(" ", clause)
     ms = find_mentions(c, labels)
+    before, r.prev_all = r.prev_all, (_names(ms) or r.prev_all)
     r.mentioned.update(n for m in ms for n in m.names if n != OTHERS)
     exc = EXCEPT.search(c)
     if exc and (UNSCATHED.search(c) or MISS.search(c)) and GLOBAL.search(c[: exc.start()]):
@@ -690,7 +692,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         pairs = _pairs_among(subject)
     elif subject and PRONOUN_SUBJ.search(c[anchor.end() :]):  # "B ... will be hit by it": the other one named
         others = [n for n in _names(ms) if n not in subject] or [
-            n for n in r.prev_objects + r.prev_subject if n not in subject
+            n for n in r.prev_objects + r.prev_subject + before if n not in subject
         ]
         pairs = _cross(subject, others[-1:])
     _record(pairs, polarity, list(dict.fromkeys(_names(ms) + subject)), item, r, ms)
