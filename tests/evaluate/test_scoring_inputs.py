@@ -211,6 +211,9 @@ def ws(tmp_path_factory) -> dict[str, str]:
     assert main(["evaluate", w["tiny"], "--model", "fake:yes", "--out", p("run"), "--repeats", "1",
                  "--no-progress"]) == 0  # fmt: skip
     os.makedirs(p("run_empty"))
+    os.makedirs(p("surprise_run_cut"))  # a world-model run killed before its first video was written whole
+    with open(os.path.join(w["surprise_run_cut"], "surprise.jsonl"), "w") as fh:
+        fh.write('{"id": "grasp-l2/t09_gravity/00000-plaus')
     shutil.copytree(w["run"], p("run_corrupt"))
     with open(os.path.join(w["run_corrupt"], "samples.jsonl"), "w") as fh:
         fh.write("{broken\n")
@@ -292,6 +295,7 @@ CASES = {
     "report-a-set": (["report", "{tiny}"], "is not a voebench run"),
     "report-foreign-folder": (["report", "{foreign}"], "is not a voebench run"),
     "report-corrupt-samples": (["report", "{run_corrupt}"], "samples.jsonl"),
+    "report-world-model-run-without-records": (["report", "{surprise_run_cut}"], "holds no readable records"),
     "report-one-good-one-missing": (["report", "{run}", "{missing}"], "no such run directory"),
     # voebench predict / predict-export
     "predict-missing-set": (predict_on("{missing}"), "no manifest.jsonl"),
@@ -302,6 +306,10 @@ CASES = {
     "predict-replay-notjson": (
         ["predict", "{predict}", "--model", "replay:{replay_notjson}", "--out", "{out}"],
         "replay",
+    ),
+    "predict-replay-unknownids": (
+        ["predict", "{predict}", "--model", "replay:{replay_unknownids}", "--out", "{out}"],
+        "answers none of the",
     ),
     "predict-judge-replay-empty": (
         predict_on("{predict}", "--judge", "replay:{replay_empty}"),
