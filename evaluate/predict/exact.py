@@ -7,8 +7,9 @@ Reading rules (docs/predict.md; the labelled corpus tests/data/answers/predict.j
 1. **Outcome.** Every answer gets a status: ``pairs`` (at least one pair is put forward), ``none`` (the answer
    says nothing collides: "no two objects will collide", "all objects remain unscathed", or only denials such as
    "the red cube will miss the blue sphere") or ``unreadable`` (a refusal, only questions or reasoning, a
-   self-contradiction, an object the reader cannot resolve, a malformed structured line). Unreadable answers are *unparsed*: they get no credit (every
-   score column 0, strict False) and are counted in the report's ``unparsed_rate``.
+   self-contradiction, an object the reader cannot resolve, a malformed structured line). Unreadable answers are
+   *unparsed*: they get no credit (every score column 0, strict False) and are counted in the report's
+   ``unparsed_rate``.
 2. **Structured line.** A line ``COLLISIONS: red cube + blue sphere; green cylinder + yellow cube`` or
    ``COLLISIONS: none`` is read strictly and wins over the free text. When the structured prompt was asked
    (``structured=True``) and the last such line is missing or malformed, the answer is unreadable.
@@ -133,7 +134,8 @@ NEUTRAL = re.compile(
     r"(?:,\s*but|\s+but)?\b|\bno\s+matter\b|\bnothing\s+(?:will\s+)?stop\w*\b|\bundoubtedly\b|"
     r"\b(?:almost|nearly)\s+(?:certain\w*|sure\w*|definitely|inevitabl\w*|immediately|instantly)\b|"
     r"\bmay\s+or\s+may\s+not\b|\b(?:wouldn't|would\s+not|not|isn't|it's\s+not)\s+(?:be\s+)?surpris\w*|"
-    r"\bnot\s+(?:be\s+)?(?:impossible|unlikely|out\s+of\s+the\s+question)\b|\bmight\s+or\s+might\s+not\b|\bnot\s+far\b|\bnot\s+long\b"
+    r"\bnot\s+(?:be\s+)?(?:impossible|unlikely|out\s+of\s+the\s+question)\b|\bmight\s+or\s+might\s+not\b|"
+    r"\bnot\s+far\b|\bnot\s+long\b"
 )
 #: "will not be affected / involved": unscathed when denied
 AFFECTED = re.compile(r"\b(?:affected|involved|disturbed|harmed|impacted|hurt|damaged|bothered)\b")
