@@ -5,7 +5,7 @@ Scoring is GRASP's (the same rules as voebench.evaluate.parsing): yes/no questio
 whitespace token, lower-cased with ASCII punctuation removed, is "yes" or "no"; open questions by keyword classes
 (`doc["choices"]`), a response naming no class or several classes is invalid. Invalid counts as wrong. Choice
 questions (the `newton` suite) by voebench's options reader itself: the export copies
-voebench/evaluate/newton/choice.py (standard library only) verbatim next to this file as `newton_choice.py`, so
+evaluate/newton/choice.py (standard library only) verbatim next to this file as `newton_choice.py`, so
 there is no second copy of its rules to drift. tests/evaluate/test_export_parser.py checks that both agree.
 """
 
@@ -88,7 +88,7 @@ def _parse_open(response, truth, choices, direction):
 
 
 def _load_choice_reader():
-    """The options reader: the verbatim copy of voebench/evaluate/newton/choice.py that the export writes next to
+    """The options reader: the verbatim copy of evaluate/newton/choice.py that the export writes next to
     this file (`newton_choice.py`); in voebench's own source tree (where this file lives unexported), the module
     itself."""
     path = os.path.join(_HERE, CHOICE_MODULE)
