@@ -262,7 +262,7 @@ def read_structured(text: str, labels: list[str]) -> Parsed | None:
     lines = list(STRUCTURED.finditer("".join(_CHARS.get(c, c) for c in (text or ""))))
     if not lines:
         return None
-    body = lines[-1].group("body").strip().lower()
+    body = lines[-1].group("body").strip(" *_'\"").lower()
     p = Parsed()
     if body in ("none", "no collisions", "nothing", "[]", "-"):
         p.status, p.unhit = "none", set(labels)

@@ -253,6 +253,7 @@ def test_the_structured_line_is_read_strictly_and_wins():
     assert exact.parse(text, LABELS, structured=True).pairs == RB
     assert exact.parse(text, LABELS).pairs == RB  # a well-formed line wins under the seed prompt too
     assert exact.parse("Nothing.\nCOLLISIONS: none", LABELS, structured=True).status == "none"
+    assert exact.parse("**COLLISIONS:** red cube + blue sphere", LABELS, structured=True).pairs == RB
     two = exact.parse("COLLISIONS: red cube + blue sphere; blue sphere + green cylinder", LABELS, structured=True)
     assert len(two.pairs) == 2
     wrong = exact.parse("COLLISIONS: red cylinder + blue sphere", LABELS, structured=True)
