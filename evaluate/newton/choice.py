@@ -50,7 +50,7 @@ _NEGATOR = re.compile(r"\b(?:not|never|neither|nor|cannot)\b|n't\b|n’t\b", re.
 #: a comparison foil: options after it (to the end of the clause) are not the answer, nor denied
 _FOIL = re.compile(
     r"\b(?:than|unlike|rather\s+than|instead\s+of|other\s+than|except|as\s+opposed\s+to|compared\s+(?:to|with)|"
-    r"followed\s+by)\b(?=(?:\W+\w+){0,3}?\W*$)",
+    r"followed\s+by|though|although)\b(?=(?:\W+\w+){0,3}?\W*$)",
     re.IGNORECASE,
 )
 #: what may join the options of one foil or denial: "than the red ball and then the blue ball"
@@ -63,7 +63,7 @@ _CLAUSE_END = re.compile(r"[,;:.!?\n()—–]|\s-\s|\b(?:but|so|while|whereas|ho
 _LIST_LEAD = re.compile(
     r"\b(?:between|among|amongst|of|from|either|comparing|considering)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE
 )
-_SENTENCE = re.compile(r"[.!?;\n]+")
+_SENTENCE = re.compile(r"[.!?;:\n]+")
 _CONTRAST = re.compile(r"\b(?:but|however|instead)\b", re.IGNORECASE)
 
 

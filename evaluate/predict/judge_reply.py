@@ -10,7 +10,8 @@ Reading rules (tests/data/answers/judge.jsonl is the tuning corpus; docs/predict
 2. Its score is the number in the name's *slot*: right after the name, past separators (":", "=", "-", "|",
    brackets, quotes) and filler words ("score", "is", "as", "of", "gets a", "I'd give it a", ...): "Specificity:
    4", "Specificity - score [5]", "Specificity score is 4", "the specificity as 4", "Specificity (4):",
-   {"specificity": {"score": 4}}. Number words zero..five count there. "4/5" and "4 out of 5" read 4; "8/10"
+   {"specificity": {"score": 4}}. Number words zero..five count there, and so does a score written first on the
+   name's line ("4 - Specificity"). "4/5" and "4 out of 5" read 4; "8/10"
    (another scale) or "5/5" for Accuracy is off the scale.
 3. A restated scale is not a score: "Specificity (0-5): 4", "[0, 5]: 4", "Accuracy (0/1): 1", "(0 or 1) = 1",
    "(scale 0 to 5)", "0 or 1; it gets 1" read 4, 4, 1, 1; a scale alone gives nothing. Two different numbers
@@ -54,7 +55,7 @@ _FILLER = {
 _TOKEN = re.compile(
     r"(?P<num>(?<![\d.])-?\d+(?:[.,]\d+)?)|(?P<word>[a-z]+(?:'[a-z]+)?)|(?P<nl>\n)|(?P<punct>\S)", re.IGNORECASE
 )
-_SKIP = set(":=|\"'<>/{}[]().,;-–—>\\")
+_SKIP = set(":=|\"'<>/{}[]().,;-–—>\\~≈")
 _MARKED = re.compile(
     r"\bscore\b\s*(?:is|of|=|:)?\s*[:=]?\s*[\[(]?\s*(?P<a>-?\d+(?:\.\d+)?)"
     r"|\b(?:gets?|give[sn]?|gave|earns?|deserves?|rated?|assign(?:ed)?)\s+(?:(?:it|this|a|an|as|score)\s+)*"
@@ -74,6 +75,7 @@ _SETTLE = re.compile(
     r"(\d+(?:\.\d+)?)(?![\d/])",
     re.IGNORECASE,
 )
+_SCORE_FIRST = re.compile(r"[\s*#>\-]*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*[-–—:=|]\s*")
 _HEADING_BEFORE = re.compile(r"[\s#>*\-+•|\"'{<\[(\d.)]*")
 _HEADING_AFTER = re.compile(r"\s*[\"']?\s*(?:[:=|\-–—(]|score\b)", re.IGNORECASE)
 
@@ -128,10 +130,13 @@ def _number(tok: str) -> float:
 def _slot(text: str, start: int, top: int) -> tuple[str, float | None, int] | None:
     """The score in the slot after a criterion's name (rules 2 and 3): (VALUE|CONFLICT|OFF, value, end) or None."""
     toks = list(_TOKEN.finditer(text, start, min(len(text), start + 160)))
-    i, words, depth = 0, 0, 0  # depth: open brackets, where "4, 5" is a list
+    i, words, depth, colon = 0, 0, 0, False  # depth: open brackets, where "4, 5" is a list
     while i < len(toks):
         t = toks[i]
         kind, s = t.lastgroup, t.group()
+        if kind == "nl" and not colon and i + 1 < len(toks) and toks[i + 1].lastgroup == "num":
+            break  # "4 - Specificity\n3 - Logical": the next line's number is not this name's
+        colon = colon or s in (":", "=")
         if kind in ("punct", "nl"):
             if s not in _SKIP and kind != "nl":
                 break
@@ -246,6 +251,9 @@ def _mentions(text: str) -> list[tuple[int, str, tuple | None]]:
         got = _slot(text, m.end(), CRITERIA[name][1])
         line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
         heading = bool(_HEADING_BEFORE.fullmatch(line) or _HEADING_AFTER.match(text, m.end()))
+        lead = _SCORE_FIRST.fullmatch(line)
+        if got is None and lead:  # "4 - Specificity": the score written before the name
+            got = _slot(line, lead.start(1), CRITERIA[name][1])
         if got is None and not heading:  # mid-sentence: a mention only with a marked score in its sentence
             sentence = text[m.end() :].split("\n", 1)[0]
             dot = re.search(r"[.!?](?:\s|$)", sentence)
