@@ -314,3 +314,24 @@ def test_predict_intervals_match_the_printed_scores_and_resample_clips():
     # no answer at all and one clip: a report, and the reason
     one = predict_run.summarize(recs[:3])["groups"][0]["exact_ci95"]["strict"]
     assert one["lo"] is None and "one clip" in one["note"]
+
+
+def test_a_two_trial_newton_set_reports_with_its_figure(tmp_path):
+    """The reported crash, end to end: a 2-trial `newton` set (states only, so no Blender), the text-only control
+    answered by `fake:first`, then `voebench report`. Before: ValueError: 'yerr' must not contain negative values
+    (the per-test interval left out the scenario questions, which have no polarity)."""
+    from conftest import TINY, voebench
+
+    root, run = tmp_path / "set", tmp_path / "run"
+    voebench(
+        "render", "newton", "--out", root, "--videos-per-test", 2, "--states-only", *TINY, "--workers", 1, "--quiet"
+    )
+    voebench("evaluate", root, "--model", "fake:first", "--strategy", "text", "--out", run, "--no-progress")
+    out = voebench("report", run)
+    res = json.load(open(run / "results.json", encoding="utf-8"))
+    assert os.path.getsize(run / "accuracy.png") > 0
+    for row in res["tests"]:
+        lo, hi = row["ci95"]
+        assert lo <= row["acc"] <= hi
+        assert lo < hi or row["interval"]["note"]  # a zero width says why
+    assert "newton mean (3 tests, 30 samples)" in out.stdout
