@@ -103,7 +103,7 @@ COLLIDE = re.compile(
     r"(?:make|makes|making|made|come|comes|coming|came|be|in)\s+(?:\w+\s+)?contact|contacts?|contacting|"
     r"touch\w*|graz\w*|clip|clips|clipping|clipped|nudg\w*|tap|taps|tapping|tapped|"
     r"(?:bounc\w*|ricochet\w*|rebound\w*|deflect\w*|glanc\w*|carom\w*)\s+off|push\w*|shov\w*|"
-    r"collision[- ]course|bump\w*|interact\w*|"
+    r"collision[- ]course|bump\w*|interact\w*|meet\w*\s+head[- ]on|"
     r"(?:send|sends|sending|sent|propel\w*|fling\w*|throw\w*|launch\w*)\s+(?:it|them)\s+(?:\w+\s+)?into)\b"
 )
 #: "reach" counts only when denied ("cannot reach", "fails to reach"): reaching is not hitting
@@ -180,6 +180,8 @@ PRONOUN_LAST = re.compile(r"\b(?:which|that|the\s+latter|(?:causing|sending|push
                           r"propelling|driving|deflecting|setting)\s+(?:it|them))\b")  # fmt: skip
 PRONOUN_ALL = re.compile(r"\b(?:they|both|the\s+two|these\s+two|those\s+two|the\s+pair|the\s+two\s+objects)\b")
 PRONOUN_SUBJ = re.compile(r"\b(?:it|this|the\s+former|this\s+object)\b")
+BARE_PASSIVE = re.compile(r"\b(?:be|get|gets|getting|got|been)\s+(?:\w+\s+)?(?:hit|struck|knocked|bumped|rammed|clipped|"
+                          r"smashed|slammed)\b(?!\s+(?:by|into))")  # fmt: skip
 VERB_START = re.compile(r"^(?:will|won't|would|is|are|may|might|could|should|continues?|remains?|stays?|keeps?)\b")
 IT_INTO = re.compile(r"^\w+\s+(?:it|them)\s+(?:\w+\s+)?(?:into|against|onto)\b")
 EACH_OTHER = re.compile(r"\b(?:each\s+other|one\s+another|together|it|them)\b")
@@ -234,6 +236,14 @@ _CHARS = {
 ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u27f6|\u21d2|\u2794|\u279c|\u27a1|<-+>|\u2194|\u27f7)\s*")
 
 
+def _arrow_chain(line: str) -> str:
+    """"A -> B -> C" is two hits, A-B and B-C: "A -> B; B -> C"."""
+    segs = ARROW.split(line)
+    if len(segs) < 3:
+        return line
+    return "; ".join(f"{segs[i].strip()} -> {segs[i + 1].strip()}" for i in range(len(segs) - 1))
+
+
 def normalize(text: str) -> str:
     """Lower case, ASCII apostrophes and quotes, half-width punctuation, no markdown emphasis or headings, arrows
     as "collides with", list bullets kept at line starts."""
@@ -243,6 +253,7 @@ def normalize(text: str) -> str:
     t = re.sub(r"\*\*|__|~~|(?<![\w*])[*_](?=\w)|(?<=\w)[*_](?![\w*])", "", t)
     t = re.sub(r"(?m)^\s*#{1,6}\s*", "", t)
     t = re.sub(r"(?m)^\s*>\s*", "", t)
+    t = "\n".join(_arrow_chain(line) for line in t.split("\n"))
     t = ARROW.sub(" collides with ", t)
     t = re.sub(r"\s+(?:\+|&|vs\.?|versus|x|\u00d7|<>)\s+", " and ", t)
     t = re.sub(r"[ \t]+", " ", t)
@@ -318,7 +329,12 @@ def _json_sentences(obj, key: str = "") -> list[str]:
     if isinstance(obj, dict):
         vals = {str(a).lower(): v for a, v in obj.items()}
         flag = next((v for a, v in vals.items() if isinstance(v, bool) or str(v).lower() in ("yes", "no")), None)
-        names = [v for a, v in vals.items() if isinstance(v, str) and re.search(r"object|target|^a$|^b$|body", a)]
+        named = [(a, v) for a, v in vals.items() if re.search(r"object|target|^a$|^b$|body|pair", a)]
+        names = [v for _, v in named if isinstance(v, str)] or next(
+            (v for _, v in named if isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)), []
+        )
+        if flag is False and not names and any(re.search(r"collid|collision", a) for a in vals):
+            return ["no collisions."]
         if len(names) == 2 and flag is not None:
             yes = flag is True or str(flag).lower() == "yes"
             out.append(f"the {names[0]} {'will collide' if yes else 'will not collide'} with the {names[1]}.")
@@ -358,8 +374,8 @@ def json_text(t: str) -> str:
     return t[: m.start()] + "\n" + "\n".join(_json_sentences(obj)) + "\n" + t[m.end() :]
 
 
-YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|\u2713|\u2714)$")
-NO = re.compile(r"^(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|\u2717|\u2718)$")
+YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|\u2713|\u2714|\u2705|\u2714\ufe0f)$")
+NO = re.compile(r"^(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|\u2717|\u2718|\u274c|\u2716|\u2716\ufe0f)$")
 
 
 def table_text(t: str) -> str:
@@ -458,7 +474,8 @@ _NEW_SUBJECT = (  # a new subject and its verb: "(and) the green cylinder will .
 _NEW_VERB = (  # a second verb of the same subject: "... and (then) hits C"
     r"and\s+(?:then\s+)?(?:(?:will|would|could|may|might|then|also|eventually|finally|later)\s+)*(?:hit|hits|strike|"
     r"strikes|collide|collides|crash|crashes|slam|slams|bump|bumps|smash|smashes|miss|misses|avoid|avoids|bounce|"
-    r"bounces|run|runs|roll|rolls|knock|knocks|graze|grazes|pass|passes|continue|continues|remain|remains|stay|stays)\b"
+    r"bounces|run|runs|roll|rolls|knock|knocks|graze|grazes|pass|passes|continue|continues|remain|remains|stay|stays|"
+    r"get|gets|be)\b"
 )
 _SPLIT_ALWAYS = re.compile(
     "|".join(
@@ -555,8 +572,8 @@ def sentences(t: str) -> list[Item]:
 
 def _asides(line: str) -> tuple[str, list[str]]:
     """A line without its parenthesised asides, and the asides (each read as a sentence of its own)."""
-    inner = [m.group(1) for m in re.finditer(r"\(([^()]*)\)", line)]
-    return re.sub(r"\(([^()]*)\)", " ", line), inner
+    inner = [m.group(1) for m in re.finditer(r"\(([^()]*)\)", line) if _HAS_VERB.search(m.group(1))]
+    return re.sub(r"\(([^()]*)\)", lambda m: " " if _HAS_VERB.search(m.group(1)) else f" {m.group(1)} ", line), inner
 
 
 def _section(label: str) -> str | None:
@@ -587,6 +604,7 @@ class Reading:
     prev_objects: list = field(default_factory=list)
     prev_polarity: str | None = None
     prev_all: list = field(default_factory=list)  # every object the previous clause named
+    recent: list = field(default_factory=list)  # objects in the order last named
 
 
 def _names(ms: list[Mention]) -> list[str]:
@@ -606,6 +624,8 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     c = NEUTRAL.sub(" ", clause)
     ms = find_mentions(c, labels)
     before, r.prev_all = r.prev_all, (_names(ms) or r.prev_all)
+    recent = list(r.recent)
+    r.recent = [n for n in r.recent if n not in _names(ms)] + [n for n in _names(ms) if n != OTHERS]
     r.mentioned.update(n for m in ms for n in m.names if n != OTHERS)
     exc = EXCEPT.search(c)
     if exc and (UNSCATHED.search(c) or MISS.search(c)) and GLOBAL.search(c[: exc.start()]):
@@ -663,8 +683,10 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         between = bool(post) and len(post) >= 2 and bool(BETWEEN.search(c[anchor.end() : post[0].start]))
         if PRONOUN_LAST.search(c[: anchor.end()]) and r.prev_objects:
             subject = r.prev_objects[-1:]
-        elif PRONOUN_ALL.search(head) and r.prev_subject + r.prev_objects:
+        elif PRONOUN_ALL.search(head) and len(set(r.prev_subject + r.prev_objects)) >= 2:
             subject = list(dict.fromkeys(r.prev_subject + r.prev_objects))
+        elif PRONOUN_ALL.search(head) and len(recent) >= 2:  # "A moves right and B moves left. They collide."
+            subject = recent[-2:]
         elif not between and r.prev_subject and not re.search(r"\bthere\b", head):
             subject = r.prev_subject
     pairs: list[frozenset] = []
@@ -692,7 +714,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         subject = []
     elif len(subject) >= 2:
         pairs = _pairs_among(subject)
-    elif subject and PRONOUN_SUBJ.search(c[anchor.end() :]):  # "B ... will be hit by it": the other one named
+    elif subject and (PRONOUN_SUBJ.search(c[anchor.end() :]) or BARE_PASSIVE.search(c)):  # "... hit by it", "get hit"
         others = [n for n in _names(ms) if n not in subject] or [
             n for n in r.prev_objects + r.prev_subject + before if n not in subject
         ]
@@ -718,6 +740,11 @@ def _record(pairs: list, polarity: str, names: list, item: Item, r: Reading, ms:
 
 def _read_objectless(c: str, verb, neg, miss, safe, r: Reading, item: int) -> None:
     """A clause naming no specific object: "no two objects will collide", "all objects remain unscathed"."""
+    if verb and not neg and len(r.prev_all) == 2 and re.search(
+        r"^(?:causing|resulting|leading|ending|so|which|and)\b|\bthe\s+two\b|\bthem\b", c
+    ):  # "A's path will cross B's, causing a collision"
+        r.asserted.setdefault(frozenset(r.prev_all), item)
+        return
     if not GLOBAL.search(c):
         return
     if NOT_GLOBAL.search(c):  # "no other collisions": the objects in no predicted pair are unscathed
