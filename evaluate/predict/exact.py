@@ -180,8 +180,10 @@ PRONOUN_LAST = re.compile(r"\b(?:which|that|the\s+latter|(?:causing|sending|push
                           r"propelling|driving|deflecting|setting)\s+(?:it|them))\b")  # fmt: skip
 PRONOUN_ALL = re.compile(r"\b(?:they|both|the\s+two|these\s+two|those\s+two|the\s+pair|the\s+two\s+objects)\b")
 PRONOUN_SUBJ = re.compile(r"\b(?:it|this|the\s+former|this\s+object)\b")
-BARE_PASSIVE = re.compile(r"\b(?:be|get|gets|getting|got|been)\s+(?:\w+\s+)?(?:hit|struck|knocked|bumped|rammed|clipped|"
-                          r"smashed|slammed)\b(?!\s+(?:by|into))")  # fmt: skip
+BARE_PASSIVE = re.compile(
+    r"\b(?:be|get|gets|getting|got|been)\s+(?:\w+\s+)?(?:hit|struck|knocked|bumped|rammed|clipped|smashed|slammed)\b"
+    r"(?!\s+(?:by|into))"
+)
 VERB_START = re.compile(r"^(?:will|won't|would|is|are|may|might|could|should|continues?|remains?|stays?|keeps?)\b")
 IT_INTO = re.compile(r"^\w+\s+(?:it|them)\s+(?:\w+\s+)?(?:into|against|onto)\b")
 EACH_OTHER = re.compile(r"\b(?:each\s+other|one\s+another|together|it|them)\b")
@@ -374,8 +376,8 @@ def json_text(t: str) -> str:
     return t[: m.start()] + "\n" + "\n".join(_json_sentences(obj)) + "\n" + t[m.end() :]
 
 
-YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|\u2713|\u2714|\u2705|\u2714\ufe0f)$")
-NO = re.compile(r"^(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|\u2717|\u2718|\u274c|\u2716|\u2716\ufe0f)$")
+YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|[\u2713\u2714\u2705]\ufe0f?)$")
+NO = re.compile(r"^(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|[\u2717\u2718\u274c\u2716]\ufe0f?)$")
 
 
 def table_text(t: str) -> str:
