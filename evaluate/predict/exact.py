@@ -377,7 +377,9 @@ def json_text(t: str) -> str:
 
 
 YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|[\u2713\u2714\u2705]\ufe0f?)$")
-NO = re.compile(r"^(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|[\u2717\u2718\u274c\u2716]\ufe0f?)$")
+NO = re.compile(
+    r"^(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|[\u2717\u2718\u274c\u2716]\ufe0f?)$"
+)
 
 
 def table_text(t: str) -> str:
