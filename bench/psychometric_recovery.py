@@ -7,6 +7,7 @@ never noticing; fake:no, always; fake:random, a coin) must give no threshold, wi
 
     .venv/bin/python bench/psychometric_recovery.py --json bench/results/psychometric-recovery-<date>.json
     .venv/bin/python bench/psychometric_recovery.py --quick          # 10 runs per curve, 200 draws: a smoke test
+    .venv/bin/python bench/psychometric_recovery.py --figure docs/img/psychometrics-example.png   # one run each
 """
 
 from __future__ import annotations
@@ -121,6 +122,34 @@ def run_flat(spec: str, runs: int, levels: np.ndarray, trials: int, n_boot: int)
     }
 
 
+FIGURE = [
+    ("fake:psychometric threshold 0.4, slope 8", "fake:psychometric:threshold=0.4,slope=8"),
+    ("fake:psychometric threshold 0.25, slope 16, guess 0.1",
+     "fake:psychometric:threshold=0.25,slope=16,guess=0.1"),
+    ("fake:random (coin)", "fake:random"),
+    ("fake:yes (never notices)", "fake:yes"),
+]
+
+
+def figure(path: str, levels: np.ndarray, trials: int, n_boot: int) -> None:
+    """One simulated run of each FIGURE scorer, fitted and drawn on one axes; the per-level tables printed."""
+    from voebench.evaluate.psychometrics import level_table
+    from voebench.evaluate.psychometrics.plot import plot_test
+    from voebench.evaluate.psychometrics.table import markdown
+
+    batch = samples(levels, trials)
+    curves = {}
+    for name, spec in FIGURE:
+        rows = answers(spec, batch, repeat_seed=0)
+        f = fit(rows, n_boot=n_boot, n_gof=200)
+        curves[name] = (f, level_table(rows, f))
+        print(f"\n{name}: threshold {f.threshold.text()}, slope {f.slope.text()}, x75 {f.x75.text()}, guess "
+              f"{f.guess}, lapse {f.lapse}, deviance {f.deviance} (df {f.df}, p {f.gof_p}); notes {f.notes}")
+        print(markdown(curves[name][1]))
+    plot_test(curves, path, title=f"simulated: {trials} trials x {len(levels)} levels, one run each")
+    print(f"wrote {path}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=100, help="runs of the default curve (the others get their share)")
@@ -132,10 +161,14 @@ def main() -> None:
     ap.add_argument("--curves", default=",".join(c[0] for c in CURVES))
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--figure", help="only draw one run of each example scorer to this PNG")
     a = ap.parse_args()
     if a.quick:
         a.runs, a.flat_runs, a.n_boot = 10, 4, 200
     levels = np.linspace(0.0, 1.0, a.levels)
+    if a.figure:
+        figure(a.figure, levels, a.trials, a.n_boot)
+        return
     wanted = set(a.curves.split(","))
     out: dict = {"command": " ".join(sys.argv), "levels": levels.tolist(), "trials": a.trials, "n_boot": a.n_boot,
                  "n_gof": a.n_gof, "curves": [], "flat": []}

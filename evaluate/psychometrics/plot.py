@@ -23,7 +23,7 @@ def plot_test(curves: Mapping[str, tuple[Fit, list[LevelRow]]], path: str, title
         import matplotlib.pyplot as plt  # noqa: PLC0415
     except ImportError:
         raise UsageError("psychometric plots need matplotlib (pip install 'voebench[eval]')") from None
-    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    fig, ax = plt.subplots(figsize=(6.4, 4.0 + 0.2 * len(curves)))
     levels = sorted({r.level for _, rows in curves.values() for r in rows})
     lo, hi = (levels[0], levels[-1]) if levels else (0.0, 1.0)
     pad = 0.03 * (hi - lo or 1.0)
@@ -56,7 +56,7 @@ def plot_test(curves: Mapping[str, tuple[Fit, list[LevelRow]]], path: str, title
     if title:
         ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)  # below: no point hidden
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
