@@ -42,7 +42,7 @@ _LEAD_FALSE = ("no", "wrong")
 #: conclusion markers: the text after the last one decides (rule 1)
 _FINAL = re.compile(
     r"\b(?:final\s+answer|answer|r[ée]ponse|respuesta|antwort|so|therefore|thus|hence|i\s*(?:'d|would|will|'ll)?\s*(?:choose|pick|select|say|"
-    r"go\s+with)|(?:correct|best|right)\s+(?:option|choice)(?:\s+is)?)\b\s*(?:is|would\s+be|:)?",
+    r"go\s+with)|(?:correct|best|right)\s+(?:option|choice)(?:\s+is)?)\b[\s\"']*(?:is|would\s+be|:)?[\s\"']*",
     re.IGNORECASE,
 )
 #: a negation: every option named after it up to the end of its clause is denied
@@ -310,13 +310,15 @@ def _read(text: str, labels: list[str], letters: bool) -> int | None | str:
 
 
 def _one_of_several(text: str, labels: list[str], letters: bool) -> int | str:
-    """Several options picked: a sentence that is only an option (first, else last), else what follows a final
-    "but"/"however"; otherwise "several"."""
+    """Several options picked: the first (else the last) sentence when it is only an option and no other sentence is
+    only another option (a bare list of the options picks none), else what follows a final "but"/"however";
+    otherwise "several"."""
     sentences = [s for s in _SENTENCE.split(text) if s.strip(" \"'-:,")]
-    for s in (sentences[:1] + sentences[-1:]) if sentences else []:
-        bare = _bare(s, labels, letters)
-        if bare is not None:
-            return bare
+    bares = [_bare(s, labels, letters) for s in sentences]
+    if len({b for b in bares if b is not None}) == 1:
+        for bare in (bares[:1] + bares[-1:]) if bares else []:
+            if bare is not None:
+                return bare
     contrast = list(_CONTRAST.finditer(text))
     if contrast:
         got = _read(text[contrast[-1].end() :], labels, letters)

@@ -84,7 +84,17 @@ VALUE, CONFLICT, OFF = "value", "conflict", "off"
 
 def _normalize(text: str) -> str:
     t = str(text or "")
-    for a, b in (("’", "'"), ("‘", "'"), ("“", '"'), ("”", '"'), ("：", ":"), ("\u00a0", " "), ("−", "-")):
+    for a, b in (
+        ("’", "'"),
+        ("‘", "'"),
+        ("“", '"'),
+        ("”", '"'),
+        ("«", '"'),
+        ("»", '"'),
+        ("：", ":"),
+        ("\u00a0", " "),
+        ("−", "-"),
+    ):
         t = t.replace(a, b)
     t = re.sub(r"[*`]", "", t)
     return _horizontal_tables(t)
