@@ -110,6 +110,8 @@ COLLIDE = re.compile(
 REACH = re.compile(r"\breach\w*\b")
 MISS = re.compile(
     r"\b(?:miss|misses|missed|missing|avoid\w*|dodg\w*|evad\w*|escap\w*|"
+    r"(?:stay|stays|staying|keep|keeps|keeping|veer|veers|steer|steers)\s+"
+    r"(?:well\s+)?away\s+from|"
     r"pass\w*\s+(?:by|behind|in\s+front\s+of|between|beside|alongside|safely|clear|harmlessly|near|close\s+to|"
     r"over|under|around|well\s+clear)|steer\w*\s+clear|stay\w*\s+clear|clear\s+of|out\s+of\s+(?:the\s+)?way|"
     r"go(?:es)?\s+past|goes\s+around|veer\w*\s+away|slip\w*\s+past)\b"
@@ -121,7 +123,7 @@ UNSCATHED = re.compile(
 NEG = re.compile(
     r"\b(?:not|never|no\s+longer|cannot|can't|won't|wont|doesn't|don't|didn't|isn't|aren't|wasn't|weren't|"
     r"shouldn't|wouldn't|couldn't|hasn't|haven't|unlikely|improbable|fail|fails|failing|failed|nor|neither|"
-    r"nearly|almost|without|instead\s+of|short\s+of)\b|\bno\s+(?:\w+\s+)?(?:collision|contact|impact|hit|crash)|"
+    r"nearly|almost|without|instead\s+of|short\s+of|nothing|no\s+(?:other\s+)?(?:object|objects|one))\b|\bno\s+(?:\w+\s+)?(?:collision|contact|impact|hit|crash)|"
     r"\b(?:stop\w*|halt\w*|(?:come|comes|coming|came)\s+to\s+(?:a\s+)?(?:stop|rest|halt))\s+(?:\w+\s+){0,2}?"
     r"(?:before|short)\b"
 )
