@@ -420,6 +420,7 @@ def cmd_export(args) -> int:
         return 0
     from voebench.evaluate.export.lmms_eval import export_lmms_eval  # noqa: PLC0415
 
+    checks.check_out_folder(args.out, ("data.jsonl", "*.yaml", "videos"))  # an empty folder or an earlier export
     info = export_lmms_eval(
         args.source,
         args.out,

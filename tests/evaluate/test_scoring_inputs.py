@@ -318,6 +318,9 @@ CASES = {
     "predict-judge-missing-replay": (predict_on("{predict}", "--judge", "replay:{missing}"), "no such file"),
     "predict-export-missing-set": (["predict-export", "{missing}", "--out", "{out}"], "no manifest.jsonl"),
     "predict-export-foreign-out": (["predict-export", "{predict}", "--out", "{foreign}"], "voebench did not write"),
+    # voebench export lmms-eval (a task folder of a set)
+    "export-lmms-eval-foreign-out": (["export", "lmms-eval", "{tiny}", "--out", "{foreign}"], "voebench did not write"),
+    "export-lmms-eval-missing-set": (["export", "lmms-eval", "{missing}", "--out", "{out}"], "no manifest.jsonl"),
     # voebench newton
     "newton-missing-repository": (
         ["newton", "generate", "--repository", "{missing}", "--track", "2", "--n", "4", "--out", "{out}"],
