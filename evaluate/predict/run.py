@@ -243,7 +243,7 @@ def _ci_lines(groups: list[dict]) -> list[str]:
             continue
         rows.append(
             f"| {g['kind']} | {g['form']}{'' if g.get('prompt', 'seed') == 'seed' else ' (structured)'} "
-            f"| {g['temperature']} | "
+            f"| {g['temperature']} | {next(iter(ci.values()))['clusters'].get('clips', 0)} | "
             + " | ".join(ci_text(ci.get(m)) for m in ("micro_f1", "macro_f1", "outcome_accuracy", "strict"))
             + " |"
         )
@@ -256,8 +256,8 @@ def _ci_lines(groups: list[dict]) -> list[str]:
         f"95% CI: percentile bootstrap, {iv.get('n_boot')} draws, fixed seed, resampling {iv.get('resampled')} "
         "(each clip with all its repeats).",
         "",
-        "| questions | form | T | micro F1 | macro F1 | outcome acc | strict |",
-        "|---|---|---|---|---|---|---|",
+        "| questions | form | T | clips | micro F1 | macro F1 | outcome acc | strict |",
+        "|---|---|---|---:|---|---|---|---|",
         *rows,
         *([""] + [f"- * {n}" for n in notes] if notes else []),
     ]

@@ -53,6 +53,15 @@ def test_nested_states_what_it_resampled_and_covers_the_point():
     assert by_test.hi - by_test.lo > by_pair.hi - by_pair.lo
 
 
+def test_interval_text_and_description():
+    iv = uncertainty.nested([("a",), ("b",), ("c",)], [(1, 1), (0, 1), (1, 1)], ["samples"], n_boot=200)
+    lo, hi = iv.text().split("–")
+    assert float(lo) <= 100 * iv.point <= float(hi)
+    assert iv.describe() == "resampled samples (3 samples), 200 draws"
+    none = uncertainty.nested([("a",)], [(1, 1)], ["samples"])
+    assert none.text() == "–*" and none.describe().endswith("; one sample: nothing to resample, no interval")
+
+
 def test_degenerate_sets_give_a_reason_never_a_silent_zero_width():
     none = uncertainty.nested([], [], ["tests", "samples"])
     assert none.point is None and none.lo is None and "no answers" in none.note
@@ -311,6 +320,7 @@ def test_predict_intervals_match_the_printed_scores_and_resample_clips():
         predict_run.summarize(recs), {"models": {"None": {"name": "m"}}, "judge": None, "repeats": 3}
     )
     assert "resampling clips (each clip with all its repeats)" in md
+    assert "| collision | video | None | 12 | " in md  # the number of clips resampled
     # no answer at all and one clip: a report, and the reason
     one = predict_run.summarize(recs[:3])["groups"][0]["exact_ci95"]["strict"]
     assert one["lo"] is None and "one clip" in one["note"]
