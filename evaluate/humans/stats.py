@@ -106,7 +106,7 @@ def split_half_line(sh: dict | None) -> str:
         return f"- split-half reliability: – ({why})"
     return (
         f"- split-half reliability (Spearman-Brown, mean of {sh['splits_used']} of {sh['splits']} random splits): "
-        f"{sh['spearman_brown']:.2f}"
+        f"{round(sh['spearman_brown'], 2) + 0.0:.2f}"  # + 0.0: never '-0.00'
     )
 
 
