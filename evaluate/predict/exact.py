@@ -123,7 +123,8 @@ UNSCATHED = re.compile(
 NEG = re.compile(
     r"\b(?:not|never|no\s+longer|cannot|can't|won't|wont|doesn't|don't|didn't|isn't|aren't|wasn't|weren't|"
     r"shouldn't|wouldn't|couldn't|hasn't|haven't|unlikely|improbable|fail|fails|failing|failed|nor|neither|"
-    r"nearly|almost|without|instead\s+of|short\s+of|nothing|no\s+(?:other\s+)?(?:object|objects|one))\b|\bno\s+(?:\w+\s+)?(?:collision|contact|impact|hit|crash)|"
+    r"nearly|almost|without|instead\s+of|short\s+of|nothing|no\s+(?:other\s+)?(?:object|objects|one)|unable|"
+    r"no\s+way)\b|\bno\s+(?:\w+\s+)?(?:collision|contact|impact|hit|crash)|"
     r"\b(?:stop\w*|halt\w*|(?:come|comes|coming|came)\s+to\s+(?:a\s+)?(?:stop|rest|halt))\s+(?:\w+\s+){0,2}?"
     r"(?:before|short)\b"
 )
@@ -149,16 +150,19 @@ UNCERTAIN = re.compile(
     r"\b(?:whether|hard\s+to\s+(?:say|tell|predict|determine)|difficult\s+to\s+(?:say|tell|predict|determine)|"
     r"(?:cannot|can't|unable\s+to|not\s+able\s+to|impossible\s+to)\s+(?:\w+\s+)?(?:determine|tell|predict|say|"
     r"know|confirm|be\s+sure|be\s+certain|see|judge|assess|answer)|unclear|not\s+clear|uncertain|"
-    r"insufficient|not\s+enough\s+information|i'm\s+sorry|i\s+am\s+sorry|as\s+an\s+ai)\b"
+    r"insufficient|not\s+enough\s+information|i'm\s+sorry|i\s+am\s+sorry|as\s+an\s+ai|"
+    r"(?:predict|determine|identify|analy[sz]e|tell|say)\s+which|and\s+which\s+will\s+continue|"
+    r"i\s+will\s+(?:analy[sz]e|predict|determine))\b"
 )
 #: an answer that says nothing at all collides (checked on clauses that name no specific object)
 GLOBAL = re.compile(
     r"\b(?:objects?|targets?|shapes?|items?|bodies|collisions?|contacts?|impacts?|anything|everything|nothing|"
-    r"none|any\s+of|all\s+of|each\s+other|one\s+another|pairs?)\b"
+    r"none|any\s+of|all\s+of|each\s+other|one\s+another|pairs?|two\s+of\s+them|no\s+two)\b"
 )
 GLOBAL_NONE = re.compile(
     r"\bnothing\s+(?:will\s+|is\s+going\s+to\s+|should\s+)?(?:collide|hit|crash|touch|happen|be\s+hit)|"
     r"\bnone\s+of\s+(?:the\s+|them|these)|\bno\s+(?:two\s+|pair\s+of\s+)?(?:objects?|targets?|shapes?|items?)\b|"
+    r"\bno\s+two\b|"
     r"\bno\s+(?:\w+\s+)?(?:collisions?|contacts?|impacts?)\b|\bno\s+(?:one|object)\s+(?:will|is)|"
     r"\b(?:all|every|each)\b"
 )
@@ -257,6 +261,8 @@ def normalize(text: str) -> str:
     t = re.sub(r"\*\*|__|~~|(?<![\w*])[*_](?=\w)|(?<=\w)[*_](?![\w*])", "", t)
     t = re.sub(r"(?m)^\s*#{1,6}\s*", "", t)
     t = re.sub(r"(?m)^\s*>\s*", "", t)
+    t = re.sub(r"\b(?:number\s+of\s+)?collisions?(?:\s+expected)?\s*[:=]\s*(?:0|zero|none)\b", "no collisions", t,
+               flags=re.IGNORECASE)  # fmt: skip
     t = "\n".join(_arrow_chain(line) for line in t.split("\n"))
     t = ARROW.sub(" collides with ", t)
     t = re.sub(r"\s+(?:\+|&|vs\.?|versus|x|\u00d7|<>)\s+", " and ", t)
@@ -304,7 +310,9 @@ def read_structured(text: str, labels: list[str]) -> Parsed | None:
 
 FINAL = re.compile(
     r"(?:^|\n|\.\s)[\s\-*]*(?:final\s+(?:answer|prediction|predictions|verdict|result)|in\s+conclusion|"
-    r"conclusion|in\s+summary|to\s+summari[sz]e|summary|overall|so\s+the\s+answer\s+is|answer)\s*[:\-]\s*",
+    r"conclusion|in\s+summary|to\s+summari[sz]e|summary|overall|so\s+the\s+answer\s+is|answer)\s*[:\-]\s*|"
+    r"(?:^|\n|[.!]\s)\s*(?:actually|correction|on\s+second\s+thought|wait|let\s+me\s+correct\s+(?:that|myself))\b"
+    r"[\s,:;.!-]*(?:no\b[\s,:;.!-]*)?",
     re.IGNORECASE,
 )
 
@@ -560,7 +568,7 @@ def sentences(t: str) -> list[Item]:
                 section = sec
                 continue
             if sec and not _HAS_VERB.search(line):
-                line = f"{line.rstrip(' .!')} {'will collide' if sec == 'collide' else 'will remain unscathed'}"
+                line = _lend(line, sec)
         elif not is_item and re.fullmatch(r"[^.!?]{0,60}:", line):
             section = _section(line)
             continue
@@ -570,10 +578,20 @@ def sentences(t: str) -> list[Item]:
             if not s:
                 continue
             if section and not _HAS_VERB.search(s) and len(find_mentions(s, [])) + len(re.findall(_ALLC, s)) >= 1:
-                s = f"{s.rstrip(' .!')} {'will collide' if section == 'collide' else 'will remain unscathed'}"
+                s = _lend(s, section)
             q = s.rstrip().endswith("?") or (bool(QUESTION_START.match(s)) and "?" in s)
             out.append(Item(s.rstrip("?!. "), n_item, section, q))
     return out
+
+
+def _lend(text: str, section: str) -> str:
+    """A verbless item under a header takes the header's verb; a list of pairs ("A with B, and C with D") takes
+    it pair by pair."""
+    verb = "will collide" if section == "collide" else "will remain unscathed"
+    parts = [x for x in re.split(r";|,\s*(?:and\s+)?", text.rstrip(" .!")) if x.strip()]
+    if section == "collide" and len(parts) > 1 and all(len(re.findall(rf"\b(?:{_ALLC})\b", x)) >= 2 for x in parts):
+        return ". ".join(f"{x.strip()} {verb}" for x in parts)
+    return f"{text.rstrip(' .!')} {verb}"
 
 
 def _asides(line: str) -> tuple[str, list[str]]:
