@@ -41,8 +41,9 @@ _LEAD_FALSE = ("no", "wrong")
 
 #: conclusion markers: the text after the last one decides (rule 1)
 _FINAL = re.compile(
-    r"\b(?:final\s+answer|answer|r[ée]ponse|respuesta|antwort|so|therefore|thus|hence|i\s*(?:'d|would|will|'ll)?\s*(?:choose|pick|select|say|"
-    r"go\s+with)|(?:correct|best|right)\s+(?:option|choice)(?:\s+is)?)\b[\s\"']*(?:is|would\s+be|:)?[\s\"']*",
+    r"\b(?:final\s+answer|answer|r[ée]ponse|respuesta|antwort|so|therefore|thus|hence|"
+    r"i\s*(?:'d|would|will|'ll)?\s*(?:choose|pick|select|say|go\s+with)|"
+    r"(?:correct|best|right)\s+(?:option|choice)(?:\s+is)?)\b[\s\"']*(?:is|would\s+be|:)?[\s\"']*",
     re.IGNORECASE,
 )
 #: a negation: every option named after it up to the end of its clause is denied
@@ -196,8 +197,8 @@ def _letters(text: str, n: int) -> list[_Mention]:
     out = []
     pats = [
         (
-            r"\b(?:option|choice|letter|answer(?:\s+is)?|r[ée]ponse|respuesta|antwort|is)\s*[:\-]?\s*[(\[]?([a-h])[)\]]?"
-            r"(?![a-z0-9'])",
+            r"\b(?:option|choice|letter|answer(?:\s+is)?|r[ée]ponse|respuesta|antwort|is)\s*[:\-]?\s*"
+            r"[(\[]?([a-h])[)\]]?(?![a-z0-9'])",
             re.IGNORECASE,
         ),
         (_PAREN, re.IGNORECASE),

@@ -14,10 +14,12 @@ Reading rules (tests/data/answers/judge.jsonl is the tuning corpus; docs/predict
    name's line ("4 - Specificity"). "4/5" and "4 out of 5" read 4; "8/10"
    (another scale) or "5/5" for Accuracy is off the scale.
 3. A restated scale is not a score: "Specificity (0-5): 4", "[0, 5]: 4", "Accuracy (0/1): 1", "(0 or 1) = 1",
-   "(scale 0 to 5)", "0 or 1; it gets 1" read 4, 4, 1, 1; a scale alone gives nothing. Two different numbers
-   where one score belongs ("[4, 5]", "3-4", "3 or 4", "4 to 5") are a conflict: None. "[4, 4]" reads 4.
+   "(scale 0 to 5)", "(0 = none, 5 = full)", "0 or 1; it gets 1" read 4, 4, 1, 1; a scale alone gives nothing.
+   Two different numbers where one score belongs ("[4, 5]", "3-4", "3 or 4", "4 to 5") are a conflict: None.
+   "[4, 4]" reads 4.
 4. When the slot holds no number (reasoning first), the text up to the next criterion is searched for a marked
-   score only: "Score: 4", "score of 4", "gets a 4", "I give 3", "(4/5)". A bare number in reasoning ("mentions 1
+   score only: "Score: 4", "score of 4", "gets a 4", "I give 3", "(4/5)", "(4)", or a number ending the line
+   after ":", ",", ";" or a dash ("names both objects, 4."). A bare number in reasoning ("mentions 1
    object", coordinates, times) is never a score.
 5. A name mid-sentence with no number in its slot ("its logic is sound") is not a criterion heading and does not
    cut the previous criterion's text short.
@@ -55,14 +57,14 @@ _FILLER = {
 _TOKEN = re.compile(
     r"(?P<num>(?<![\d.])-?\d+(?:[.,]\d+)?)|(?P<word>[a-z]+(?:'[a-z]+)?)|(?P<nl>\n)|(?P<punct>\S)", re.IGNORECASE
 )
-_SKIP = set(":=|\"'<>/{}[]().,;-–—>\\~≈")
+_SKIP = set(":=|\"'<>/{}[]().,;-–—>\\~≈→⇒")
 _MARKED = re.compile(
     r"\bscore\b\s*(?:is|of|=|:)?\s*[:=]?\s*[\[(]?\s*(?P<a>-?\d+(?:\.\d+)?)"
     r"|\b(?:gets?|give[sn]?|gave|earns?|deserves?|rated?|assign(?:ed)?)\s+(?:(?:it|this|a|an|as|score)\s+)*"
     r"(?P<b>-?\d+(?:\.\d+)?)"
     r"|(?P<c>(?<![\d.])\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*\d+"
     r"|\(\s*(?P<d>-?\d+(?:\.\d+)?)\s*\)"
-    r"|:\s*(?P<e>-?\d+(?:\.\d+)?)\s*\.?[ \t]*$",
+    r"|(?::|[,;—–]|\s-)\s*(?P<e>-?\d+(?:\.\d+)?)\s*\.?[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 _FINAL_MARK = re.compile(
@@ -77,7 +79,9 @@ _SETTLE = re.compile(
 )
 _SCORE_FIRST = re.compile(r"[\s*#>\-]*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*[-–—:=|]\s*")
 _HEADING_BEFORE = re.compile(r"[\s#>*\-+•|\"'{<\[(\d.)]*")
-_HEADING_AFTER = re.compile(r"\s*[\"']?\s*(?:[:=|\-–—(]|score\b)", re.IGNORECASE)
+_HEADING_AFTER = re.compile(r"\s*[\"']?\s*(?:[:=|\-–—(→⇒]|score\b)", re.IGNORECASE)
+#: a bracketed qualifier with words right after a name: "(0 = none, 5 = full)", "(scale 0 to 5)", "(binary)"
+_QUALIFIER = re.compile(r"\s*[(\[][^()\[\]\n]*[a-z][^()\[\]\n]*[)\]]", re.IGNORECASE)
 
 VALUE, CONFLICT, OFF = "value", "conflict", "off"
 
@@ -139,6 +143,9 @@ def _number(tok: str) -> float:
 
 def _slot(text: str, start: int, top: int) -> tuple[str, float | None, int] | None:
     """The score in the slot after a criterion's name (rules 2 and 3): (VALUE|CONFLICT|OFF, value, end) or None."""
+    qualifier = _QUALIFIER.match(text, start)
+    if qualifier:
+        start = qualifier.end()
     toks = list(_TOKEN.finditer(text, start, min(len(text), start + 160)))
     i, words, depth, colon = 0, 0, 0, False  # depth: open brackets, where "4, 5" is a list
     while i < len(toks):
