@@ -57,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except UsageError as e:
-        print(f"voebench {args.command}: error: {e}", file=sys.stderr)
+    except UsageError as e:  # one line, always: a message that quotes a file's text may hold line breaks
+        print(f"voebench {args.command}: error: {' '.join(str(e).splitlines())}", file=sys.stderr)
         return 2
     except GeneratorBug as e:
         import tempfile

@@ -268,6 +268,7 @@ CASES = {
     "evaluate-no-manifest": (evaluate_on("{only_dataset}"), "no manifest.jsonl"),
     "evaluate-corrupt-manifest": (evaluate_on("{corrupt_set}"), "manifest.jsonl"),
     "evaluate-no-such-test": (evaluate_on("{tiny}", "--tests", "nosuch"), "no such test"),
+    "evaluate-test-name-with-a-line-break": (evaluate_on("{tiny}", "--tests", "no\nsuch"), "no such test"),
     "evaluate-no-such-suite": (evaluate_on("{tiny}", "--suite", "nosuch"), "not in this set"),
     "evaluate-no-question-of-strategy": (
         evaluate_on("{tiny}", "--tests", "movement", "--strategy", "open"),
