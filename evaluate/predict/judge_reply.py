@@ -22,7 +22,8 @@ Reading rules (tests/data/answers/judge.jsonl is the tuning corpus; docs/predict
    after ":", ",", ";" or a dash ("names both objects, 4."). A bare number in reasoning ("mentions 1
    object", coordinates, times) is never a score.
 5. A name mid-sentence with no number in its slot ("its logic is sound") is not a criterion heading and does not
-   cut the previous criterion's text short.
+   cut the previous criterion's text short; nor is a name in a hypothetical ("the maximum Specificity (5)", "if it
+   had named the time, Specificity would be 5", "a Specificity of 5 would require ...").
 6. A value off the scale (-1, 7, 80%, Accuracy 0.5 or 3) is invalid: None, never clipped. Half points on the 0-5
    scales are kept (3.5; "3,5" is the decimal comma). Integral values are ints.
 7. Several mentions of a criterion: equal values read once. Different ones (or one invalid): the mentions after
@@ -60,7 +61,8 @@ _TOKEN = re.compile(
 _SKIP = set(":=|\"'<>/{}[]().,;-–—>\\~≈→⇒")
 _MARKED = re.compile(
     r"\bscore\b\s*(?:is|of|=|:)?\s*[:=]?\s*[\[(]?\s*(?P<a>-?\d+(?:\.\d+)?)"
-    r"|\b(?:gets?|give[sn]?|gave|earns?|deserves?|rated?|assign(?:ed)?)\s+(?:(?:it|this|a|an|as|score)\s+)*"
+    r"|\b(?:gets?|give[sn]?|gave|earns?|deserves?|rated?|assign(?:ed)?|settle\s+on|go\s+with)\s+"
+    r"(?:(?:it|this|a|an|as|score)\s+)*"
     r"(?P<b>-?\d+(?:\.\d+)?)"
     r"|(?P<c>(?<![\d.])\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*\d+"
     r"|\(\s*(?P<d>-?\d+(?:\.\d+)?)\s*\)"
@@ -77,6 +79,9 @@ _SETTLE = re.compile(
     r"(\d+(?:\.\d+)?)(?![\d/])",
     re.IGNORECASE,
 )
+_IDEAL_BEFORE = re.compile(r"\b(?:max(?:imum)?|min(?:imum)?|perfect|full|highest|lowest|top|ideal)\s+$", re.I)
+_IF = re.compile(r"\b(?:if|had|unless|were)\b", re.IGNORECASE)
+_IF_AFTER = re.compile(r"\s*(?:would|could|requires?|needs?|is\s+reserved|is\s+only)\b", re.IGNORECASE)
 _SCORE_FIRST = re.compile(r"[\s*#>\-]*(-?\d+(?:\.\d+)?(?:\s*/\s*\d+)?)\s*[-–—:=|]\s*")
 _HEADING_BEFORE = re.compile(r"[\s#>*\-+•|\"'{<\[(\d.)]*")
 _HEADING_AFTER = re.compile(r"\s*[\"']?\s*(?:[:=|\-–—(→⇒]|score\b)", re.IGNORECASE)
@@ -260,6 +265,17 @@ def _marked(segment: str, top: int) -> tuple[str, float | None, int] | None:
     return (CONFLICT, None, got[-1][2])
 
 
+def _hypothetical(text: str, start: int, line: str, got: tuple | None) -> bool:
+    """A name in a hypothetical, not a score given (rule 5): "the maximum Specificity (5)", "If it had named the
+    time, Specificity would be 5", "A Specificity of 5 would require the place"."""
+    if _IDEAL_BEFORE.search(line):
+        return True
+    sentence = re.split(r"[.!?]\s", line)[-1]
+    if _IF.search(sentence):
+        return True
+    return got is not None and got[0] == VALUE and bool(_IF_AFTER.match(text, got[2]))
+
+
 def _mentions(text: str) -> list[tuple[int, str, tuple | None]]:
     """(position, criterion, slot result) for every name that heads a score (rule 5)."""
     out = []
@@ -267,6 +283,8 @@ def _mentions(text: str) -> list[tuple[int, str, tuple | None]]:
         name = m.lastgroup or ""
         got = _slot(text, m.end(), CRITERIA[name][1])
         line = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+        if _hypothetical(text, m.start(), line, got):
+            continue
         heading = bool(_HEADING_BEFORE.fullmatch(line) or _HEADING_AFTER.match(text, m.end()))
         lead = _SCORE_FIRST.fullmatch(line)
         if got is None and lead:  # "4 - Specificity": the score written before the name
