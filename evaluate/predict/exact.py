@@ -177,7 +177,8 @@ ELLIPTIC_START = re.compile(
     r"and\s+possibly|or\s+possibly|or\s+perhaps|or\s+even|and\s+also|but|as\s+well)\b"
 )
 PRE_PREP = re.compile(
-    r"\b(?:toward|towards|to|near|past|behind|beside|from|of|at|around|than|like|across|in\s+front\s+of|"
+    r"\b(?:toward|towards|to|near|past|behind|beside|from|(?<!side\s)(?<!corner\s)(?<!edge\s)(?<!face\s)(?<!back\s)"
+    r"(?<!rear\s)(?<!end\s)of|at|around|than|like|across|in\s+front\s+of|"
     r"away\s+from|next\s+to|close\s+to|alongside|over|under|beyond|along)\s+(?:the\s+)?$"
 )
 CHAIN_PREP = re.compile(r"\b(?:into|against|onto)\s+(?:the\s+)?$")
@@ -552,10 +553,12 @@ def sentences(t: str) -> list[Item]:
     """Lines, list items and sentences, with section headers ("Collisions:") carried to verbless items below."""
     out: list[Item] = []
     section: str | None = None
+    asked: str | None = None  # "Which objects will collide?" lends its verb to the verbless answer line after it
     item = n_item = 0
     for line in t.split("\n"):
         if not line.strip():
             continue
+        lend, asked = asked, None
         is_item = bool(LIST_MARK.match(line))
         line = LIST_MARK.sub("", line).strip()
         item += is_item
@@ -569,9 +572,13 @@ def sentences(t: str) -> list[Item]:
                 continue
             if sec and not _HAS_VERB.search(line):
                 line = _lend(line, sec)
-        elif not is_item and re.fullmatch(r"[^.!?]{0,60}:", line):
+        elif not is_item and (
+            re.fullmatch(r"[^.!?]{0,60}:", line) or HEADING.fullmatch(line)
+        ):  # "Collisions:", or a heading "Collisions" / "Unscathed objects"
             section = _section(line)
             continue
+        if lend and not _HAS_VERB.search(line) and _colours(line):
+            line = _lend(re.sub(r"^a\s*:\s*", "", line), lend)
         line, inner = _asides(line)
         for s in SENT_SPLIT.split(line) + inner:
             s = s.strip()
@@ -580,8 +587,20 @@ def sentences(t: str) -> list[Item]:
             if section and not _HAS_VERB.search(s) and len(find_mentions(s, [])) + len(re.findall(_ALLC, s)) >= 1:
                 s = _lend(s, section)
             q = s.rstrip().endswith("?") or (bool(QUESTION_START.match(s)) and "?" in s)
+            if q and re.search(r"\bwhich\b", s) and COLLIDE.search(s) and not _colours(s):
+                asked = "collide"
             out.append(Item(s.rstrip("?!. "), n_item, section, q))
     return out
+
+
+HEADING = re.compile(
+    r"(?:(?:likely|predicted|possible|expected|potential)\s+)?(?:collisions?|collision\s+pairs|"
+    r"unscathed(?:\s+objects)?|safe\s+objects|objects\s+(?:that\s+)?(?:remain|stay|continue)\s+unscathed)"
+)
+
+
+def _colours(text: str) -> int:
+    return len(re.findall(rf"\b(?:{_ALLC})\b", text))
 
 
 def _lend(text: str, section: str) -> str:
