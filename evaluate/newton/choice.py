@@ -20,8 +20,9 @@ Options are labels ("True"/"False", object names such as "red ball" or "the blue
    not as a determiner ("there is no recovery").
 3. A named option does not count as picked when it is denied ("not the red ball", "isn't true", "neither ... nor",
    "the duck isn't fragile"), a foil of a comparison or concession ("heavier than the ball", "unlike the duck",
-   "rather than", "instead of", "followed by", "though the green ball is close") or only listed ("the ball or the bat", "True/False", "between b and c, ..."). A negation reaches
-   to the end of its clause (a comma, semicolon, dash, "but", ...).
+   "rather than", "instead of", "followed by", "though the green ball is close") or only listed ("the ball or
+   the bat", "True/False", "between b and c, ..."). A negation reaches to the end of its clause (a comma,
+   semicolon, dash, "but", ...).
 4. A leading letter wins over a label that disagrees with it ("a) Yes" picks option a); two different letters are
    invalid. Otherwise one picked option is the answer. No option picked, but one of two options denied: the other
    ("Not true." -> False). Several picked: the answer's first or last sentence if it is only an option and no
