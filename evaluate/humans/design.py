@@ -117,6 +117,12 @@ def eligible(manifest: Manifest, d: Design) -> tuple[list[dict], list[dict]]:
             f"{manifest.root}: no video of the selection has a plausibility question (GRASP Level 2 and AVoE "
             "have one; Level 1 does not)"
         )
+    no_mp4 = [e["id"] for e in judged if not e.get("video")]
+    if no_mp4:
+        raise UsageError(
+            f"{manifest.root}: {len(no_mp4)} of the {len(judged)} selected videos have no mp4 (a --states-only render, "
+            f"e.g. {no_mp4[0]}); a human study needs the videos"
+        )
     main = [e for e in judged if e.get("split") != "train"]
     if not main:
         raise UsageError(f"{manifest.root}: the selection holds only AVoE training videos; select test videos")

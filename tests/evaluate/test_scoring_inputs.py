@@ -187,6 +187,10 @@ def ws(tmp_path_factory) -> dict[str, str]:
     make_states_only_newton_set(p("states"))
     make_predict_set(p("predict"))
     make_plausibility_set(p("plaus"), {"t09_gravity": 2}, videos=True)
+    os.makedirs(p("plaus_states"))  # the same pairs rendered --states-only: no mp4s
+    entries = [{**e, "video": None} for e in mf.read_manifest(os.path.join(w["plaus"], mf.NAME))]
+    mf.write_manifest(os.path.join(w["plaus_states"], mf.NAME), entries)
+    write_dataset(w["plaus_states"])
     p("missing")
     p("replay_missing")
     os.makedirs(p("foreign"))
@@ -363,6 +367,9 @@ CASES = {
         "no manifest.jsonl",
     ),
     "humans-serve-study-under-a-file": (humans_serve("{plaus}", "{plaus}/manifest.jsonl/study"), "is a file"),
+    "humans-serve-states-only-set": (humans_serve("{plaus_states}", "{out}"), "--states-only"),
+    "evaluate-states-only-pairs": (evaluate_on("{plaus_states}"), "--strategy text"),
+    "surprise-states-only-pairs": (world_model("{plaus_states}", "{out}"), "states-only"),
     "humans-serve-foreign-study": (
         humans_serve("{plaus}", "{foreign}"),
         "voebench did not write",
