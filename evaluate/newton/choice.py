@@ -198,7 +198,8 @@ def _letters(text: str, n: int) -> list[_Mention]:
     out = []
     pats = [
         (
-            r"\b(?:option|choice|letter|answer(?:\s+is)?|r[ée]ponse|respuesta|antwort|is)\s*[:\-]?\s*"
+            r"\b(?:option|choice|letter|answer(?:\s+is)?|r[ée]ponse|respuesta|antwort|is|it's|think|say|choose|pick|"
+            r"select|with)\s*[:\-]?\s*"
             r"[(\[]?([a-h])[)\]]?(?![a-z0-9'])",
             re.IGNORECASE,
         ),
