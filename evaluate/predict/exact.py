@@ -193,7 +193,6 @@ BARE_PASSIVE = re.compile(
 )
 VERB_START = re.compile(r"^(?:will|won't|would|is|are|may|might|could|should|continues?|remains?|stays?|keeps?)\b")
 IT_INTO = re.compile(r"^\w+\s+(?:it|them)\s+(?:\w+\s+)?(?:into|against|onto)\b")
-EACH_OTHER = re.compile(r"\b(?:each\s+other|one\s+another|together|it|them)\b")
 VERBISH = re.compile(
     r"\b(?:will|would|won't|is|are|was|were|may|might|could|can|cannot|should|shall|moves?|moving|rolls?|"
     r"rolling|slides?|sliding|continues?|remains?|stays?|keeps?|travels?|heads?|seems?|appears?)\b"
@@ -528,7 +527,7 @@ def split_clauses(sentence: str) -> list[str]:
             first = COLOR_MENTION.search(left)
             if first and not _HAS_VERB.search(left[first.end() :]):
                 continue  # "it is likely that A and B will collide": A has no verb of its own yet
-        if m.start() > last and m.start() >= last and _HAS_VERB.search(left):
+        if m.start() > last and _HAS_VERB.search(left):
             out.append(left)
             last = m.end()
     out.append(sentence[last:])
@@ -720,50 +719,60 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     pre = [m for m in ms if m.end <= anchor.start() and not PRE_PREP.search(c[: m.start])]
     post_all = [m for m in ms if m.start >= anchor.end()]
     post = [m for m in post_all if not PRE_PREP.search(c[anchor.end() : m.start]) or CHAIN_PREP.search(c[: m.start])]
-    head = c[: anchor.start()]
-    subject = _names(pre)
-    if not subject:
-        between = bool(post) and len(post) >= 2 and bool(BETWEEN.search(c[anchor.end() : post[0].start]))
-        if PRONOUN_LAST.search(c[: anchor.end()]) and r.prev_objects:
-            subject = r.prev_objects[-1:]
-        elif PRONOUN_ALL.search(head) and len(set(r.prev_subject + r.prev_objects)) >= 2:
-            subject = list(dict.fromkeys(r.prev_subject + r.prev_objects))
-        elif PRONOUN_ALL.search(head) and len(recent) >= 2:  # "A moves right and B moves left. They collide."
-            subject = recent[-2:]
-        elif not between and r.prev_subject and not re.search(r"\bthere\b", head):
-            subject = r.prev_subject
-    pairs: list[frozenset] = []
-    objects: list[str] = []
+    subject = _names(pre) or _subject_from_context(c, anchor, post, r, recent)
     it_into = IT_INTO.search(c[anchor.start() :])
     if it_into and subject and r.prev_objects and post and not PRONOUN_LAST.search(c[: anchor.end()]):
         mid = r.prev_objects[-1:]  # "hit B and knock it into C": A-B and B-C
-        pairs = _cross(subject, mid) + _cross(mid, _names(post))
-        _record(pairs, polarity, _names(ms), item, r, ms)
+        _record(_cross(subject, mid) + _cross(mid, _names(post)), polarity, _names(ms), item, r, ms)
         r.prev_subject, r.prev_objects, r.prev_polarity = mid, _names(post), polarity
         return
+    pairs = _pairs_of(c, anchor, subject, post, ms, r, before)
+    objects = _names(post)
+    _record(pairs, polarity, list(dict.fromkeys(_names(ms) + subject)), item, r, ms)
+    r.prev_subject, r.prev_objects, r.prev_polarity = subject, objects or subject, polarity
+
+
+def _subject_from_context(c: str, anchor: re.Match, post: list[Mention], r: Reading, recent: list) -> list:
+    """The subject of a clause that names none before its verb: "which then hits C" (the previous clause's last
+    object), "they collide" (the previous objects, or the last two named), "then hits C" / "it hits C" (the
+    previous subject); none for "a collision between A and B" or "there will be ..."."""
+    head = c[: anchor.start()]
+    between = len(post) >= 2 and bool(BETWEEN.search(c[anchor.end() : post[0].start]))
+    if PRONOUN_LAST.search(c[: anchor.end()]) and r.prev_objects:
+        return r.prev_objects[-1:]
+    if PRONOUN_ALL.search(head) and len(set(r.prev_subject + r.prev_objects)) >= 2:
+        return list(dict.fromkeys(r.prev_subject + r.prev_objects))
+    if PRONOUN_ALL.search(head) and len(recent) >= 2:  # "A moves right and B moves left. They collide."
+        return recent[-2:]
+    if not between and r.prev_subject and not re.search(r"\bthere\b", head):
+        return list(r.prev_subject)
+    return []
+
+
+def _pairs_of(
+    c: str, anchor: re.Match, subject: list, post: list[Mention], ms: list[Mention], r: Reading, before: list
+) -> list[frozenset]:
+    """Each subject with each object after the verb ("A hits B and C"), the object before "into" with the one
+    after it ("pushes B into C"); without objects, the subjects pair up ("A and B collide"); without a subject,
+    the objects do ("a collision between A and B"); one subject and "it" / a bare passive: the other object named
+    here or just before ("B is in A's way and will get hit")."""
+    pairs: list[frozenset] = []
     if post and subject:
         prev = None
         for m in post:
-            link = c[prev.end : m.start] if prev else ""
-            if prev is not None and CHAIN_PREP.search(link):
-                pairs += _cross(prev.names, m.names)
-            else:
-                pairs += _cross(subject, m.names)
+            chained = prev is not None and CHAIN_PREP.search(c[prev.end : m.start])
+            pairs += _cross(prev.names, m.names) if chained and prev is not None else _cross(subject, m.names)
             prev = m
-        objects = _names(post)
     elif post:
-        objects = _names(post)
-        pairs = _pairs_among(objects)
-        subject = []
+        pairs = _pairs_among(_names(post))
     elif len(subject) >= 2:
         pairs = _pairs_among(subject)
-    elif subject and (PRONOUN_SUBJ.search(c[anchor.end() :]) or BARE_PASSIVE.search(c)):  # "... hit by it", "get hit"
+    elif subject and (PRONOUN_SUBJ.search(c[anchor.end() :]) or BARE_PASSIVE.search(c)):
         others = [n for n in _names(ms) if n not in subject] or [
             n for n in r.prev_objects + r.prev_subject + before if n not in subject
         ]
         pairs = _cross(subject, others[-1:])
-    _record(pairs, polarity, list(dict.fromkeys(_names(ms) + subject)), item, r, ms)
-    r.prev_subject, r.prev_objects, r.prev_polarity = subject, objects or subject, polarity
+    return pairs
 
 
 def _record(pairs: list, polarity: str, names: list, item: Item, r: Reading, ms: list[Mention]) -> None:
