@@ -50,13 +50,13 @@ _WORD_NUMBERS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 #: words that may stand between a criterion's name and its score
 # fmt: off
 _FILLER = {
-    "score", "scores", "rating", "rated", "grade", "is", "as", "of", "at", "gets", "get", "got", "receives",
+    "score", "score_i", "scores", "rating", "rated", "grade", "is", "as", "of", "at", "gets", "get", "got", "receives",
     "receive", "earns", "deserves", "should", "would", "be", "i", "i'd", "i'll", "give", "gave", "it", "a", "an",
     "binary", "scale", "range", "value", "final", "overall", "me", "this", "for",
 }
 # fmt: on
 _TOKEN = re.compile(
-    r"(?P<num>(?<![\d.])-?\d+(?:[.,]\d+)?)|(?P<word>[a-z]+(?:'[a-z]+)?)|(?P<nl>\n)|(?P<punct>\S)", re.IGNORECASE
+    r"(?P<num>(?<![\d.])-?\d+(?:[.,]\d+)?)|(?P<word>score_i|[a-z]+(?:'[a-z]+)?)|(?P<nl>\n)|(?P<punct>\S)", re.IGNORECASE
 )
 _SKIP = set(":=|\"'<>/{}[]().,;-–—>\\~≈→⇒")
 _MARKED = re.compile(
