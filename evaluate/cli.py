@@ -397,8 +397,14 @@ def _check_run(run: str) -> None:
     if not os.path.isdir(run):
         raise UsageError(f"{run}: no such run directory")
     if os.path.isfile(os.path.join(run, SAMPLES)):  # written whole at the end of a run: read strictly
-        if not checks.read_jsonl_objects(os.path.join(run, SAMPLES)):
+        records = checks.read_jsonl_objects(os.path.join(run, SAMPLES))
+        if not records:
             raise UsageError(f"{os.path.join(run, SAMPLES)}: holds no records")
+        if "form" in records[0] and "cut_frame" in records[0]:  # report would overwrite its report with an empty one
+            raise UsageError(
+                f"{run} is a predict run: `voebench predict` writes its report (run the same predict command again "
+                "to rebuild it from the caches)"
+            )
     elif os.path.isfile(os.path.join(run, CURVES)):  # appended per video: a killed run may end in a cut line
         if not checks.count_jsonl_records(os.path.join(run, CURVES), "id"):
             raise UsageError(f"{os.path.join(run, CURVES)}: holds no readable records")

@@ -221,6 +221,7 @@ def ws(tmp_path_factory) -> dict[str, str]:
     shutil.copytree(w["run"], p("run_corrupt"))
     with open(os.path.join(w["run_corrupt"], "samples.jsonl"), "w") as fh:
         fh.write("{broken\n")
+    assert main(["predict", w["predict"], "--model", "fake:oracle", "--out", p("predict_run")]) == 0
     # a human study (created, no answers), an empty study folder, a study whose database is not SQLite
     assert main(["humans", "serve", w["plaus"], "--study", p("study"), "--protocol", "grasp", "--participants", "3",
                  "--create-only"]) == 0  # fmt: skip
@@ -301,6 +302,7 @@ CASES = {
     "report-foreign-folder": (["report", "{foreign}"], "is not a voebench run"),
     "report-corrupt-samples": (["report", "{run_corrupt}"], "samples.jsonl"),
     "report-world-model-run-without-records": (["report", "{surprise_run_cut}"], "holds no readable records"),
+    "report-a-predict-run": (["report", "{predict_run}"], "is a predict run"),
     "report-one-good-one-missing": (["report", "{run}", "{missing}"], "no such run directory"),
     # voebench predict / predict-export
     "predict-missing-set": (predict_on("{missing}"), "no manifest.jsonl"),
