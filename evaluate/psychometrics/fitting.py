@@ -387,12 +387,14 @@ def fit(
             draws.append(_summary(st, th_b, g_b, criterion, _rise_p(st, Nb, Kb, th_b, g_b) >= alpha))
             if bootstrap == "parametric":
                 gof_devs.append(_deviance(Nb, Kb, _psi(st, th_b, g_b)))
-    if bootstrap == "trials":
+    if bootstrap == "trials" and df > 0:
         for _ in range(n_gof):
             Kb = rng.binomial(N.astype(int), p_hat).astype(float)
             th_b, g_b, _ = _fit_counts(st, N, Kb, start=theta)
             gof_devs.append(_deviance(N, Kb, _psi(st, th_b, g_b)))
-    gof_p = (1 + sum(d >= dev - 1e-9 for d in gof_devs)) / (1 + len(gof_devs)) if gof_devs else None
+    gof_p = (1 + sum(d >= dev - 1e-9 for d in gof_devs)) / (1 + len(gof_devs)) if gof_devs and df > 0 else None
+    if df <= 0 and (n_gof or bootstrap == "parametric"):
+        notes.append(f"{int((N > 0).sum())} levels for {st.n_free} free parameters: no goodness of fit")
 
     thr_pt = thr if math.isfinite(thr) else None
     x75_pt = x75 if math.isfinite(x75) else None

@@ -129,6 +129,14 @@ def test_goodness_of_fit_flags_a_non_monotone_scorer():
     assert good.gof_p > 0.05 and good.deviance >= 0 and good.df == 7 - 4
 
 
+def test_as_many_parameters_as_levels_gives_no_goodness_of_fit():
+    from voebench.evaluate.psychometrics import fit
+
+    rows = simulate(0.5, 8, 0.1, 0.02, trials=100, seed=9, levels=np.array([0.0, 0.5, 1.0]))
+    f = fit(rows, n_boot=0, n_gof=50)  # guess from level 0 + threshold, slope, lapse: 4 parameters, 3 levels
+    assert f.gof_p is None and f.df == -1 and "3 levels for 4 free parameters: no goodness of fit" in f.notes
+
+
 def test_bad_input_is_refused_in_one_line():
     from voebench.errors import UsageError
     from voebench.evaluate.psychometrics import fit
