@@ -56,7 +56,8 @@ def make_adapter(
 
             return make(rest)
         if rest not in KINDS:
-            raise UsageError(f"--model fake:{rest}: kind must be one of {', '.join(KINDS)}")
+            raise UsageError(f"--model fake:{rest}: kind must be one of {', '.join(KINDS)} "
+                             "or psychometric:threshold=T,slope=S")
         return FakeAdapter(rest)
     if kind == "replay":
         from voebench.evaluate.models.replay import ReplayAdapter  # noqa: PLC0415
