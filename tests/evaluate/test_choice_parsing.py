@@ -111,6 +111,12 @@ LIKERT = ["No", "Somewhat", "Yes"]
             "The red ball is rubber, the bat is wood; wood is harder, so the answer is the baseball bat.",
             "baseball bat",
         ),
+        (LIKERT, True, "Final answer: \\boxed{C}", "Yes"),
+        (LIKERT, True, '{"answer": "b"}', "Somewhat"),
+        (LIKERT, True, "Réponse : c", "Yes"),
+        (LIKERT, True, "i think it's c", "Yes"),
+        (BALLS, False, "- the red ball\n- the green ball\n- the blue ball", None),  # a bare list picks none
+        (BALLS, False, "The green ball bounces higher than the red ball and the blue ball.", "the green ball"),
         (TF, False, "", None),
         (TF, False, None, None),
     ],
