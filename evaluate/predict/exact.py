@@ -178,7 +178,7 @@ ELLIPTIC_START = re.compile(
 )
 PRE_PREP = re.compile(
     r"\b(?:toward|towards|to|near|past|behind|beside|from|(?<!side\s)(?<!corner\s)(?<!edge\s)(?<!face\s)(?<!back\s)"
-    r"(?<!rear\s)(?<!end\s)of|at|around|than|like|across|in\s+front\s+of|"
+    r"(?<!rear\s)(?<!end\s)(?<!collision\s)(?<!impact\s)(?<!contact\s)of|at|around|than|like|across|in\s+front\s+of|"
     r"away\s+from|next\s+to|close\s+to|alongside|over|under|beyond|along)\s+(?:the\s+)?$"
 )
 CHAIN_PREP = re.compile(r"\b(?:into|against|onto)\s+(?:the\s+)?$")
@@ -191,6 +191,7 @@ BARE_PASSIVE = re.compile(
     r"\b(?:be|get|gets|getting|got|been)\s+(?:\w+\s+)?(?:hit|struck|knocked|bumped|rammed|clipped|smashed|slammed)\b"
     r"(?!\s+(?:by|into))"
 )
+LIKEWISE = re.compile(r"^(?:as\s+(?:will|do|does|would)|and\s+so\s+(?:will|do|does)|so\s+(?:will|do|does)|likewise)\b")
 VERB_START = re.compile(r"^(?:will|won't|would|is|are|may|might|could|should|continues?|remains?|stays?|keeps?)\b")
 IT_INTO = re.compile(r"^\w+\s+(?:it|them)\s+(?:\w+\s+)?(?:into|against|onto)\b")
 VERBISH = re.compile(
@@ -499,7 +500,7 @@ _SPLIT_ALWAYS = re.compile(
             r"so\s+that|resulting\s+in|thereby|thus|hence|whereupon|leaving|alternatively|otherwise|"
             r"or\s+(?:possibly|perhaps|maybe|alternatively))\b)",
             r",\s*(?=(?:which|causing|sending|pushing|knocking|missing|avoiding|narrowly|without|then|so|or|before|"
-            r"and|not|instead)\b)",
+            r"and|not|instead|as\s+(?:will|do|does|would))\b)",
             r"\s+(?=(?:as|when)\s+(?:the\s+)?(?:" + _ALLC + r")\b)",
             r"(?:(?<=unaffected)|(?<=unscathed)|(?<=untouched))\s+(?=by\b)",
             r"(?:\s+(?=and\s)|\"?\s*,\s*)(?=" + _NEW_SUBJECT + ")",
@@ -578,6 +579,8 @@ def sentences(t: str) -> list[Item]:
             continue
         if lend and not _HAS_VERB.search(line) and _colours(line):
             line = _lend(re.sub(r"^a\s*:\s*", "", line), lend)
+        line = VERDICT.sub(lambda m: f"{m.group(1)} {'will' if m.group(2) in YES_WORDS else 'will not'} collide", line)
+        line = ANSWERED.sub(_answered, line)
         line, inner = _asides(line)
         for s in SENT_SPLIT.split(line) + inner:
             s = s.strip()
@@ -596,6 +599,20 @@ HEADING = re.compile(
     r"(?:(?:likely|predicted|possible|expected|potential)\s+)?(?:collisions?|collision\s+pairs|"
     r"unscathed(?:\s+objects)?|safe\s+objects|objects\s+(?:that\s+)?(?:remain|stay|continue)\s+unscathed)"
 )
+
+
+#: "Red cube and blue sphere: yes." -- a pair and a verdict
+YES_WORDS = ("yes", "likely", "collide", "collision", "will collide")
+VERDICT = re.compile(
+    rf"^(.*\b(?:{_ALLC})\b.*?)\s*:\s*(yes|no|likely|unlikely|collide|collision|will collide|no collision)[.!]?$"
+)
+#: "Will the red cube hit the blue sphere? Yes." -- a question answered in the next word is a statement
+ANSWERED = re.compile(r"([^.?!]*)\?\s*(yes|no)\b[.!,]?")
+
+
+def _answered(m: re.Match) -> str:
+    q = re.sub(r"^\s*(?:will|would|could|does|do|is|are|can|might|may|should)\s+", "", m.group(1))
+    return f"{q}. " if m.group(2) == "yes" else f"not {q}. "
 
 
 def _colours(text: str) -> int:
@@ -708,6 +725,9 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
             r.safe.setdefault(n, item.item)
         r.prev_subject, r.prev_objects, r.prev_polarity = _names(ms), [], "safe"
         return
+    elif LIKEWISE.match(c) and r.prev_polarity in ("hit", "deny") and len(_names(ms)) >= 2:
+        _record(_pairs_among(_names(ms)), r.prev_polarity, _names(ms), item, r, ms)  # "..., as will C and D"
+        return
     elif ELLIPTIC_START.match(c) and r.prev_polarity in ("hit", "deny") and r.prev_subject:
         names = _names(ms)
         pol = "deny" if neg else r.prev_polarity
@@ -718,7 +738,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         return
     pre = [m for m in ms if m.end <= anchor.start() and not PRE_PREP.search(c[: m.start])]
     post_all = [m for m in ms if m.start >= anchor.end()]
-    post = [m for m in post_all if not PRE_PREP.search(c[anchor.end() : m.start]) or CHAIN_PREP.search(c[: m.start])]
+    post = [m for m in post_all if _object_of_verb(c, anchor, m)]
     subject = _names(pre) or _subject_from_context(c, anchor, post, r, recent)
     it_into = IT_INTO.search(c[anchor.start() :])
     if it_into and subject and r.prev_objects and post and not PRONOUN_LAST.search(c[: anchor.end()]):
@@ -730,6 +750,14 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     objects = _names(post)
     _record(pairs, polarity, list(dict.fromkeys(_names(ms) + subject)), item, r, ms)
     r.prev_subject, r.prev_objects, r.prev_polarity = subject, objects or subject, polarity
+
+
+def _object_of_verb(c: str, anchor: re.Match, m: Mention) -> bool:
+    """A mention after the verb is its object unless a preposition of place stands before it ("hits B near C");
+    "the collision of A with B", "into C" and a mention right after the verb ("passes behind B") are objects."""
+    if not re.sub(r"\bthe\b", "", c[anchor.end() : m.start]).strip() or CHAIN_PREP.search(c[: m.start]):
+        return True
+    return not PRE_PREP.search(c[: m.start])
 
 
 def _subject_from_context(c: str, anchor: re.Match, post: list[Mention], r: Reading, recent: list) -> list:
@@ -792,6 +820,9 @@ def _record(pairs: list, polarity: str, names: list, item: Item, r: Reading, ms:
 
 def _read_objectless(c: str, verb, neg, miss, safe, r: Reading, item: int) -> None:
     """A clause naming no specific object: "no two objects will collide", "all objects remain unscathed"."""
+    if re.fullmatch(r"(?:none|nothing|no|no collisions?|zero|0)[.!]?", c.strip()):
+        r.global_none = item  # "Answer: none."
+        return
     if verb and not neg and len(r.prev_all) == 2 and re.search(
         r"^(?:causing|resulting|leading|ending|so|which|and)\b|\bthe\s+two\b|\bthem\b", c
     ):  # "A's path will cross B's, causing a collision"
