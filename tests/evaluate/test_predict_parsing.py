@@ -223,6 +223,21 @@ def test_no_full_credit_for_denying_a_true_pair_among_alternatives():
         [["red cube", "blue sphere"]],
     )
     assert not sc.strict
+    _, sc = exact.score(
+        "1. The red cube hits the blue sphere.\n2. The red cube passes behind the blue sphere.",
+        LABELS,
+        [["red cube", "blue sphere"]],
+    )
+    assert not sc.strict
+
+
+def test_answered_questions_and_verdict_lines():
+    assert read("Will the red cube hit the blue sphere? Yes.")[:2] == ("pairs", RB)
+    assert read("Will the red cube hit the blue sphere? No.")[:2] == ("none", set())
+    assert read("Red cube and blue sphere: yes.\nBlue sphere and green cylinder: no.")[:2] == ("pairs", RB)
+    two = read("The red cube and the blue sphere will collide, as will the green cylinder and the white cylinder.",
+               LABELS + ["white cylinder"])[1]  # fmt: skip
+    assert two == RB | {frozenset({"green cylinder", "white cylinder"})}
 
 
 def test_any_text_gets_a_reading_and_never_a_traceback():
