@@ -103,7 +103,7 @@ COLLIDE = re.compile(
     r"(?:make|makes|making|made|come|comes|coming|came|be|in)\s+(?:\w+\s+)?contact|contacts?|contacting|"
     r"touch\w*|graz\w*|clip|clips|clipping|clipped|nudg\w*|tap|taps|tapping|tapped|"
     r"(?:bounc\w*|ricochet\w*|rebound\w*|deflect\w*|glanc\w*|carom\w*)\s+off|push\w*|shov\w*|"
-    r"collision[- ]course|bump\w*|interact\w*|meet\w*\s+head[- ]on|"
+    r"collision[- ]course|bump\w*|interact\w*|meet\w*\s+head[- ]on|(?:deflected|displaced)\s+by|"
     r"(?:send|sends|sending|sent|propel\w*|fling\w*|throw\w*|launch\w*)\s+(?:it|them)\s+(?:\w+\s+)?into)\b"
 )
 #: "reach" counts only when denied ("cannot reach", "fails to reach"): reaching is not hitting
@@ -346,13 +346,20 @@ def _json_sentences(obj, key: str = "") -> list[str]:
         names = [v for _, v in named if isinstance(v, str)] or next(
             (v for _, v in named if isinstance(v, list) and len(v) == 2 and all(isinstance(x, str) for x in v)), []
         )
+        partner = next((v for a, v in vals.items() if re.search(r"collides?_?with|hits|partner|^with$", a)), "")
         if flag is False and not names and any(re.search(r"collid|collision", a) for a in vals):
             return ["no collisions."]
-        if len(names) == 2 and flag is not None:
-            yes = flag is True or str(flag).lower() == "yes"
-            out.append(f"the {names[0]} {'will collide' if yes else 'will not collide'} with the {names[1]}.")
-            return out
+        if len(names) == 2 and (flag is not None or collide_key):  # {"a": A, "b": B} under "pairs"
+            yes = flag is None or flag is True or str(flag).lower() == "yes"
+            return [f"the {names[0]} {'will collide' if yes else 'will not collide'} with the {names[1]}."]
+        if len(names) == 1 and any(re.search(r"collides?_?with|hits|partner|^with$", a) for a in vals):
+            if isinstance(partner, str) and partner.strip().lower() not in ("", "none", "nothing", "-", "no"):
+                return [f"the {names[0]} will collide with the {partner}."]
+            return [f"the {names[0]} will not collide with anything."]
         for a, v in obj.items():  # a record under a collision key keeps that key ({"objects": [A, B]})
+            if isinstance(v, str) and re.search(rf"\b(?:{_ALLC})\b", str(a)):
+                out.append(f"the {a} {v.strip().rstrip('.')}.")  # {"red cube": "collides with the blue sphere"}
+                continue
             out += _json_sentences(v, key if collide_key and isinstance(v, list) else str(a))
         return out
     if isinstance(obj, list):
@@ -396,14 +403,21 @@ NO = re.compile(
 def table_text(t: str) -> str:
     """Markdown table rows as sentences: a row with a yes/no cell says its objects collide (or not); any other row
     is its cells read as one clause ("| red cube | hits the blue sphere |")."""
-    out = []
+    out: list[str] = []
+    header: list[str] | None = None
     for line in t.split("\n"):
         s = line.strip()
         if not (s.startswith("|") or s.count("|") >= 2):
             out.append(line)
+            header = None
             continue
         cells = [c.strip() for c in s.strip("|").split("|") if not re.fullmatch(r"\s*#?\d+\.?\s*", c)]
         if all(re.fullmatch(r":?-{2,}:?|", c) for c in cells):
+            continue
+        if header is None:
+            header = cells
+        elif _partner_row(header, cells):  # | Object | Collides with |: | red cube | blue sphere |
+            out.append(_partner_row(header, cells))
             continue
         flags = [c for c in cells if YES.match(c) or NO.match(c)]
         rest = [c for c in cells if c not in flags]
@@ -415,6 +429,19 @@ def table_text(t: str) -> str:
         else:
             out.append(" ".join(cells) + ".")
     return "\n".join(out)
+
+
+def _partner_row(header: list[str], cells: list[str]) -> str:
+    """A row under a header whose second column names the collision partner ("Collides with", "Collision
+    partner", "Hits"): "<object> will collide with <partner>", or will not when the cell is empty / none / -."""
+    if len(header) != len(cells) or len(cells) < 2 or not re.search(rf"\b(?:{_ALLC})\b", cells[0].lower()):
+        return ""
+    col = next((j for j, h in enumerate(header) if j and re.search(r"collid|collision|hits|partner", h.lower())), 0)
+    if not col or YES.match(cells[col].lower()):
+        return ""
+    if NO.match(cells[col].lower()) or cells[col].lower() in ("", "none", "nothing", "n/a"):
+        return f"{cells[0]} will not collide with anything."
+    return f"{cells[0]} will collide with {cells[col]}."
 
 
 # ------------------------------------------------------------------------------------------------ objects
