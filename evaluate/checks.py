@@ -23,9 +23,23 @@ from voebench.errors import UsageError
 RUN_MARKS = ("run.json", "cache.jsonl", "samples.jsonl")
 
 
-def check_out_folder(path: str, marks: tuple[str, ...] = RUN_MARKS, flag: str = "--out") -> None:
+def run_kind(info: dict) -> str:
+    """Which command wrote a run folder's run.json (they share the name and the folder layout)."""
+    if info.get("kind") == "humans":
+        return "humans export"
+    if "models" in info:
+        return "predict"
+    if "protocol" in info:
+        return "world-model"
+    return "evaluate"
+
+
+def check_out_folder(
+    path: str, marks: tuple[str, ...] = RUN_MARKS, flag: str = "--out", kind: str | None = None
+) -> None:
     """UsageError unless the command may write into `path`: absent, an empty folder, or a folder holding a name that
-    matches one of `marks` (glob patterns of what the command writes there itself)."""
+    matches one of `marks` (glob patterns of what the command writes there itself); with `kind` (see `run_kind`),
+    a run.json there must be that command's (evaluate into a predict run would overwrite its samples.jsonl)."""
     if not os.path.exists(path):
         _check_creatable(path, flag)
         return
@@ -37,7 +51,14 @@ def check_out_folder(path: str, marks: tuple[str, ...] = RUN_MARKS, flag: str = 
         names = os.listdir(path)
     except OSError as e:
         raise UsageError(f"{flag} {path}: cannot read the folder ({e.strerror})") from None
-    if not names or any(fnmatch.fnmatch(n, m) for n in names for m in marks):
+    if not names:
+        return
+    if any(fnmatch.fnmatch(n, m) for n in names for m in marks):
+        if kind is not None and "run.json" in names:
+            other = run_kind(read_json_object(os.path.join(path, "run.json")))
+            if other != kind:
+                article = "an" if other[0] in "aeiou" else "a"
+                raise UsageError(f"{flag} {path}: holds {article} {other} run; choose a new or empty folder")
         return
     raise UsageError(
         f"{flag} {path}: a non-empty folder voebench did not write (no {marks[0]}); choose a new or empty folder"

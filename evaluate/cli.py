@@ -251,7 +251,7 @@ def cmd_evaluate(args) -> int:
         }  # dataset.json holds no counts: count here
     if not samples:
         raise UsageError(f"--strategy {args.strategy}: the selected videos have no such questions")
-    checks.check_out_folder(args.out)
+    checks.check_out_folder(args.out, kind="evaluate")
     do_sample = {"default": None, "greedy": False, "sample": True}[args.sampling]
     adapter = make_adapter(
         args.model,

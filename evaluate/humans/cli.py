@@ -167,7 +167,7 @@ def cmd_export(args) -> int:
 
     if not os.path.isdir(args.study):
         raise UsageError(f"{args.study}: no such study folder")
-    checks.check_out_folder(args.out, ("run.json", "answers.jsonl", "samples.jsonl"))
+    checks.check_out_folder(args.out, ("run.json", "answers.jsonl", "samples.jsonl"), kind="humans export")
     info = export(args.study, args.out, max_failed_checks=args.max_failed_checks)
     print(
         f"{info['answers']} answers of {info['participants']} participants ({info['excluded']} excluded), "

@@ -132,7 +132,7 @@ def cmd_predict(args) -> int:
 
     temps = _floats(args.temperatures) if args.temperatures is not None else [None]
     samples = _samples(args)
-    checks.check_out_folder(args.out, RUN_MARKS)
+    checks.check_out_folder(args.out, RUN_MARKS, kind="predict")
     models = {t: make_model(args.model, t, args) for t in temps}
     judge = make_judge(args.judge, args) if args.judge else None
     ids = [s.sample_id for s in samples]

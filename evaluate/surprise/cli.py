@@ -58,7 +58,7 @@ def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
     if args.windows_per_batch < 1:
         raise UsageError("--windows-per-batch must be at least 1")
     protocol = protocol_from_args(args)
-    checks.check_out_folder(args.out, RUN_MARKS)
+    checks.check_out_folder(args.out, RUN_MARKS, kind="world-model")
     info = run_surprise(
         manifest,
         entries,
