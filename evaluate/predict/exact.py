@@ -95,7 +95,7 @@ OTHERS_RE = re.compile(
 NUMBER = {"two": 2, "both": 2, "three": 3, "four": 4}
 
 COLLIDE = re.compile(
-    r"\b(?:collid\w*|collision\w*|hit|hits|hitting|strik\w*|struck|crash\w*|bump\w*|smash\w*|slam\w*|knock\w*|"
+    r"\b(?:coll?id\w*|coll?isi?on\w*|hit|hits|hitting|strik\w*|struck|crash\w*|bump\w*|smash\w*|slam\w*|knock\w*|"
     r"impact\w*|ram|rams|ramm\w*|(?:run|runs|running|ran|roll\w*|slid\w*|mov\w*|plow\w*|bang\w*|careen\w*|"
     r"veer\w*|push\w*|drive\w*|go\w*|head\w*|deflect\w*|bounc\w*|ricochet\w*|rebound\w*|glanc\w*|carom\w*|"
     r"tumbl\w*|skid\w*|swerv\w*|drift\w*|plough\w*|barrel\w*|smash\w*|crash\w*)\s+(?:straight\s+|right\s+|directly\s+)?"
