@@ -136,7 +136,9 @@ NEUTRAL = re.compile(
     r"\bnot\s+only\b|\b(?:i'm|i\s+am|we\s+are)\s+not\s+(?:entirely\s+|completely\s+|100%\s+)?(?:sure|certain)"
     r"(?:,\s*but|\s+but)?\b|\bno\s+matter\b|\bnothing\s+(?:will\s+)?stop\w*\b|\bundoubtedly\b|"
     r"\b(?:almost|nearly)\s+(?:certain\w*|sure\w*|definitely|inevitabl\w*|immediately|instantly)\b|"
-    r"\bmay\s+or\s+may\s+not\b|\b(?:wouldn't|would\s+not|not|isn't|it's\s+not)\s+(?:be\s+)?surpris\w*|"
+    r"\bmay\s+or\s+may\s+not\b|\bnothing\s+(?:but|except|other\s+than)\b|"
+    r"\b(?:won't|will\s+not|cannot|can't|doesn't|does\s+not|wouldn't)\s+fail\s+to\b|"
+    r"\b(?:wouldn't|would\s+not|not|isn't|it's\s+not)\s+(?:be\s+)?surpris\w*|"
     r"\bnot\s+(?:be\s+)?(?:impossible|unlikely|out\s+of\s+the\s+question)\b|\bmight\s+or\s+might\s+not\b|"
     r"\bnot\s+far\b|\bnot\s+long\b"
 )
@@ -523,7 +525,8 @@ _SPLIT_ALWAYS = re.compile(
     "|".join(
         [
             r";|\s+-\s+",
-            r"(?:,\s*|\s+)(?=(?:but|however|whereas|although|though|while|whilst|until|because|since|after|and\s+then|"
+            r"(?<!nothing)(?:,\s*|\s+)(?=(?:but|however|whereas|although|though|while|whilst|until|because|since|"
+            r"after|and\s+then|"
             r"so\s+that|resulting\s+in|thereby|thus|hence|whereupon|leaving|alternatively|otherwise|"
             r"or\s+(?:possibly|perhaps|maybe|alternatively))\b)",
             r",\s*(?=(?:which|causing|sending|pushing|knocking|missing|avoiding|narrowly|without|then|so|or|before|"
@@ -547,6 +550,9 @@ def split_clauses(sentence: str) -> list[str]:
     if lead:  # "instead of hitting B, A will hit C": the aside first
         out.append(lead.group(0))
         last = lead.end()
+    apart = re.match(r"(?:apart\s+from|except\s+for|besides|other\s+than)\s+([^,]*),\s*(nothing|none|no\b)", sentence)
+    if apart:  # "apart from A hitting B, nothing collides": A-B, and no other collision
+        return [apart.group(1), "no other " + sentence[apart.end(2) :].strip()]
     for m in _SPLIT_ALWAYS.finditer(sentence):
         left = sentence[last : m.start()]
         if m.group(0).strip().startswith("and") or sentence[m.end() : m.end() + 4] == "and ":
@@ -714,12 +720,17 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     r.recent = [n for n in r.recent if n not in _names(ms)] + [n for n in _names(ms) if n != OTHERS]
     r.mentioned.update(n for m in ms for n in m.names if n != OTHERS)
     exc = EXCEPT.search(c)
+    kept = _names([m for m in ms if exc and m.start > exc.start()])
     if exc and (UNSCATHED.search(c) or MISS.search(c)) and GLOBAL.search(c[: exc.start()]):
-        kept = _names([m for m in ms if m.start > exc.start()])
-        for n in labels:
+        for n in labels:  # "all objects except A and B stay unscathed"
             if n not in kept:
                 r.safe.setdefault(n, item.item)
         r.prev_subject, r.prev_objects, r.prev_polarity = kept, [], "safe"
+        return
+    if exc and NEG.search(c[: exc.start()]) and COLLIDE.search(c) and len(kept) >= 2 and not ms[0].start < exc.start():
+        _record(_pairs_among(kept), "hit", kept, item, r, ms)  # "no collision other than the one between A and B"
+        r.safe.setdefault(OTHERS, item.item)
+        r.prev_subject, r.prev_objects, r.prev_polarity = kept, [], "hit"
         return
     if (PAST.search(c) and not FUTURE.search(c)) or item.question or UNCERTAIN.search(c):
         if ms:  # "Will the red cube hit the blue sphere? Yes, it will." -- a referent, not a prediction
