@@ -533,7 +533,7 @@ _SPLIT_ALWAYS = re.compile(
             r"and|not|instead|as\s+(?:will|do|does|would))\b)",
             r"\s+(?=(?:as|when)\s+(?:the\s+)?(?:" + _ALLC + r")\b)",
             r"(?:(?<=unaffected)|(?<=unscathed)|(?<=untouched))\s+(?=by\b)",
-            r"(?:\s+(?=and\s)|\"?\s*,\s*)(?=" + _NEW_SUBJECT + ")",
+            r"(?:\s+(?=and\s)|\"?\s*,\s*\"?)(?=" + _NEW_SUBJECT + ")",
             r"\s+(?=or\s+(?:the\s+)?(?:" + _ALLC + r")\b[^,.]*?\b(?:will|would|may|might|could|hits?|collides?)\b)",
             r"\s+(?=" + _NEW_VERB + ")",
         ]
@@ -605,9 +605,10 @@ def sentences(t: str) -> list[Item]:
                 continue
             if sec and not _HAS_VERB.search(line):
                 line = _lend(line, sec)
-        elif not is_item and (
-            re.fullmatch(r"[^.!?]{0,60}:", line) or HEADING.fullmatch(line)
-        ):  # "Collisions:", or a heading "Collisions" / "Unscathed objects"
+            elif sec:  # "No collision: the objects are too far apart" -- the label says something too
+                out.append(Item(label, n_item, section))
+        elif (not is_item and re.fullmatch(r"[^.!?]{0,60}:", line)) or HEADING.fullmatch(line.rstrip(":")):
+            # "Collisions:", or a heading "Collisions" / "Unscathed objects" (also as a list item)
             section = _section(line)
             continue
         if lend and not _HAS_VERB.search(line) and _colours(line):
