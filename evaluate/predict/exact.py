@@ -114,7 +114,8 @@ MISS = re.compile(
     r"(?:well\s+)?away\s+from|"
     r"pass\w*\s+(?:by|behind|in\s+front\s+of|between|beside|alongside|safely|clear|harmlessly|near|close\s+to|"
     r"over|under|around|well\s+clear)|steer\w*\s+clear|stay\w*\s+clear|clear\s+of|out\s+of\s+(?:the\s+)?way|"
-    r"go(?:es)?\s+past|goes\s+around|veer\w*\s+away|slip\w*\s+past)\b"
+    r"(?:go|goes|going|went|slid\w*|slide\w*|roll\w*|mov\w*|travel\w*|glid\w*|slip\w*|zoom\w*|sail\w*)\s+"
+    r"(?:right\s+|just\s+|safely\s+)?past|goes\s+around|veer\w*\s+away)\b"
 )
 UNSCATHED = re.compile(
     r"\b(?:unscathed|untouched|unharmed|unaffected|unhit|intact|undisturbed|uninvolved|unimpeded|unobstructed|"
@@ -745,7 +746,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     refers = anchor0 and r.prev_subject and (PRONOUN_ALL.search(c[: anchor0.start()]) or PRONOUN_LAST.search(
         c[: anchor0.end()]) or PRONOUN_SUBJ.search(c[: anchor0.start()]) or ELLIPTIC_START.match(c))
     if not ms and (not refers or re.search(r"\b(?:all|every|none|nothing|no)\b", c)):
-        _read_objectless(c, verb, neg, miss, safe, r, item.item)
+        _read_objectless(c, verb, neg, miss, safe, r, item.item, labels)
         return
     if verb and (not miss or verb.start() < miss.start()):
         polarity = "deny" if neg else "hit"
@@ -857,8 +858,12 @@ def _record(pairs: list, polarity: str, names: list, item: Item, r: Reading, ms:
             r.unhit.setdefault(n, item.item)
 
 
-def _read_objectless(c: str, verb, neg, miss, safe, r: Reading, item: int) -> None:
-    """A clause naming no specific object: "no two objects will collide", "all objects remain unscathed"."""
+def _read_objectless(c: str, verb, neg, miss, safe, r: Reading, item: int, labels: list[str]) -> None:
+    """A clause naming no specific object: "no two objects will collide", "all objects remain unscathed"; in a
+    scene of two, "the (two) objects will collide"."""
+    if verb and not neg and len(labels) == 2 and re.search(r"\b(?:the|both)\s+(?:two\s+)?objects\b", c):
+        r.asserted.setdefault(frozenset(labels), item)
+        return
     if re.fullmatch(r"(?:none|nothing|no|no collisions?|zero|0)[.!]?", c.strip()):
         r.global_none = item  # "Answer: none."
         return
