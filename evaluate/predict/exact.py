@@ -186,8 +186,10 @@ PRE_PREP = re.compile(
 )
 CHAIN_PREP = re.compile(r"\b(?:into|against|onto)\s+(?:the\s+)?$")
 BETWEEN = re.compile(r"\b(?:between|among|of)\b")
-PRONOUN_LAST = re.compile(r"\b(?:which|that|the\s+latter|(?:causing|sending|pushing|knocking|making|forcing|"
-                          r"propelling|driving|deflecting|setting)\s+(?:it|them))\b")  # fmt: skip
+PRONOUN_LAST = re.compile(  # "which then hits C"; "that" only as a relative ("that will hit", not "that it hits")
+    r"\b(?:which|that(?!\s+(?:it|they|the|this|a|an|both|each|its|their|there|one|all|no|none)\b)|the\s+latter|"
+    r"(?:causing|sending|pushing|knocking|making|forcing|propelling|driving|deflecting|setting)\s+(?:it|them))\b"
+)
 PRONOUN_ALL = re.compile(r"\b(?:they|both|the\s+two|these\s+two|those\s+two|the\s+pair|the\s+two\s+objects)\b")
 PRONOUN_SUBJ = re.compile(r"\b(?:it|this|the\s+former|this\s+object)\b")
 BARE_PASSIVE = re.compile(
@@ -674,8 +676,8 @@ def _section(label: str) -> str | None:
     low = label.lower()
     if UNSCATHED.search(low) or MISS.search(low) or NEG.search(low) or re.search(r"\bunhit|no.collision", low):
         return "safe"
-    if COLLIDE.search(low):
-        return "collide"
+    if COLLIDE.search(low) or re.search(r"\b(?:maybe|possibl\w*|potential\w*|likely|perhaps|probabl\w*)\b", low):
+        return "collide"  # "Collisions:", "Maybe:", "Possible outcomes:"
     return None
 
 
