@@ -240,6 +240,23 @@ def test_answered_questions_and_verdict_lines():
     assert two == RB | {frozenset({"green cylinder", "white cylinder"})}
 
 
+def test_the_fake_models_answers_are_read_back_exactly():
+    """describe_pairs (what fake:oracle / fake:random answer) read back gives its pairs, for every subset of pairs
+    of a four-object scene, under both prompts."""
+    import itertools
+
+    from voebench.evaluate.predict.queries import describe_pairs, structured_line
+
+    labels = ["yellow sphere", "white cube", "purple cylinder", "red sphere"]
+    every = list(itertools.combinations(labels, 2))
+    for k in range(len(every) + 1):
+        for pairs in itertools.combinations(every, k):
+            text = describe_pairs([list(p) for p in pairs], labels)
+            assert exact.parse(text, labels).pairs == _pairs(pairs), text
+            structured = text + "\n" + structured_line([list(p) for p in pairs])
+            assert exact.parse(structured, labels, structured=True).pairs == _pairs(pairs)
+
+
 def test_any_text_gets_a_reading_and_never_a_traceback():
     """Token soup (colours, shapes, negations, markup, JSON and table characters): a status, never an exception."""
     import random
