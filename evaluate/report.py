@@ -5,10 +5,11 @@ Definitions follow GRASP's compute_accuracy.py: positive accuracy = share of "ye
 statements; plausible / expected videos), negative accuracy = share of "no" on negative samples, combined =
 correct / all. Invalid answers count as wrong. Open questions: accuracy over all samples, chance = 1 / number of
 classes (binary: 0.5). Repeats are pooled for the point estimates. Intervals come from evaluate/uncertainty.py
-(percentile bootstrap, 2000 draws, fixed seed): per test, the *samples* (each with all its repeats) are resampled
-within their polarity (a sample without polarity is its own stratum, never left out); a human panel's test
-resamples participants and videos (crossed), since one person's answers are not independent; a suite's mean over
-tests resamples tests, then samples within tests. Every row says what was resampled and how many clusters, and a
+(percentile bootstrap, 2000 draws, fixed seed): per test, the *trials* (a Level 2 / AVoE pair, whose twins share
+one scene, or a video with all the questions asked about it) are resampled, then the samples (each with all its
+repeats) within them and within their polarity (a sample without polarity is its own stratum, never left out); a
+human panel's test resamples participants and videos (crossed), since one person's answers are not independent;
+a suite's mean over tests resamples tests, then trials, then samples. Every row says what was resampled and how many clusters, and a
 zero-width or missing interval says why. Per-repeat accuracies are listed too (the paper averages three seeds).
 """
 
@@ -63,9 +64,16 @@ def _stratum(r: dict) -> str | None:
     return r.get("polarity") if r["kind"] != "open" else None
 
 
+def _trial(r: dict) -> str:
+    """The cluster a sample belongs to within its test: its pair (Level 2 / AVoE twins share one scene), else its
+    video (Level 1's positive and negative statements, NEWTON's questions about one clip), else the sample."""
+    return str(r.get("pair_id") or r.get("video_id") or r["sample_id"])
+
+
 def test_interval(recs: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> uncertainty.Interval:
-    """The accuracy of one test's records: samples (with their repeats) resampled within polarity; a human
-    panel's answers (records with a participant) resample participants and videos, crossed."""
+    """The accuracy of one test's records: trials (a pair, or a video with all its questions) resampled, then
+    samples (with their repeats) within polarity; a human panel's answers (records with a participant) resample
+    participants and videos, crossed."""
     if recs and all(r.get("participant") is not None for r in recs):
         return uncertainty.crossed(
             [r["participant"] for r in recs],
@@ -77,9 +85,9 @@ def test_interval(recs: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> unce
             seed=seed,
         )
     return uncertainty.nested(
-        [(r["sample_id"],) for r in recs],
+        [(_trial(r), r["sample_id"]) for r in recs],
         _values(recs),
-        ["samples"],
+        ["trials", "samples"],
         strata=[_stratum(r) for r in recs],
         n_boot=n_boot,
         seed=seed,
@@ -101,9 +109,9 @@ def suite_interval(recs: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> unc
             seed=seed,
         )
     return uncertainty.nested(
-        [(r["test"], r["sample_id"]) for r in recs],
+        [(r["test"], _trial(r), r["sample_id"]) for r in recs],
         _values(recs),
-        ["tests", "samples"],
+        ["tests", "trials", "samples"],
         strata=[_stratum(r) for r in recs],
         mean_of_top=True,
         n_boot=n_boot,
@@ -192,8 +200,13 @@ def summarize(records: list[dict], n_boot: int = N_BOOT, seed: int = 0) -> dict:
             "n": n_boot,
             "seed": seed,
             "method": "percentile bootstrap over clusters (evaluate/uncertainty.py)",
-            "per_test": "samples with their repeats, within polarity (human panels: participants and samples, crossed)",
-            "per_suite": "tests, then samples within tests (human panels: participants and samples, crossed)",
+            "per_test": (
+                "trials (pairs or videos), then samples with their repeats within polarity "
+                "(human panels: participants and samples, crossed)"
+            ),
+            "per_suite": (
+                "tests, then trials, then samples within polarity (human panels: participants and samples, crossed)"
+            ),
         },
     }
 

@@ -245,10 +245,30 @@ def test_report_json_states_the_resampling(tmp_path):
     with open(run / "samples.jsonl", "w", encoding="utf-8") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in recs)
     res = report.write_report(str(run), n_boot=300)
-    assert res["suites"][0]["interval"]["resampled"] == "tests, then samples within tests (stratified)"
-    assert res["suites"][0]["interval"]["clusters"] == {"tests": 3, "samples": 12}
+    resampled = "tests, then trials within tests, then samples within trials (stratified)"
+    assert res["suites"][0]["interval"]["resampled"] == resampled
+    assert res["suites"][0]["interval"]["clusters"] == {"tests": 3, "trials": 12, "samples": 12}
     md = open(os.path.join(run, "report.md"), encoding="utf-8").read()
-    assert "tests, then samples within tests (stratified): s mean (3 tests, 12 samples)" in md
+    assert f"{resampled}: s mean (3 tests, 12 trials, 12 samples)" in md
+
+
+def test_report_resamples_pairs_not_their_twins():
+    """Twins of a pair share one scene: a model right or wrong on both together gives half the independent
+    units a per-video bootstrap assumes, so the per-test interval must resample pairs (and be wider)."""
+    rng = np.random.default_rng(3)
+    recs = []
+    for i in range(30):
+        both = bool(rng.random() < 0.6)
+        for pol in ("positive", "negative"):
+            recs.append(_rec("t08", f"p{i}-{pol}#b", both, pol, pair_id=f"p{i}"))
+    iv = report.test_interval(recs, n_boot=2000)
+    assert iv.resampled == "trials, then samples within trials (stratified)"
+    assert iv.clusters == {"trials": 30, "samples": 60}
+    by_video = uncertainty.nested(
+        [(r["sample_id"],) for r in recs], [(float(r["correct"]), 1.0) for r in recs], ["samples"],
+        strata=[r["polarity"] for r in recs], n_boot=2000,
+    )
+    assert (iv.hi - iv.lo) > 1.2 * (by_video.hi - by_video.lo)
 
 
 def test_newton_metrics_intervals_resample_trials_then_questions():
@@ -344,7 +364,7 @@ def test_a_two_trial_newton_set_reports_with_its_figure(tmp_path):
         lo, hi = row["ci95"]
         assert lo <= row["acc"] <= hi
         assert lo < hi or row["interval"]["note"]  # a zero width says why
-    assert "newton mean (3 tests, 30 samples)" in out.stdout
+    assert "newton mean (3 tests, 6 trials, 30 samples)" in out.stdout  # 2 videos per test
 
 
 def _panel_coverage(people, videos, votes, sd_person, sd_video, sims, seed=0):
