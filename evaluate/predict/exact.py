@@ -562,7 +562,8 @@ def split_clauses(sentence: str) -> list[str]:
             if re.search(r"\bbetween\s+(?:the\s+)?[a-z]+(?:\s+[a-z]+)?\s*$", left):
                 continue  # "between A and B" is one phrase
             first = COLOR_MENTION.search(left)
-            if first and not _HAS_VERB.search(left[first.end() :]):
+            strong = COLLIDE.search(left) or MISS.search(left) or UNSCATHED.search(left) or REACH.search(left)
+            if first and not strong and not _HAS_VERB.search(left[first.end() :]):
                 continue  # "it is likely that A and B will collide": A has no verb of its own yet
         if m.start() > last and _HAS_VERB.search(left):
             out.append(left)
