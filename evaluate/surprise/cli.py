@@ -83,9 +83,11 @@ def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
     for s in summary["suites"]:
         f = s["fixed"]["avg"]
         lo, hi = f["relative_ci"]
+        iv = f.get("interval") or {}
+        ci = f"[{100 * lo:.0f}, {100 * hi:.0f}]" if lo == lo and hi == hi else f"[no interval: {iv.get('note')}]"
         print(
             f"  {s['suite']:10s} relative acc (avg, C={c}) {100 * f['relative']:5.1f}% "
-            f"[{100 * lo:.0f}, {100 * hi:.0f}]  AUROC {f['auroc']:.2f}  (chance 50%)",
+            f"{ci}  AUROC {f['auroc']:.2f}  (chance 50%)",
             file=sys.stderr,
         )
     return 0
