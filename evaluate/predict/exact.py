@@ -106,8 +106,8 @@ COLLIDE = re.compile(
     r"collision[- ]course|bump\w*|interact\w*|meet\w*\s+head[- ]on|(?:deflected|displaced)\s+by|"
     r"(?:send|sends|sending|sent|propel\w*|fling\w*|throw\w*|launch\w*)\s+(?:it|them)\s+(?:\w+\s+)?into)\b"
 )
-#: "reach" counts only when denied ("cannot reach", "fails to reach"): reaching is not hitting
-REACH = re.compile(r"\breach\w*\b")
+#: "reach" / "meet" count only when denied ("cannot reach", "they never meet"): reaching is not hitting
+REACH = re.compile(r"\b(?:reach\w*|meet|meets|meeting|met)\b")
 MISS = re.compile(
     r"\b(?:miss|misses|missed|missing|avoid\w*|dodg\w*|evad\w*|escap\w*|"
     r"(?:stay|stays|staying|keep|keeps|keeping|veer|veers|steer|steers)\s+"
@@ -592,7 +592,7 @@ def sentences(t: str) -> list[Item]:
     section: str | None = None
     asked: str | None = None  # "Which objects will collide?" lends its verb to the verbless answer line after it
     item = n_item = 0
-    for line in t.split("\n"):
+    for line in LABEL_AFTER_SENTENCE.sub("\n", t).split("\n"):
         if not line.strip():
             continue
         lend, asked = asked, None
@@ -633,6 +633,8 @@ def sentences(t: str) -> list[Item]:
     return out
 
 
+#: "... the red cylinder. Targets that continue unscathed: ..." -- a label mid-line starts a line of its own
+LABEL_AFTER_SENTENCE = re.compile(rf"(?<=[a-z)][.!?])[ \t]+(?=(?:(?!\b(?:{_ALLC})\b)[a-z ]){{1,40}}:\s)")
 HEADING = re.compile(
     r"(?:(?:likely|predicted|possible|expected|potential)\s+)?(?:collisions?|collision\s+pairs|"
     r"unscathed(?:\s+objects)?|safe\s+objects|objects\s+(?:that\s+)?(?:remain|stay|continue)\s+unscathed)"
