@@ -13,7 +13,9 @@ Reading rules (docs/predict.md; the labelled corpus tests/data/answers/predict.j
 2. **Structured line.** A line ``COLLISIONS: red cube + blue sphere; green cylinder + yellow cube`` or
    ``COLLISIONS: none`` is read strictly and wins over the free text. When the structured prompt was asked
    (``structured=True``) and the last such line is missing or malformed, the answer is unreadable.
-3. **Final answer.** After reasoning, a "Final answer:" / "In conclusion" / "In summary" part wins.
+3. **Final answer.** After reasoning, a "Final answer:" / "In conclusion" / "In summary" part wins, and so does a
+   self-correction ("Actually, no: ..."). A question answered at once ("Will A hit B? Yes.") is a statement; a
+   verdict line ("A and B: yes") is one too.
 4. **Layout.** Unicode apostrophes, quotes and full-width punctuation are normalised; markdown emphasis is dropped;
    JSON objects and markdown tables are turned into sentences; arrows ("red cube -> blue sphere") mean "collides
    with"; a header line ("Collisions:", "Unscathed:") lends its meaning to the verbless list items under it.
