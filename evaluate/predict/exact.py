@@ -443,9 +443,13 @@ def _partner_row(header: list[str], cells: list[str]) -> str:
     partner", "Hits"): "<object> will collide with <partner>", or will not when the cell is empty / none / -."""
     if len(header) != len(cells) or len(cells) < 2 or not re.search(rf"\b(?:{_ALLC})\b", cells[0].lower()):
         return ""
-    col = next((j for j, h in enumerate(header) if j and re.search(r"collid|collision|hits|partner", h.lower())), 0)
+    col = next((j for j, h in enumerate(header) if j and re.search(r"collid|collision|hit|partner", h.lower())), 0)
     if not col or YES.match(cells[col].lower()):
         return ""
+    said = re.match(r"^(yes|no)\b[\s,:;.-]*(\S.*)$", cells[col].lower())
+    if said:  # | Will be hit? | Yes, by the white cube |
+        verb = header[col].lower().strip(" ?")
+        return f"{cells[0]} {verb} {said.group(2)}." if said.group(1) == "yes" else f"{cells[0]} will not collide."
     if NO.match(cells[col].lower()) or cells[col].lower() in ("", "none", "nothing", "n/a"):
         return f"{cells[0]} will not collide with anything."
     return f"{cells[0]} will collide with {cells[col]}."
