@@ -9,8 +9,8 @@ classes (binary: 0.5). Repeats are pooled for the point estimates. Intervals com
 one scene, or a video with all the questions asked about it) are resampled, then the samples (each with all its
 repeats) within them and within their polarity (a sample without polarity is its own stratum, never left out); a
 human panel's test resamples participants and videos (crossed), since one person's answers are not independent;
-a suite's mean over tests resamples tests, then trials, then samples. Every row says what was resampled and how many clusters, and a
-zero-width or missing interval says why. Per-repeat accuracies are listed too (the paper averages three seeds).
+a suite's mean over tests resamples tests, then trials, then samples. Every row says what was resampled and how
+many clusters, and a zero-width or missing interval says why. Per-repeat accuracies are listed too (the paper averages three seeds).
 """
 
 from __future__ import annotations
