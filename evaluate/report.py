@@ -10,7 +10,8 @@ one scene, or a video with all the questions asked about it) are resampled, then
 repeats) within them and within their polarity (a sample without polarity is its own stratum, never left out); a
 human panel's test resamples participants and videos (crossed), since one person's answers are not independent;
 a suite's mean over tests resamples tests, then trials, then samples. Every row says what was resampled and how
-many clusters, and a zero-width or missing interval says why. Per-repeat accuracies are listed too (the paper averages three seeds).
+many clusters, and a zero-width or missing interval says why. Per-repeat accuracies are listed too (the paper
+averages three seeds).
 """
 
 from __future__ import annotations
