@@ -271,6 +271,8 @@ def normalize(text: str) -> str:
     t = re.sub(r"(?m)^\s*>\s*", "", t)
     t = re.sub(r"\b(?:number\s+of\s+)?collisions?(?:\s+expected)?\s*[:=]\s*(?:0|zero|none)\b", "no collisions", t,
                flags=re.IGNORECASE)  # fmt: skip
+    t = re.sub(r"\b(?:nothing|no\s+objects?|none\s+of\s+(?:them|the\s+objects))\s+will\s+(?:collide|hit\s+anything)\s+"
+               r"unless\b", "no other collisions, unless", t, flags=re.IGNORECASE)  # "nothing collides unless A ..."
     t = "\n".join(_arrow_chain(line) for line in t.split("\n"))
     t = ARROW.sub(" collides with ", t)
     t = re.sub(r"\s+(?:\+|&|vs\.?|versus|x|\u00d7|<>)\s+", " and ", t)
@@ -534,7 +536,8 @@ _SPLIT_ALWAYS = re.compile(
     "|".join(
         [
             r";|\s+-\s+",
-            r"(?<!nothing)(?:,\s*|\s+)(?=(?:but|however|whereas|although|though|while|whilst|until|because|since|"
+            r"(?<!nothing)(?:,\s*|\s+)(?=(?:but|however|whereas|although|though|while|whilst|until|unless|because|"
+            r"since|"
             r"after|and\s+then|"
             r"so\s+that|resulting\s+in|thereby|thus|hence|whereupon|leaving|alternatively|otherwise|"
             r"or\s+(?:possibly|perhaps|maybe|alternatively))\b)",
@@ -785,7 +788,7 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         _record(_cross(r.prev_subject, names), pol, names, item, r, ms)
         return
     else:  # reasoning or a description ("the red cube moves toward the blue sphere"): only a referent
-        r.prev_subject, r.prev_objects, r.prev_polarity = _names(ms), [], None
+        r.prev_subject, r.prev_objects, r.prev_polarity = _grammatical_subject(c, ms), [], None
         return
     pre = [m for m in ms if m.end <= anchor.start() and not PRE_PREP.search(c[: m.start])]
     post_all = [m for m in ms if m.start >= anchor.end()]
@@ -811,6 +814,14 @@ def _object_of_verb(c: str, anchor: re.Match, m: Mention) -> bool:
     return not PRE_PREP.search(c[: m.start])
 
 
+def _grammatical_subject(c: str, ms: list[Mention]) -> list[str]:
+    """The objects a verbless-for-us clause is about: those named before its first verb and not after a
+    preposition ("the green sphere is rolling toward the yellow cube" -> the green sphere)."""
+    verb = VERBISH.search(c)
+    subj = [m for m in ms if (verb is None or m.end <= verb.start()) and not PRE_PREP.search(c[: m.start])]
+    return _names(subj or ms)
+
+
 def _subject_from_context(c: str, anchor: re.Match, post: list[Mention], r: Reading, recent: list) -> list:
     """The subject of a clause that names none before its verb: "which then hits C" (the previous clause's last
     object), "they collide" (the previous objects, or the last two named), "then hits C" / "it hits C" (the
@@ -819,10 +830,14 @@ def _subject_from_context(c: str, anchor: re.Match, post: list[Mention], r: Read
     between = len(post) >= 2 and bool(BETWEEN.search(c[anchor.end() : post[0].start]))
     if PRONOUN_LAST.search(c[: anchor.end()]) and r.prev_objects:
         return r.prev_objects[-1:]
-    if PRONOUN_ALL.search(head) and len(set(r.prev_subject + r.prev_objects)) >= 2:
+    plural = PRONOUN_ALL.search(head) or re.search(r"\b(?:between|of)\s+them\b", c)
+    if plural and len(set(r.prev_subject + r.prev_objects)) >= 2:
         return list(dict.fromkeys(r.prev_subject + r.prev_objects))
-    if PRONOUN_ALL.search(head) and len(recent) >= 2:  # "A moves right and B moves left. They collide."
+    if plural and len(recent) >= 2:  # "A moves toward B ... a collision between them"; "A ... B ... They collide."
         return recent[-2:]
+    if PRONOUN_SUBJ.search(head) and len(r.prev_subject) > 1:
+        r.ambiguous = True  # "A and B move fast. It will hit C.": which one?
+        return []
     if not between and r.prev_subject and not re.search(r"\bthere\b", head):
         return list(r.prev_subject)
     return []
