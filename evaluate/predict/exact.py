@@ -113,7 +113,7 @@ REACH = re.compile(r"\b(?:reach\w*|meet|meets|meeting|met)\b")
 MISS = re.compile(
     r"\b(?:miss|misses|missed|missing|avoid\w*|dodg\w*|evad\w*|escap\w*|"
     r"(?:stay|stays|staying|keep|keeps|keeping|veer|veers|steer|steers)\s+"
-    r"(?:well\s+)?away\s+from|"
+    r"(?:well\s+)?away\s+from|(?:stay|stays|staying|keep|keeps|keeping|remain|remains|remaining)\s+(?:well\s+)?apart|"
     r"pass\w*\s+(?:by|behind|in\s+front\s+of|between|beside|alongside|safely|clear|harmlessly|near|close\s+to|"
     r"over|under|around|well\s+clear)|steer\w*\s+clear|stay\w*\s+clear|clear\s+of|out\s+of\s+(?:the\s+)?way|"
     r"(?:go|goes|going|went|slid\w*|slide\w*|roll\w*|mov\w*|travel\w*|glid\w*|slip\w*|zoom\w*|sail\w*)\s+"
@@ -203,7 +203,8 @@ VERB_START = re.compile(r"^(?:will|won't|would|is|are|may|might|could|should|con
 IT_INTO = re.compile(r"^\w+\s+(?:it|them)\s+(?:\w+\s+)?(?:into|against|onto)\b")
 VERBISH = re.compile(
     r"\b(?:will|would|won't|is|are|was|were|may|might|could|can|cannot|should|shall|moves?|moving|rolls?|"
-    r"rolling|slides?|sliding|continues?|remains?|stays?|keeps?|travels?|heads?|seems?|appears?)\b"
+    r"rolling|slides?|sliding|continues?|remains?|stays?|keeps?|travels?|heads?|seems?|appears?|it's|that's|"
+    r"there's|they're|it'll|they'll)\b"
 )
 
 
