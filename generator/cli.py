@@ -259,8 +259,9 @@ def cmd_render(args) -> int:
     )
     for test in result.empty_tests:
         print(
-            f"note: {cfg.suite}/{test}: none of the first {cfg.trials} trials is a {test} trial (a category's trials "
-            "fall into its sub-types by their draw); ask for more with --videos-per-test",
+            f"note: {cfg.suite}/{test}: none of the {cfg.trials} trials made of its category belongs to {test} (they "
+            "fall into the sub-types asked for by their draw); ask for more with --videos-per-test, or ask for "
+            f"{test} alone",
             file=sys.stderr,
         )
     if result.failed:  # each failure was reported in one line as it happened; the tracebacks are in the log

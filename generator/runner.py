@@ -40,6 +40,7 @@ from voebench.generator.output import (  # noqa: F401  (re-exported: the output 
 )
 from voebench.generator.suite import SUITE_REFS, Job, Suite, Timing, load_suite, register_suite
 from voebench.generator.feasibility import check_feasible, record_acceptance
+from voebench.generator.streams import trial_indices
 from voebench.generator.trial import Trial, TrialFailed, TrialResult, produce_trial
 from voebench.generator.fingerprint import code_identity, h5_attrs  # noqa: F401
 from voebench.contract.manifest import trim_truncated_tail
@@ -101,15 +102,18 @@ def effective_space(suite: Suite, test: str, overrides: dict) -> Space:
 # ------------------------------------------------------------------------------------------------ planning
 
 
-def plan_trials(cfg: RunConfig, suite: Suite) -> list[Trial]:
+def plan_trials(cfg: RunConfig, suite: Suite, indices: dict | None = None) -> list[Trial]:
     """All trials of the run in canonical order, this shard's share only. Trials are dealt to shards
     round-robin, so shards are disjoint and their union is the whole set. A trial's conditions come from its
-    first draw (AVoE: a category's trial belongs to the sub-type its first draw shows; none = not this test's)."""
+    first draw (AVoE: a category's trial belongs to the sub-type its first draw shows; none = not this test's).
+    `indices`: each test's trial indices (`streams.trial_indices`, computed here when not given): the first
+    `cfg.trials`, or for tests asked apart from others of their stream the first `cfg.trials` that are theirs."""
     trials, trial_no = [], 0
     shard, n_shards = cfg.shard
+    indices = trial_indices(cfg, suite) if indices is None else indices
     for test in cfg.tests:
         space = effective_space(suite, test, cfg.overrides)
-        for index in range(cfg.trials):
+        for index in indices[test]:
             mine = trial_no % n_shards == shard
             trial_no += 1
             if not mine:
@@ -212,7 +216,8 @@ class RunResult:
     seconds: float
     frames: int
     rendered_frames: int
-    #: selected tests that got no trial (an AVoE sub-type none of its category's first N trials shows)
+    #: selected tests that got no trial (an AVoE sub-type none of its category's first N trials shows, or none
+    #: of the N trials of the sub-types asked together with it)
     empty_tests: list = field(default_factory=list)
 
 
@@ -223,9 +228,10 @@ def run(
     `upgrade`, the tests whose code changed since the folder was made are remade (`prepare_output`)."""
     suite = _suite(cfg.suite)
     cfg = dataclasses.replace(cfg, suite_ref=SUITE_REFS[cfg.suite])
+    indices = trial_indices(cfg, suite)  # raises UsageError for an asked test the settings exclude
     probes = check_feasible(suite, cfg)  # raises UsageError before any file is touched
     prepare_output(cfg, suite, upgrade=upgrade)
-    trials = plan_trials(cfg, suite)
+    trials = plan_trials(cfg, suite, indices)
     todo = [t for t in trials if not trial_done(cfg, t)]
     mpath = os.path.join(cfg.out, manifest_name(cfg))
     entries = read_manifest(mpath)

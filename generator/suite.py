@@ -143,6 +143,12 @@ class Suite:
         """Suite-specific switches from the command line (recorded in the dataset identity)."""
         return {}
 
+    def partial_streams(self, tests: list[str]) -> list[tuple[str, list[str]]]:
+        """Selected tests that share one stream of trials with tests not selected (AVoE: some but not all
+        sub-types of a category), as (the stream's name, those tests). A run then makes `--trials` trials of the
+        stream that belong to those tests, not their share of its first `--trials` (generator/streams.py)."""
+        return []
+
     # ------------------------------------------------------------------ shared
 
     def trial_seed(self, test: str, base_seed: int, index: int) -> int:

@@ -126,6 +126,16 @@ class AVoE(Suite):
             return list(self.tests)
         return [t for t in self.tests if t in chosen]  # canonical order
 
+    def partial_streams(self, tests: list[str]) -> list[tuple[str, list[str]]]:
+        """A category some but not all of whose sub-types are selected: its trials are drawn conditioned on
+        being one of those (`--tests E2 --trials 2` makes 2 E2 trials; generator/streams.py)."""
+        out = []
+        for cat in "ABCDE":
+            asked = [t for t in SUBTYPES[cat] if t in tests]
+            if asked and len(asked) < len(SUBTYPES[cat]):
+                out.append((CATEGORY_NAMES[cat].capitalize(), asked))
+        return out
+
     # ----------------------------------------------------------------- manifest / HDF5
 
     def entry(self, job, p, scene):
