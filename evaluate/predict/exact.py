@@ -145,6 +145,13 @@ NEUTRAL = re.compile(
     r"\bnot\s+(?:be\s+)?(?:impossible|unlikely|out\s+of\s+the\s+question)\b|\bmight\s+or\s+might\s+not\b|"
     r"\bnot\s+far\b|\bnot\s+long\b"
 )
+#: a negated object, not a negated verb: "not the purple sphere but the red sphere will hit C", "A (not B) will hit
+#: C", "A will hit B instead of C": the object corrected away plays no part; the verb keeps its polarity
+_MENTION = re.sub(r"\(\?P<\w+>", "(?:", COLOR_MENTION.pattern)
+CORRECTED = re.compile(
+    r"(?:\bnot\s+(?:the\s+)?" + _MENTION + r"\s*,?\s*(?=but\b|\s*$|\s*\)|\s+(?:will|would|may|might|could)\b)"
+    r"|\b(?:instead\s+of|rather\s+than)\s+(?:the\s+)?" + _MENTION + r"\s*$)"
+)
 #: "will not be affected / involved": unscathed when denied
 AFFECTED = re.compile(r"\b(?:affected|involved|disturbed|harmed|impacted|hurt|damaged|bothered)\b")
 EXCEPT = re.compile(r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|besides|save\s+for)\b")
@@ -552,7 +559,10 @@ _SPLIT_ALWAYS = re.compile(
         ]
     )
 )
-_HAS_VERB = re.compile(COLLIDE.pattern + "|" + MISS.pattern + "|" + UNSCATHED.pattern + "|" + VERBISH.pattern)
+_HAS_VERB = re.compile(
+    COLLIDE.pattern + "|" + MISS.pattern + "|" + UNSCATHED.pattern + "|" + VERBISH.pattern
+    + r"|\b(?:fails?|failed|does|doesn't|do|don't|did|didn't)\b"
+)
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -730,7 +740,8 @@ def _cross(a: list[str], b: list[str]) -> list[frozenset]:
 
 def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     """Read one clause into `r` (rules 5-8 of the module docstring)."""
-    c = NEUTRAL.sub(" ", clause)
+    c = CORRECTED.sub(" ", NEUTRAL.sub(" ", clause)).strip()
+    c = re.sub(r"^but\s+(?=(?:the\s+)?(?:" + _ALLC + r")\b.*\b(?:will|would|may|might|could)\b)", "", c)
     ms = find_mentions(c, labels)
     before, r.prev_all = r.prev_all, (_names(ms) or r.prev_all)
     recent = list(r.recent)
@@ -786,6 +797,8 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     elif ELLIPTIC_START.match(c) and r.prev_polarity in ("hit", "deny") and r.prev_subject:
         names = _names(ms)
         pol = "deny" if neg else r.prev_polarity
+        if pol == "deny" and re.match(r"(?:but|instead|rather)\b", c):
+            pol = "hit"  # "A won't hit B but C": the contrast names what A does hit
         _record(_cross(r.prev_subject, names), pol, names, item, r, ms)
         return
     else:  # reasoning or a description ("the red cube moves toward the blue sphere"): only a referent
