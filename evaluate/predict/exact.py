@@ -156,7 +156,7 @@ CORRECTED = re.compile(
 AFFECTED = re.compile(r"\b(?:affected|involved|disturbed|harmed|impacted|hurt|damaged|bothered)\b")
 EXCEPT = re.compile(r"\b(?:except(?:\s+for)?|but\s+not|other\s+than|apart\s+from|besides|save\s+for)\b")
 #: a description of what already happened ("has already hit"), not a prediction
-PAST = re.compile(r"\b(?:already|earlier|previously|so\s+far)\b")
+PAST = re.compile(r"\b(?:already|earlier|previously|so\s+far|was|were|had)\b")
 FUTURE = re.compile(r"\b(?:will|won't|going\s+to|may|might|could|would|shall|soon|next|about\s+to)\b")
 UNCERTAIN = re.compile(
     r"\b(?:whether|hard\s+to\s+(?:say|tell|predict|determine)|difficult\s+to\s+(?:say|tell|predict|determine)|"
@@ -873,6 +873,8 @@ def _pairs_of(
             prev = m
     elif post:
         pairs = _pairs_among(_names(post))
+    elif len(subject) >= 3 and not NEG.search(c) and not re.search(r"\b(?:all|each\s+other|one\s+another|every)\b", c):
+        r.ambiguous = True  # "red cube, blue sphere, green cylinder will collide": which pairs?
     elif len(subject) >= 2:
         pairs = _pairs_among(subject)
     elif subject and (PRONOUN_SUBJ.search(c[anchor.end() :]) or BARE_PASSIVE.search(c)):
