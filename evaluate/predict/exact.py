@@ -117,7 +117,7 @@ MISS = re.compile(
     r"pass\w*\s+(?:by|behind|in\s+front\s+of|between|beside|alongside|safely|clear|harmlessly|near|close\s+to|"
     r"over|under|around|well\s+clear)|steer\w*\s+clear|stay\w*\s+clear|clear\s+of|out\s+of\s+(?:the\s+)?way|"
     r"(?:go|goes|going|went|slid\w*|slide\w*|roll\w*|mov\w*|travel\w*|glid\w*|slip\w*|zoom\w*|sail\w*)\s+"
-    r"(?:right\s+|just\s+|safely\s+)?past|goes\s+around|veer\w*\s+away)\b"
+    r"(?:right\s+|just\s+|safely\s+)?past|goes\s+around|veer\w*\s+away|pass(?:es|ed|ing)?(?=\s+(?:right\s+)?(?:the\s+)?(?:red|green|blue|yellow|purple|white)\b))\b"
 )
 UNSCATHED = re.compile(
     r"\b(?:unscathed|untouched|unharmed|unaffected|unhit|intact|undisturbed|uninvolved|unimpeded|unobstructed|"
@@ -208,6 +208,10 @@ BARE_PASSIVE = re.compile(
 LIKEWISE = re.compile(r"^(?:as\s+(?:will|do|does|would)|and\s+so\s+(?:will|do|does)|so\s+(?:will|do|does)|likewise)\b")
 VERB_START = re.compile(r"^(?:will|won't|would|is|are|may|might|could|should|continues?|remains?|stays?|keeps?)\b")
 IT_INTO = re.compile(r"^\w+\s+(?:it|them)\s+(?:\w+\s+)?(?:into|against|onto)\b")
+MOTION = re.compile(
+    r"\b(?:roll|rolls|rolling|rolled|move|moves|moved|go|goes|going|went|head|heads|heading|travel\w*|slide|slides|"
+    r"sliding|continue\w*|keep|keeps|keeping|stop|stops|stopping|pass|passes|passing|bounce|bounces|turn\w*|veer\w*)\b"
+)
 VERBISH = re.compile(
     r"\b(?:will|would|won't|is|are|was|were|may|might|could|can|cannot|should|shall|moves?|moving|rolls?|"
     r"rolling|slides?|sliding|continues?|remains?|stays?|keeps?|travels?|heads?|seems?|appears?|it's|that's|"
@@ -778,7 +782,8 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         polarity = "deny" if neg else "hit"
         anchor = verb
     elif miss:
-        polarity = "hit" if neg and neg.start() < miss.start() and not re.search(r"narrowly|just", c) else "deny"
+        near = NEG.search(re.sub(r"^(?:if|when|unless)\b[^,]*,", "", c[: miss.start()]))  # not "if nothing changes,"
+        polarity = "hit" if near and not re.search(r"narrowly|just", c) else "deny"
         anchor = miss
     elif safe:
         if neg and not AFFECTED.search(c) and not (neg.start() > safe.start()):
@@ -794,10 +799,16 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
     elif LIKEWISE.match(c) and r.prev_polarity in ("hit", "deny") and len(_names(ms)) >= 2:
         _record(_pairs_among(_names(ms)), r.prev_polarity, _names(ms), item, r, ms)  # "..., as will C and D"
         return
-    elif ELLIPTIC_START.match(c) and r.prev_polarity in ("hit", "deny") and r.prev_subject:
+    elif LIKEWISE.match(c) and r.prev_polarity in ("hit", "deny") and len(_names(ms)) == 1 and r.prev_objects:
+        names = _names(ms)  # "A will hit B, and so will C": C does what A does, to B
+        _record(_cross(names, r.prev_objects), r.prev_polarity, names, item, r, ms)
+        return
+    elif ELLIPTIC_START.match(c) and r.prev_polarity in ("hit", "deny") and r.prev_subject and not (
+        VERBISH.search(c) or MOTION.search(c)
+    ):  # "or the green cylinder" continues; "and roll toward C" / "then B rolls on" is a verb of its own
         names = _names(ms)
         pol = "deny" if neg else r.prev_polarity
-        if pol == "deny" and re.match(r"(?:but|instead|rather)\b", c):
+        if not neg and r.prev_polarity == "deny" and re.match(r"(?:but|instead|rather)\b", c):
             pol = "hit"  # "A won't hit B but C": the contrast names what A does hit
         _record(_cross(r.prev_subject, names), pol, names, item, r, ms)
         return
