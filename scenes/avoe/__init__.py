@@ -9,7 +9,8 @@ belongs to exactly one sub-type, given by the script's `subtype(p)`; the test of
 So `--trials N` is N trials *per category* (as the paper's 5,000), divided among its sub-types as sampling
 falls: A/B/C by the outcome the parameters lead to (A1 stays / A2 falls; B1 seen / B2 not seen over the
 middle; C1 contained / C2 not), D/E by a weighted choice with the paper's Table 1 proportions. `--categories
-A,B` selects A1, A2, B1, B2.
+A,B` selects A1, A2, B1, B2. A category asked for in part (`--tests E2`) makes its first N trials that are of an
+asked sub-type, with their category-wide indices (`partial_streams`, generator/streams.py).
 
 A trial is rendered `expected` and `surprising` (shared `pair_id`), except train trials, which render only
 `expected` unless `--both-conditions`. The split (train / validation / test, 75 / 15 / 10 %) is a function
