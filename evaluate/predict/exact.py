@@ -105,7 +105,8 @@ COLLIDE = re.compile(
     r"(?:make|makes|making|made|come|comes|coming|came|be|in)\s+(?:\w+\s+)?contact|contacts?|contacting|"
     r"touch\w*|graz\w*|clip|clips|clipping|clipped|nudg\w*|tap|taps|tapping|tapped|"
     r"(?:bounc\w*|ricochet\w*|rebound\w*|deflect\w*|glanc\w*|carom\w*)\s+off|push\w*|shov\w*|"
-    r"collision[- ]course|bump\w*|interact\w*|meet\w*\s+head[- ]on|(?:deflected|displaced)\s+by|"
+    r"collision[- ]course|bump\w*|interact\w*|brush\w*\s+(?:up\s+)?against|"
+    r"meet\w*\s+head[- ]on|(?:deflected|displaced)\s+by|"
     r"(?:send|sends|sending|sent|propel\w*|fling\w*|throw\w*|launch\w*)\s+(?:it|them)\s+(?:\w+\s+)?into)\b"
 )
 #: "reach" / "meet" count only when denied ("cannot reach", "they never meet"): reaching is not hitting
@@ -519,7 +520,7 @@ def find_mentions(clause: str, labels: list[str]) -> list[Mention]:
     for m in SHAPE_GROUP.finditer(clause):
         shape = PLURALS[m.group("plural")]
         group = by_shape.get(shape, [])
-        num = NUMBER.get((m.group("num") or "").split()[-1] if m.group("num") else "", None)
+        num = NUMBER.get((m.group("num") or "").split()[-1] if m.group("num") else "")
         ok = len(group) >= 2 and (num is None or num == len(group))
         add(m, list(group) if ok else [f"some {shape}s"], ambiguous=not ok)
     for m in SHAPE_ONE.finditer(clause):
@@ -826,6 +827,8 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
         r.prev_subject, r.prev_objects, r.prev_polarity = mid, _names(post), polarity
         return
     pairs = _pairs_of(c, anchor, subject, post, ms, r, before)
+    if not pairs and polarity == "hit" and len(subject) == 1 and len(labels) == 2 and BARE_PASSIVE.search(c):
+        pairs = [frozenset(labels)]  # "B will get hit" in a scene of two: by the other object
     objects = _names(post)
     _record(pairs, polarity, list(dict.fromkeys(_names(ms) + subject)), item, r, ms)
     r.prev_subject, r.prev_objects, r.prev_polarity = subject, objects or subject, polarity
@@ -834,7 +837,8 @@ def read_clause(clause: str, item: Item, labels: list[str], r: Reading) -> None:
 def _object_of_verb(c: str, anchor: re.Match, m: Mention) -> bool:
     """A mention after the verb is its object unless a preposition of place stands before it ("hits B near C");
     "the collision of A with B", "into C" and a mention right after the verb ("passes behind B") are objects."""
-    if not re.sub(r"\bthe\b", "", c[anchor.end() : m.start]).strip() or CHAIN_PREP.search(c[: m.start]):
+    gap = re.sub(r"\bthe\b", "", c[anchor.end() : m.start]).strip()
+    if not gap or gap in ("over", "down", "aside") or CHAIN_PREP.search(c[: m.start]):  # "knocks over B"
         return True
     return not PRE_PREP.search(c[: m.start])
 
@@ -938,6 +942,46 @@ def _read_objectless(c: str, verb, neg, miss, safe, r: Reading, item: int, label
         r.global_none = item
 
 
+_M = r"(?:the\s+)?" + _MENTION
+#: word orders said plainly before reading (each keeps the answer's meaning): a leading participle takes the main
+#: clause's subject ("after bouncing off B, A will hit C" -> "A is bouncing off B, and then A will hit C"); a named
+#: object sent into another hits it ("sending B into C" -> "B crashes into C"); "neither sphere" is "neither of the
+#: spheres"
+REPHRASE = [
+    (re.compile(r"^(?:after|upon)\s+(\w+ing\b[^,]*),\s*(" + _M + r")\s+"), r"\2 is \1, and then \2 "),
+    (re.compile(r"\b(?:sending|knocking|pushing|propelling|driving|causing)\s+(" + _M + r")\s+(?:to\s+\w+\s+)?into\b"),
+     r"\1 crashes into"),
+    (re.compile(r"\bneither\s+(sphere|cube|cylinder|ball|box|block|can)\b"), r"neither of the \1s"),
+]
+#: a whole answer that is only two objects joined by a pairing sign: that pair ("A & B", "A x B", "A - B"); a comma
+#: ("red cube, blue sphere") lists objects and stays unreadable
+TERSE = re.compile(r"^\s*(" + _M + r")\s*(?:&|\+|/|-|\u2013|\u2014|\bx\b|\bwith\b|\bvs\.?)\s*(" + _M + r")\s*\.?\s*$")
+#: "Collision: no." is none; "Collision: yes. Objects: A and B" names the pair
+VERDICT_LINE = [
+    (re.compile(r"^\s*collisions?\s*:\s*no\s*\.?\s*$", re.MULTILINE), "no collisions."),
+    (re.compile(r"\bcollisions?\s*:\s*yes\s*[.,;]?\s*(?:objects?|pairs?|between)\s*:\s*"), "collisions: "),
+]
+
+
+def rephrase(sentence: str) -> str:
+    """`sentence` with the word orders of REPHRASE said plainly."""
+    for rx, sub in REPHRASE:
+        sentence = rx.sub(sub, sentence)
+    return sentence
+
+
+def _terse(text: str) -> str:
+    """An answer of only two object names joined by a pairing sign (read before normalising, which spells "&" as
+    "and") becomes "A will collide with B"; verdict lines are spelled out."""
+    m = TERSE.match(text.strip().lower())
+    if m and "\n" not in text.strip():
+        return f"{m.group(1)} will collide with {m.group(2)}."
+    t = normalize(text)
+    for rx, sub in VERDICT_LINE:
+        t = rx.sub(sub, t)
+    return t
+
+
 def parse(text: str, labels: list[str], structured: bool = False) -> Parsed:
     """Read an answer (module docstring). `structured`: the answer was asked to end with a COLLISIONS line."""
     strict = read_structured(text, labels)
@@ -945,13 +989,13 @@ def parse(text: str, labels: list[str], structured: bool = False) -> Parsed:
         return strict
     if structured:
         return Parsed(reason="no COLLISIONS line")
-    t = normalize(text)
+    t = _terse(text)
     if not t:
         return Parsed(reason="empty answer")
     t = final_part(table_text(json_text(t)))
     r = Reading()
     for it in sentences(t):
-        for clause in split_clauses(it.text):
+        for clause in split_clauses(rephrase(it.text)):
             read_clause(clause, it, labels, r)
     return _conclude(r, labels)
 
