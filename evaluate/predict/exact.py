@@ -266,11 +266,28 @@ ARROW = re.compile(r"\s*(?:-+>|=+>|\u2192|\u27f6|\u21d2|\u2794|\u279c|\u27a1|<-+
 
 
 def _arrow_chain(line: str) -> str:
-    """"A -> B -> C" is two hits, A-B and B-C: "A -> B; B -> C"."""
+    """"A -> B -> C" is two hits, A-B and B-C: "A -> B; B -> C"; "A -> B, C -> none" is two items."""
+    parts = re.split(r"[,;]\s*", line)
+    if len(parts) > 1 and all(ARROW.search(x) for x in parts):
+        return "; ".join(_arrow_chain(x) for x in parts)
     segs = ARROW.split(line)
     if len(segs) < 3:
         return line
     return "; ".join(f"{segs[i].strip()} -> {segs[i + 1].strip()}" for i in range(len(segs) - 1))
+
+
+#: an arrow followed by no object describes its object ("A -> right", "A => passes behind B", "A -> unscathed",
+#: "A -> no collision"); only an arrow to an object means "collides with"
+ARROW_NOT_OBJECT = re.compile(ARROW.pattern + r"(?!\s*(?:the\s+)?(?:" + _ALLC + r")\b)([^;,.\n]*)", re.IGNORECASE)
+
+
+def _arrow_verdict(m: re.Match) -> str:
+    rest = m.group(1).strip()
+    if re.fullmatch(r"(?:no(?:\s+collisions?)?|none|nothing|no\s+hit|miss(?:es)?|x|\u2717|\u2718|\u274c)", rest, re.I):
+        return " will not collide with anything"
+    if re.fullmatch(r"(?:unscathed|untouched|unhit|safe|intact|unaffected)", rest, re.I):
+        return " will remain unscathed"
+    return " " + rest
 
 
 def normalize(text: str) -> str:
@@ -287,6 +304,7 @@ def normalize(text: str) -> str:
     t = re.sub(r"\b(?:nothing|no\s+objects?|none\s+of\s+(?:them|the\s+objects))\s+will\s+(?:collide|hit\s+anything)\s+"
                r"unless\b", "no other collisions, unless", t, flags=re.IGNORECASE)  # "nothing collides unless A ..."
     t = "\n".join(_arrow_chain(line) for line in t.split("\n"))
+    t = ARROW_NOT_OBJECT.sub(_arrow_verdict, t)
     t = ARROW.sub(" collides with ", t)
     t = re.sub(r"\s+(?:\+|&|vs\.?|versus|x|\u00d7|<>)\s+", " and ", t)
     t = re.sub(r"[ \t]+", " ", t)
@@ -379,6 +397,11 @@ def _json_sentences(obj, key: str = "") -> list[str]:
                 return [f"the {names[0]} will collide with the {partner}."]
             return [f"the {names[0]} will not collide with anything."]
         for a, v in obj.items():  # a record under a collision key keeps that key ({"objects": [A, B]})
+            verdict = str(v).strip().lower().rstrip(".")
+            if _colours(str(a)) >= 2 and (isinstance(v, bool) or verdict in ("yes", "no", "true", "false")):
+                pair = re.sub(r"\s*(?:-|/|&|\+|,|\bvs\.?|\bx\b)\s*", " and ", str(a))  # {"A-B": "no"}
+                out.append(f"{pair} {'will' if verdict in ('yes', 'true') else 'will not'} collide.")
+                continue
             if isinstance(v, str) and re.search(rf"\b(?:{_ALLC})\b", str(a)):
                 out.append(f"the {a} {v.strip().rstrip('.')}.")  # {"red cube": "collides with the blue sphere"}
                 continue
@@ -416,9 +439,11 @@ def json_text(t: str) -> str:
     return t[: m.start()] + "\n" + "\n".join(_json_sentences(obj)) + "\n" + t[m.end() :]
 
 
-YES = re.compile(r"^(?:yes|y|true|collide|collides|collision|will collide|likely|hit|[\u2713\u2714\u2705]\ufe0f?)$")
+_TICK, _CROSS = r"[\u2713\u2714\u2705]\ufe0f?", r"[\u2717\u2718\u274c\u2716]\ufe0f?"
+#: a table cell's verdict; a tick or cross may stand alone or before the word ("\u2717 No")
+YES = re.compile(rf"^(?:{_TICK}\s*)?(?:yes|y|true|collide|collides|collision|will collide|likely|hit|{_TICK})$")
 NO = re.compile(
-    r"^(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|[\u2717\u2718\u274c\u2716]\ufe0f?)$"
+    rf"^(?:{_CROSS}\s*)?(?:no|n|false|none|no collision|miss|misses|unlikely|-|unscathed|safe|{_CROSS})$"
 )
 
 
@@ -438,6 +463,8 @@ def table_text(t: str) -> str:
             continue
         if header is None:
             header = cells
+            if not _colours(" ".join(cells).lower()):
+                continue  # "| Objects | Collide |" names columns, says nothing
         elif _partner_row(header, cells):  # | Object | Collides with |: | red cube | blue sphere |
             out.append(_partner_row(header, cells))
             continue
