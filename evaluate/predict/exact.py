@@ -350,7 +350,7 @@ def read_structured(text: str, labels: list[str]) -> Parsed | None:
 # ------------------------------------------------------------------------------------------------ layout
 
 FINAL = re.compile(
-    r"(?:^|\n|\.\s)[\s\-*]*(?:final\s+(?:answer|prediction|predictions|verdict|result)|in\s+conclusion|"
+    r"(?:^|\n|\.\s)[\s\-*]*(?:(?:(?:so|thus|therefore|hence)\s*,?\s*)?(?:(?:my|the|our)\s+)?final\s+(?:answer|prediction|predictions|verdict|result)|in\s+conclusion|"
     r"conclusion|in\s+summary|to\s+summari[sz]e|summary|overall|so\s+the\s+answer\s+is|answer)\s*[:\-]\s*|"
     r"(?:^|\n|[.!]\s)\s*(?:actually|correction|on\s+second\s+thought|wait|let\s+me\s+correct\s+(?:that|myself))\b"
     r"[\s,:;.!-]*(?:no\b[\s,:;.!-]*)?",
@@ -358,11 +358,18 @@ FINAL = re.compile(
 )
 
 
+#: a final answer that is only two objects: "yellow sphere and red sphere"
+FINAL_PAIR = re.compile(r"^((?:the\s+)?[a-z]+\s+[a-z]+)\s+(?:and|&|with|\+)\s+((?:the\s+)?[a-z]+\s+[a-z]+)\s*\.?$")
+
+
 def final_part(t: str) -> str:
     """The part after the last "Final answer:" / "In conclusion," / "Summary:" marker, when it says something."""
     marks = list(FINAL.finditer(t))
     for m in reversed(marks):
         tail = t[m.end() :].strip()
+        pair = FINAL_PAIR.match(tail)
+        if pair:  # "Final answer: A and B." answers "which objects will collide?"
+            return f"{pair.group(1)} will collide with {pair.group(2)}."
         if len(tail) > 3:
             return tail
     return t
@@ -891,6 +898,9 @@ def _subject_from_context(c: str, anchor: re.Match, post: list[Mention], r: Read
         return list(dict.fromkeys(r.prev_subject + r.prev_objects))
     if plural and len(recent) >= 2:  # "A moves toward B ... a collision between them"; "A ... B ... They collide."
         return recent[-2:]
+    left = [n for n in r.prev_subject if n not in _names(post)]
+    if PRONOUN_SUBJ.search(head) and len(r.prev_subject) > 1 and len(left) == 1:
+        return left  # "A and B ... since A is faster, it will hit B": "it" is the one that is not the object
     if PRONOUN_SUBJ.search(head) and len(r.prev_subject) > 1:
         r.ambiguous = True  # "A and B move fast. It will hit C.": which one?
         return []
