@@ -41,9 +41,11 @@ import re
 
 #: criterion -> (name pattern, top of its scale)
 CRITERIA: dict[str, tuple[str, int]] = {
-    "specificity": (r"specif(?:ic)?i?ty", 5),
-    "logical_consistency": (r"logic(?:al)?(?:[\s_-]*consist[ae]ncy)?|consist[ae]ncy", 5),
-    "accuracy": (r"accuracy", 1),
+    "specificity": (r"specif(?:ic)?i?ty|spec(?=\.?\s*[:=])|(?-i:S)(?=\s*[:=]\s*-?\d)", 5),
+    "logical_consistency": (
+        r"logic(?:al)?(?:[\s_-]*(?:consist[ae]ncy|cons\.?(?=\s*[:=])))?|consist[ae]ncy|(?-i:LC)(?=\s*[:=]\s*-?\d)", 5
+    ),
+    "accuracy": (r"accu(?:ra|ar)cy|acc(?=\.?\s*[:=])|(?-i:A)(?=\s*[:=]\s*-?\d)", 1),
 }
 _NAMES = re.compile("|".join(rf"(?P<{k}>(?<![a-z]){pat}(?![a-z]))" for k, (pat, _) in CRITERIA.items()), re.IGNORECASE)
 _WORD_NUMBERS = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
@@ -60,13 +62,14 @@ _TOKEN = re.compile(
 )
 _SKIP = set(":=|\"'<>/{}[]().,;-–—>\\~≈→⇒")
 _MARKED = re.compile(
-    r"\bscore\b\s*(?:is|of|=|:)?\s*[:=]?\s*[\[(]?\s*(?P<a>-?\d+(?:\.\d+)?)"
+    r"\bscore\b\s*(?:is|of|=|:)?\s*[:=]?\s*[\[(]?\s*(?P<a>-?\d+(?:\.\d+)?)(?!\s*(?:[-\u2013/]|to\b|or\b)\s*\d)"
+    r"|\b(?:this|it)\s+is\s+an?\s+(?P<f>-?\d+(?:\.\d+)?)\b"
     r"|\b(?:gets?|give[sn]?|gave|earns?|deserves?|rated?|assign(?:ed)?|settle\s+on|go\s+with)\s+"
     r"(?:(?:it|this|a|an|as|score)\s+)*"
     r"(?P<b>-?\d+(?:\.\d+)?)"
     r"|(?P<c>(?<![\d.])\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*\d+"
     r"|\(\s*(?P<d>-?\d+(?:\.\d+)?)\s*\)"
-    r"|(?::|[,;—–]|\s-)\s*(?P<e>-?\d+(?:\.\d+)?)\s*\.?[ \t]*$",
+    r"|(?::|[,;—–]|\s-)[ \t]*(?P<e>-?\d+(?:\.\d+)?)[ \t]*\.?[ \t]*$",
     re.IGNORECASE | re.MULTILINE,
 )
 _FINAL_MARK = re.compile(
@@ -176,12 +179,17 @@ def _slot(text: str, start: int, top: int) -> tuple[str, float | None, int] | No
             break
         # a number: alone, "x/y", "x out of y", or a pair "x-y", "x to y", "x or y", "[x, y]"
         v = t.group()
+        line_start = text.rfind("\n", 0, t.start()) + 1
+        if not text[line_start : t.start()].strip() and re.match(r"[.)]\s+[a-z]", text[t.end() :], re.IGNORECASE):
+            break  # "1. Specificity:\n2. Logical Consistency:": the next list item's number, not a score
         if "," in v and (depth > 0 or _bracket_before(text, t.start())):  # "[4,5]": a list, not a decimal comma
             a, b = v.split(",")
             nxt = _joined(toks, i, top, True, a, b)
         else:
             nxt = _joined(toks, i, top, depth > 0)
         if nxt is None:
+            if re.match(r"\s*(?:if|when|unless)\b", text[t.end() :], re.IGNORECASE):
+                return (CONFLICT, None, t.end())  # "[1 if lenient, 0 if strict]": a condition, not a score
             return _check(_number(v), top, t.end())
         joiner, lo, hi, end_i = nxt
         if joiner in ("/", "out of"):
@@ -255,7 +263,7 @@ def _marked(segment: str, top: int) -> tuple[str, float | None, int] | None:
                 continue
             r = _slot(segment, m.start("c"), top)
         else:
-            r = _check(float(next(g for g in m.group("a", "b", "d", "e") if g is not None)), top, m.end())
+            r = _check(float(next(g for g in m.group("a", "b", "d", "e", "f") if g is not None)), top, m.end())
         if r is not None:
             got.append(r)
     if not got:
@@ -326,6 +334,14 @@ def _decide(entries: list[tuple[int, tuple]], finals: list[int]) -> float | None
     return None
 
 
+#: a line labelled "Scores:" holding exactly three numbers: Specificity, Logical Consistency, Accuracy in order
+_TRIPLE = re.compile(
+    r"^[\s#>\-]*(?:final\s+)?scores\s*[:=]\s*(-?\d+(?:\.\d+)?)\s*[,;/]\s*(-?\d+(?:\.\d+)?)\s*[,;/]\s*"
+    r"(-?\d+(?:\.\d+)?)\s*\.?\s*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
 def parse_scores(text: str | None) -> dict[str, float | None]:
     """{"specificity", "logical_consistency", "accuracy"} -> the score the reply gives (int, or a half point on the
     0-5 scales) or None (no single valid score; the module docstring states the rules)."""
@@ -336,7 +352,13 @@ def parse_scores(text: str | None) -> dict[str, float | None]:
             found[name].append((pos, got))
     # a marker counts from the start of its line: "I gave Specificity a 3 on second thought" revises that line
     finals = [t.rfind("\n", 0, m.start()) for m in _FINAL_MARK.finditer(t)]
-    return {k: _decide(v, finals) for k, v in found.items()}
+    scores = {k: _decide(v, finals) for k, v in found.items()}
+    triple = _TRIPLE.findall(t)
+    if not any(found.values()) and len(triple) == 1:  # "Scores: 1, 2, 0" -- the three, in the rubric's order
+        for k, v in zip(CRITERIA, triple[0]):
+            kind, value, _ = _check(_number(v), CRITERIA[k][1], 0)
+            scores[k] = value if kind == VALUE else None
+    return scores
 
 
 def reply_valid(scores: dict | None) -> bool:
