@@ -59,7 +59,17 @@ _FOIL = re.compile(
 _JOIN = re.compile(r"^(?:\s|,|\band\b|\bor\b|\bthen\b|\bnor\b|\bthe\b|\ba\b|\ban\b)*$", re.IGNORECASE)
 #: an option denied after its name by a negated copula: "the duck isn't fragile"
 _POST_NEG = re.compile(
-    r"^\s*(?:is|are|was|were)\s*(?:not\b|n't\b)|^\s*(?:isn't|aren't|wasn't|weren't)\b", re.IGNORECASE
+    r"^\s*(?:is|are|was|were)\s*(?:not\b|n't\b)|^\s*(?:isn't|aren't|wasn't|weren't)\b|"
+    r"^\s*(?:would|will|could|does|do|did|can|should)\s*(?:not|n't)\s*(?:[.;,!]|$)|"
+    r"^\s*(?:wouldn't|won't|couldn't|doesn't|don't|didn't|can't|shouldn't)\s*(?:[.;,!]|$)",
+    re.IGNORECASE,
+)  # "the duck isn't fragile"; "a knife would help; a sponge wouldn't." (the verb left out is the pick's)
+#: a reason given for the pick: options named only there are not picked ("The blue ball, since the red ball ...")
+_REASON = re.compile(r"(?:,|;|\s-|\s—)?\s*\b(?:since|because|as|given\s+that|for)\b", re.IGNORECASE)
+#: the statement judged as a whole: "The statement is wrong." -> False
+_VERDICT = re.compile(
+    r"\b(?:statement|claim|assertion|it|this|that)\s+(?:is|was)\s+(?:(wrong|incorrect|false)|(right|correct|true))\b",
+    re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[,;:.!?\n()—–]|\s-\s|\b(?:but|so|while|whereas|however|because|since)\b", re.IGNORECASE)
 _LIST_LEAD = re.compile(
@@ -109,6 +119,9 @@ def _find_labels(text: str, labels: list[str]) -> list[_Mention]:
         if len(core) == 1 and core.isalpha():
             continue  # single-letter labels ("A"/"B") are read as letters
         phrase = r"\s+".join(map(re.escape, core.split()))
+        irregular = re.sub(r"(?:fe|f)$", "ves", core) if re.search(r"[a-z]fe?$", core) else ""
+        if irregular and irregular != core:  # "knife" -> "knives", "leaf" -> "leaves"
+            phrase = "(?:" + phrase + "|" + r"\s+".join(map(re.escape, irregular.split())) + ")"
         pat = r"(?<![a-z0-9'])(?:(?:the|a|an)\s+)?" + phrase + r"(?:e?s)?(?![a-z0-9])"
         for m in re.finditer(pat, low):
             if not free(*m.span()):
@@ -156,6 +169,8 @@ def _true_false(text: str, labels: list[str]) -> list[_Mention]:
         for w in words:
             for m in re.finditer(r"(?<![a-z])" + w + r"(?![a-z])", low):
                 out.append(_Mention(m.start(), m.end(), k, "synonym"))
+    for m in _VERDICT.finditer(low):
+        out.append(_Mention(m.start(), m.end(), f if m.group(1) else t, "synonym"))
     lead = re.match(r"\W*([a-z]+)\b", low)
     if lead:
         w = lead.group(1)
@@ -206,6 +221,7 @@ def _letters(text: str, n: int) -> list[_Mention]:
         (_PAREN, re.IGNORECASE),
         (r"(?m)^\s*([a-h])[).:](?=\s|$)", re.IGNORECASE),
         (r"\b(?:or|and|nor|vs\.?|versus)\s+[(\[]?([a-h])[)\]]?(?![a-z0-9'])", re.IGNORECASE),
+        (r"(?:^|[;,:]\s*|\bnot\s+)[(\[]?([a-h])[)\]]?(?=\s*(?:[.;,!?]|$))", re.IGNORECASE),  # "Not a; c."
         (r"(?<![A-Za-z0-9'])([A-H])(?![A-Za-z0-9'])", 0),
     ]
     seen = set()
@@ -322,6 +338,11 @@ def _one_of_several(text: str, labels: list[str], letters: bool) -> int | str:
         for bare in (bares[:1] + bares[-1:]) if bares else []:
             if bare is not None:
                 return bare
+    reason = _REASON.search(text)
+    if reason and reason.start() > 0:  # "The blue ball, since the red ball and the green ball bounce lower."
+        got = _read(text[: reason.start()], labels, letters)
+        if isinstance(got, int):
+            return got
     contrast = list(_CONTRAST.finditer(text))
     if contrast:
         got = _read(text[contrast[-1].end() :], labels, letters)
@@ -338,7 +359,9 @@ def _bare(sentence: str, labels: list[str], letters: bool) -> int | None:
     words = re.findall(r"[a-z0-9']+", sentence.lower())
     option = picked.pop()
     core = _label_core(labels[option]).split()
-    extra = [w for w in words if w not in core and w not in ("the", "a", "an", "it's", "it", "is", "answer")]
+    lead_words = _LEAD_TRUE + _LEAD_FALSE if any(m.how == "synonym" for m in ms) else ()
+    skip = ("the", "a", "an", "it's", "it", "is", "answer", *lead_words)
+    extra = [w for w in words if w not in core and w not in skip]
     return option if not extra else None
 
 
