@@ -370,3 +370,37 @@ def test_event_letters(reply, letter):
     assert exact.choice_letter(reply) == letter
     _, sc = exact.score_choice(reply, "B")
     assert sc.unparsed == (letter is None) and sc.strict == (letter == "B")
+
+
+# The two spent held-out sets (measured once, then opened for fixes: /work/notes/heldout1.txt, heldout2.txt) are
+# regression corpora now. Excluded by id: labels the schema's clarified "status" rule or the tuning corpus contradict.
+_ANSWERS = os.path.dirname(CORPUS)
+HELDOUT_DIRS = [os.path.join(_ANSWERS, "heldout"), os.path.join(_ANSWERS, "heldout", "second")]
+HELDOUT_DISPUTES = {
+    # labelled "unreadable", but every prediction is a denial or an object staying unscathed: "none" by the schema
+    "h2-predict-049": "only 'continues unscathed' predictions: none",
+    "h2-predict-067": "'won't collide' (full-width apostrophe) is a denial: none",
+    "h2-predict-077": "'neither A nor B will hit C' denies both pairs: none",
+    "h2-predict-085": "'passes behind' is a miss and 'stays put' unscathed: none",
+    "h2-predict-179": "'will continue unscathed' repeated: none",
+    "ho-predict-052": "'might not hit' is a hedged denial (like 'unlikely to hit'): none",
+    # the same text with the same labels is tuning answer hand-478, labelled unreadable (a comma lists objects)
+    "ho-predict-202": "'red cube, blue sphere' contradicts hand-478",
+}
+
+
+def heldout_rows() -> list[dict]:
+    rows = []
+    for d in HELDOUT_DIRS:
+        with open(os.path.join(d, "predict.jsonl"), encoding="utf-8") as fh:
+            rows += [json.loads(line) for line in fh if line.strip()]
+    return [r for r in rows if r["id"] not in HELDOUT_DISPUTES]
+
+
+def test_the_exact_scorer_reads_the_spent_heldout_sets_as_their_readers_did():
+    """The two former held-out sets: >= 95% agreement and no unsafe full credit."""
+    rows = heldout_rows()
+    assert len(rows) >= 400
+    rate, wrong, unsafe = agreement(rows)
+    assert rate >= 0.95, f"agreement {rate:.3f}; misread: {wrong}"
+    assert not unsafe, f"strict credit for answers whose reader saw a wrong or missing pair: {unsafe}"
