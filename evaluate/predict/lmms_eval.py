@@ -2,7 +2,7 @@
 
     <out>/<name>.yaml          one task over all questions (image and video forms, collision and event questions)
     <out>/<name>_<form>.yaml   one task per query form
-    <out>/utils.py             hooks (evaluate/predict/lmms_utils.py); <out>/predict_exact.py: the exact scorer
+    <out>/utils.py             hooks (evaluate/predict/lmms_utils.py); <out>/predict_exact/: the exact scorer
     <out>/data*.jsonl          {id, form, kind, question, visuals, answer, labels, true_pairs, true_unhit, outcome}
     <out>/clips/...            per question: the PNG frames (image form) or the mp4 clip up to the cut (video form)
 
@@ -90,5 +90,11 @@ def export(samples: list, dataset_dir: str, out_dir: str, name: str = "voebench_
     for form in sorted({d["form"] for d in docs}):
         write(f"data_{form}.jsonl", f"{name}_{form}", [d for d in docs if d["form"] == form])
     shutil.copyfile(os.path.join(HERE, "lmms_utils.py"), os.path.join(out_dir, "utils.py"))
-    shutil.copyfile(os.path.join(HERE, "exact.py"), os.path.join(out_dir, "predict_exact.py"))
+    stale = os.path.join(out_dir, "predict_exact.py")  # an export by an older voebench: a module, not the package
+    if os.path.isfile(stale):
+        os.remove(stale)
+    package = os.path.join(out_dir, "predict_exact")
+    shutil.rmtree(package, ignore_errors=True)
+    # the exact scorer: the stdlib-only package evaluate/predict/reading (relative imports), as `predict_exact`
+    shutil.copytree(os.path.join(HERE, "reading"), package, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     return len(docs)

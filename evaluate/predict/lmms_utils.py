@@ -1,5 +1,5 @@
 """Hooks of the voebench predict lmms-eval task. Copied verbatim as `utils.py` into an exported task folder, next to
-`predict_exact.py` (a copy of voebench's exact scorer); both use the standard library only, so an lmms-eval
+`predict_exact/` (a copy of voebench's exact scorer package); both use the standard library only, so an lmms-eval
 environment needs no voebench. Image-query docs show their frames as PNG images, video-query docs the clip cut at
 the recorded frame (both written by the export: the full video, which shows the outcome, is never referenced).
 `process_results` is the exact scorer: pairs F1 per answer, the outcome (collision or none) and the strict
