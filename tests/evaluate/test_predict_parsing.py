@@ -404,3 +404,34 @@ def test_the_exact_scorer_reads_the_spent_heldout_sets_as_their_readers_did():
     rate, wrong, unsafe = agreement(rows)
     assert rate >= 0.95, f"agreement {rate:.3f}; misread: {wrong}"
     assert not unsafe, f"strict credit for answers whose reader saw a wrong or missing pair: {unsafe}"
+
+
+@pytest.mark.parametrize(
+    "text, status, pairs",
+    [
+        ("Not the blue sphere but the green cylinder will hit the red cube.", "pairs",
+         [("green cylinder", "red cube")]),
+        ("The red cube won't hit the blue sphere but the green cylinder.", "pairs", [("red cube", "green cylinder")]),
+        ("The red cube (not the blue sphere) will hit the green cylinder.", "pairs", [("red cube", "green cylinder")]),
+        ("The red cube fails to reach the blue sphere, but the blue sphere slams into the green cylinder.", "pairs",
+         [("blue sphere", "green cylinder")]),
+        ("After bouncing off the blue sphere, the red cube will hit the green cylinder.", "pairs",
+         [("red cube", "blue sphere"), ("red cube", "green cylinder")]),
+        ("The red cube will hit the blue sphere, and so will the green cylinder.", "pairs",
+         [("red cube", "blue sphere"), ("green cylinder", "blue sphere")]),
+        ("The red cube will bounce off the blue sphere and roll toward the green cylinder.", "pairs",
+         [("red cube", "blue sphere")]),
+        ("In the video, the red cube was knocked over by the blue sphere.", "unreadable", []),
+        ("Targets on a collision course: red cube, blue sphere, green cylinder.", "unreadable", []),
+        ("red cube → right, blue sphere → no collision, green cylinder → unscathed", "none", []),
+        ('{"red cube-blue sphere": "no", "red cube-green cylinder": "no"}', "none", []),
+        ("Le cube rouge va percuter la sphère bleue ! Le cylindre vert restera intact.", "pairs",
+         [("red cube", "blue sphere")]),
+        ("红色立方体将与蓝色球体相撞。绿色圆柱体将不会受到碰撞。", "pairs", [("red cube", "blue sphere")]),
+        ("red cube & blue sphere", "pairs", [("red cube", "blue sphere")]),
+        ("red cube, blue sphere", "unreadable", []),
+    ],
+)
+def test_rules_from_the_spent_heldout_sets(text, status, pairs):
+    parsed = exact.parse(text, LABELS)
+    assert (parsed.status, parsed.pairs) == (status, _pairs(pairs)), parsed.reason

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 
+from .languages import to_english
 from .parsed import Parsed
 from .vocabulary import _ALLC, _colours, COLLIDE, NEG, SHAPES
 
@@ -69,7 +70,7 @@ def normalize(text: str) -> str:
     t = ARROW.sub(" collides with ", t)
     t = re.sub(r"\s+(?:\+|&|vs\.?|versus|x|\u00d7|<>)\s+", " and ", t)
     t = re.sub(r"[ \t]+", " ", t)
-    return t.lower().strip()
+    return to_english(t.lower()).strip()
 
 
 STRUCTURED = re.compile(r"^[\s>*_'\"#-]*collisions?\s*:\s*(?P<body>.*?)[\s*_'\".]*$", re.IGNORECASE | re.MULTILINE)
