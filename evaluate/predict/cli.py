@@ -52,6 +52,13 @@ def register(subparsers) -> None:
     p.add_argument("--max-new-tokens", type=positive_int("--max-new-tokens"), default=256)
     p.add_argument("--batch-size", type=positive_int("--batch-size"), default=1)
     p.add_argument("--system-prompt", help="a system prompt for the model (default none)")
+    p.add_argument(
+        "--prompt",
+        choices=("seed", "structured", "both"),
+        default="seed",
+        help="collision prompt wording: the seed's (default), the seed's ending with one COLLISIONS line the exact "
+        "scorer reads strictly, or both (reported side by side)",
+    )
     p.set_defaults(func=cmd_predict)
 
     e = subparsers.add_parser(
@@ -112,7 +119,9 @@ def _samples(args):
         pairs = list(dict.fromkeys(e["pair_id"] for e in manifest.entries if e.get("pair_id")))[: args.limit]
         keep += [e for e in manifest.entries if e.get("pair_id") in pairs]
         manifest.entries = keep
-    samples = build_samples(manifest, forms, args.image_frames, args.video_frames)
+    prompt = getattr(args, "prompt", None) or "seed"  # predict-export asks the seed prompt only
+    prompts = ("seed", "structured") if prompt == "both" else (prompt,)
+    samples = build_samples(manifest, forms, args.image_frames, args.video_frames, prompts=prompts)
     events, skipped = build_event_samples(manifest, forms, args.image_frames, args.video_frames)
     if not samples + events:
         why = f"; {len(skipped)} pair(s) left out, e.g. {next(iter(skipped.values()))}" if skipped else ""
@@ -153,6 +162,7 @@ def cmd_predict(args) -> int:
             extra={
                 "dataset": os.path.abspath(args.dataset),
                 "forms": args.forms,
+                "prompt": args.prompt,
                 "image_frames": args.image_frames,
                 "video_frames": args.video_frames,
             },
