@@ -23,11 +23,11 @@ Options are labels ("True"/"False", object names such as "red ball" or "the blue
    "rather than", "instead of", "followed by", "though the green ball is close") or only listed ("the ball or
    the bat", "True/False", "between b and c, ..."). A negation reaches to the end of its clause (a comma,
    semicolon, dash, "but", ...).
-4. A leading letter wins over a label that disagrees with it ("a) Yes" picks option a); two different letters are
-   invalid. Otherwise one picked option is the answer. No option picked, but one of two options denied: the other
-   ("Not true." -> False). Several picked: the answer's first or last sentence if it is only an option and no
-   other sentence is only another one ("The red ball. The bat would not bounce."; a bare list of all options
-   picks none), else the part after a final "but"/"however"; otherwise none (invalid): never a guess.
+4. A leading letter and a label or another letter that disagrees with it ("a) Yes" where a) is No) are invalid:
+   either could be meant. Otherwise one picked option is the answer. No option picked, but one of two options
+   denied: the other ("Not true." -> False). Several picked: the answer's first or last sentence if it is only an
+   option and no other sentence is only another one ("The red ball. The bat would not bounce."; a bare list of all
+   options picks none), else the part after a final "but"/"however"; otherwise none (invalid): never a guess.
 """
 
 from __future__ import annotations
@@ -72,6 +72,8 @@ _VERDICT = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE_END = re.compile(r"[,;:.!?\n()—–]|\s-\s|\b(?:but|so|while|whereas|however|because|since)\b", re.IGNORECASE)
+#: an option's letter written right before its label: "a) Low", "(b) Somewhat"
+_OWN_LETTER = re.compile(r"\(?\b([a-z])\)\s*$", re.IGNORECASE)
 _LIST_LEAD = re.compile(
     r"\b(?:between|among|amongst|of|from|either|comparing|considering)\s+(?:(?:the|a|an)\s+)?$", re.IGNORECASE
 )
@@ -242,10 +244,13 @@ def _letters(text: str, n: int) -> list[_Mention]:
 def _mark(text: str, mentions: list[_Mention]) -> None:
     """Set denied / foil / listed on each mention (rule 3)."""
     for m in mentions:
+        # a label written after its own letter ("not a) Low") is read from the letter: the ")" ends no clause
+        own = _OWN_LETTER.search(text, 0, m.start)
+        anchor = own.start() if own and ord(own.group(1).lower()) - 97 == m.option else m.start
         clause_start = 0
-        for e in _CLAUSE_END.finditer(text, 0, m.start):
+        for e in _CLAUSE_END.finditer(text, 0, anchor):
             clause_start = e.end()
-        before = text[clause_start : m.start]
+        before = text[clause_start:anchor]
         if _NEGATOR.search(before):
             m.denied = True
         elif _FOIL.search(before):
@@ -311,7 +316,10 @@ def _read(text: str, labels: list[str], letters: bool) -> int | None | str:
         return None
     letter_ms = [m for m in ms if m.how == "letter" and not (m.denied or m.listed or m.foil)]
     if lead is not None and not lead.listed:
-        if any(m.option != lead.option for m in letter_ms):
+        # another letter, or an option named by its label, that disagrees with the leading letter: "c) Low" where
+        # c) is High could be either, so it is neither (two independent held-out labellers read it so)
+        named = [m for m in ms if m.how != "letter" and not (m.denied or m.listed or m.foil)]
+        if any(m.option != lead.option for m in letter_ms + named):
             return "several"
         return lead.option
     if len({m.option for m in letter_ms}) > 1:

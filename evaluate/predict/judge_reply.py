@@ -190,6 +190,8 @@ def _slot(text: str, start: int, top: int) -> tuple[str, float | None, int] | No
         if nxt is None:
             if re.match(r"\s*(?:if|when|unless)\b", text[t.end() :], re.IGNORECASE):
                 return (CONFLICT, None, t.end())  # "[1 if lenient, 0 if strict]": a condition, not a score
+            if depth > 0 and any(x != _number(v) for x in _rest_of_list(toks, i, depth)):
+                return (CONFLICT, None, t.end())  # "[[4], [3]]": a list of several scores, not one
             return _check(_number(v), top, t.end())
         joiner, lo, hi, end_i = nxt
         if joiner in ("/", "out of"):
@@ -206,6 +208,25 @@ def _slot(text: str, start: int, top: int) -> tuple[str, float | None, int] | No
             return _check(lo, top, toks[end_i].end())
         return (CONFLICT, None, toks[end_i].end())
     return None
+
+
+def _rest_of_list(toks: list, i: int, depth: int) -> list[float]:
+    """The other numbers of the bracketed list the number at toks[i] stands in, up to where its outermost bracket
+    closes (or a word that is not filler: "(4, since 2 objects ...)" is a score and a reason)."""
+    out = []
+    for t in toks[i + 1 :]:
+        s = t.group()
+        if t.lastgroup == "num":
+            out.append(_number(s))
+        elif t.lastgroup == "word" and s.lower() not in _FILLER:
+            break
+        elif s in "([":
+            depth += 1
+        elif s in ")]":
+            depth -= 1
+            if depth <= 0:
+                break
+    return out
 
 
 def _bracket_before(text: str, pos: int) -> bool:

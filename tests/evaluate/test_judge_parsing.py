@@ -185,3 +185,13 @@ def test_the_parser_agrees_with_the_readers_of_the_spent_heldout_sets():
     assert 1 - len(misread) / len(rows) >= 0.96, misread
     # never three valid scores where the reader finds one missing or invalid
     assert not [m for m in misread if None in m[2].values() and None not in m[3].values()], misread
+
+
+def test_a_nested_list_of_different_scores_is_no_score():
+    """Held-out set 3 (h3-j-084, read after its one measurement): "[[4], [3]]" gives two scores, not the first."""
+    got = parse_scores(
+        "Specificity: score: [[4], [3]]. Logical Consistency: score: [[3], [3]]. Accuracy: score: [[1], [0]]."
+    )
+    assert got["specificity"] is None and got["accuracy"] is None and not reply_valid(got)
+    ok = parse_scores("Specificity: [4] (detailed)\nLogical Consistency: (3, since 2 objects move)\nAccuracy: 1")
+    assert ok == {"specificity": 4, "logical_consistency": 3, "accuracy": 1}  # a reason's number is not a list

@@ -188,7 +188,7 @@ def test_choice_parsing():
     assert pick("(b)", likert, letters=True) == "Somewhat"
     assert pick("Yes, it can.", likert, letters=True) == "Yes"
     assert pick("A glass cup breaks easily, so Yes.", likert, letters=True) == "Yes"  # the article is not option a
-    assert pick("a) Yes", likert, letters=True) == "No"  # the letter comes first
+    assert pick("a) Yes", likert, letters=True) == "invalid"  # letter and word disagree: either could be meant
     assert pick("A", likert, letters=True) == "No"
     assert pick("a cup", ["a", "b", "c"], letters=True) == "a"
     assert pick("a", ["True", "False"]) == "invalid"  # letters only where the options are lettered
