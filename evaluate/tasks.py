@@ -69,6 +69,7 @@ class Sample:
     example: dict | None = None  # one-shot: the example's video id, question and answer
     question: str = ""  # the scored question's text as in the manifest
     meta: dict | None = None  # what a question set's own metrics group by (NEWTON: track, attribute, position...)
+    violation_level: float | None = None  # the violation's size in its test's unit (0: the plausible twin), if recorded
 
     def record(self) -> dict:
         """JSON-ready description (no absolute paths: those depend on where the set lives)."""
@@ -212,6 +213,7 @@ def _base(e: dict, p: dict, strategy: str, turns: list[Turn]) -> Sample:
         observation=p.get("observation"),
         question=p["text"],
         meta=p.get("meta"),
+        violation_level=e.get("violation_level"),
     )
 
 

@@ -236,3 +236,18 @@ def test_fake_spec_errors_name_the_problem(spec, message):
 
     with pytest.raises(UsageError, match=message):
         make_adapter(spec)
+
+
+def test_a_manifest_level_reaches_the_sample_and_the_fake_scorer(tiny_set):
+    """The manifest entry's `violation_level` travels to the scored sample (and its record), where
+    fake:psychometric's reader finds it; a set without levels gives None."""
+    from voebench.evaluate import tasks
+    from voebench.evaluate.models.fake_psychometric import violation_level
+
+    manifest = tasks.load_manifest(tiny_set)
+    entries = [dict(e, violation_level=(0.0 if e.get("condition") == "plausible" else 0.9)) for e in manifest.entries]
+    samples = tasks.build_samples(manifest, entries, "zero-shot")
+    assert samples and {violation_level(s) for s in samples} <= {0.0, 0.9}
+    assert all(s.record()["violation_level"] == violation_level(s) for s in samples)
+    plain = tasks.build_samples(manifest, manifest.entries, "zero-shot")
+    assert all(s.violation_level is None for s in plain)  # sets made before issue 24 carry no level
