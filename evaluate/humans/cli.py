@@ -62,6 +62,12 @@ def register(subparsers) -> None:
     s.add_argument("--attention-checks", type=_int_at_least(0, "--attention-checks"), help="per participant (2)")
     s.add_argument("--repeat-fraction", type=float, help="share of trials shown twice (grasp 0, avoe 0.25)")
     s.add_argument("--response", choices=("yesno", "slider"), help="avoe: slider (default) or yesno")
+    s.add_argument(
+        "--twins",
+        action="store_true",
+        default=None,
+        help="grasp: a participant may judge both videos of a pair (order counterbalanced; avoe always does)",
+    )
     s.add_argument("--suite", action="append", help="only these suites (repeatable or comma-separated)")
     s.add_argument("--tests", action="append", help="only these tests")
     s.add_argument("--limit", type=_int_at_least(1, "--limit"), help="at most N videos per test (whole pairs)")
@@ -119,6 +125,7 @@ def cmd_serve(args) -> int:
         "suites": _split(args.suite),
         "tests": _split(args.tests),
         "limit": args.limit,
+        "twins": args.twins,
     }
     from voebench.evaluate.humans.store import NAME  # noqa: PLC0415
 

@@ -32,7 +32,8 @@ from voebench.evaluate.tasks import Manifest, select
 PROTOCOLS = ("grasp", "avoe")
 RESPONSES = ("yesno", "slider")
 
-#: Slider ratings run 0..100; 50 is where the slider starts, so it is no answer (the page also waits for a move).
+#: Slider ratings run 0..100; the thumb starts at 50 and the page accepts no rating until it was moved, so a stored
+#: 50 (moved away and back) is a valid answer at the middle.
 SLIDER_MAX = 100
 SLIDER_MID = 50
 #: An attention check on the slider passes when the thumb is this close to the asked end.
@@ -60,6 +61,10 @@ class Design:
     tests: list[str] | None = None
     limit: int | None = None
     extra: dict = field(default_factory=dict)
+    #: Whether one participant may see both videos of a pair (AVoE: yes, everyone sees every video; GRASP: no,
+    #: unless asked). Where they do, which video of the pair comes first alternates over participants (recorded
+    #: per trial as `twin_order`).
+    twins: bool | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -78,6 +83,8 @@ def default_design(protocol: str, participants: int, **given) -> Design:
     )
     base.update({k: v for k, v in given.items() if v is not None})
     d = Design(protocol=protocol, participants=participants, **base)
+    if d.twins is None:
+        d.twins = protocol == "avoe"
     if d.response not in RESPONSES:
         raise UsageError(f"--response {d.response}: choose one of {', '.join(RESPONSES)}")
     if protocol == "grasp" and d.response != "yesno":
@@ -123,11 +130,16 @@ def eligible(manifest: Manifest, d: Design) -> tuple[list[dict], list[dict]]:
             f"{manifest.root}: {len(no_mp4)} of the {len(judged)} selected videos have no mp4 (a --states-only render, "
             f"e.g. {no_mp4[0]}); a human study needs the videos"
         )
-    main = [e for e in judged if e.get("split") != "train"]
+    # AVoE: the test split is judged; train and validation videos are never judged (familiarization may show them)
+    main = [e for e in judged if e.get("split") in (None, "", "test")]
     if not main:
-        raise UsageError(f"{manifest.root}: the selection holds only AVoE training videos; select test videos")
-    train = [e for e in judged if e.get("split") == "train"]
-    return main, train
+        raise UsageError(
+            f"{manifest.root}: the selection holds no AVoE test-split video (only train/validation); a study judges "
+            "the test split"
+        )
+    held = [e for e in judged if e.get("split") in ("train", "validation")]
+    held.sort(key=lambda e: e.get("split") != "train")  # training videos first, then validation
+    return main, held
 
 
 def _truth(entry: dict) -> str:
@@ -197,15 +209,61 @@ def _attention(rng: random.Random, d: Design) -> dict:
     return {"phase": "attention", "response": "yesno", "question": question, "expect": answer}
 
 
-def _familiarization(rng: random.Random, d: Design, main: list[dict], train: list[dict], mine: set) -> list[dict]:
-    """GRASP: practice trials with feedback, plausible and implausible in turn. AVoE: expected videos to watch
-    (the training split where there is one), so people see how things normally behave before they rate."""
+def pair_key(e: dict) -> str:
+    """The pair a video belongs to (its own id where it has no twin)."""
+    return str(e.get("pair_id") or e["id"])
+
+
+def _groups(entries: list[dict]) -> dict[str, list[dict]]:
+    out: dict[str, list[dict]] = {}
+    for e in entries:
+        out.setdefault(pair_key(e), []).append(e)
+    return out
+
+
+def practice_split(d: Design, main: list[dict]) -> tuple[list[dict], list[dict]]:
+    """GRASP: (practice videos, videos to judge). Practice gives the right answer, so its videos are set aside
+    as whole pairs that no participant judges: pairs drawn (seeded) until there are ceil(familiarization / 2)
+    plausible and as many implausible videos, or the pairs run out. AVoE (watch-only familiarization) and a
+    study without practice set nothing aside."""
+    if d.protocol != "grasp" or d.familiarization == 0:
+        return [], main
+    groups = _groups(main)
+    keys = sorted(groups)
+    random.Random(f"{d.seed}/practice").shuffle(keys)
+    need = math.ceil(d.familiarization / 2)
+    chosen: list[str] = []
+    for key in keys:
+        have = [_truth(e) for k in chosen for e in groups[k]]
+        if have.count("yes") >= need and have.count("no") >= need:
+            break
+        chosen.append(key)
+    judged = [e for e in main if pair_key(e) not in chosen]
+    if not judged:
+        raise UsageError(
+            f"{len(groups)} pair(s) selected: the {d.familiarization} practice trials need pairs of their own (no "
+            "participant judges a video shown with its answer); select more videos or pass --familiarization 0"
+        )
+    return [e for e in main if pair_key(e) in chosen], judged
+
+
+def _familiarization(
+    rng: random.Random, d: Design, practice: list[dict], held: list[dict], main: list[dict], mine: set
+) -> list[dict]:
+    """GRASP: practice trials with feedback, plausible and implausible in turn, on the set-aside practice videos
+    (practice_split). AVoE: expected videos only, to watch, so people see how things normally behave before they
+    rate: the training split's, else the validation split's (never judged), else expected videos of the judged
+    ones (this participant's others first)."""
     if d.familiarization == 0:
         return []
     out = []
     if d.protocol == "avoe":
-        pool = train or [e for e in main if _truth(e) == "yes"]
-        pool = [e for e in pool if e["id"] not in mine] or pool
+        pool = [e for e in held if _truth(e) == "yes"]
+        train = [e for e in pool if e.get("split") == "train"]
+        pool = train or pool
+        if not pool:
+            expected = [e for e in main if _truth(e) == "yes"]
+            pool = [e for e in expected if e["id"] not in mine] or expected
         for e in rng.sample(pool, min(d.familiarization, len(pool))):
             out.append(
                 {
@@ -219,31 +277,75 @@ def _familiarization(rng: random.Random, d: Design, main: list[dict], train: lis
                 }
             )
         return out
-    by_truth = {t: [e for e in main if _truth(e) == t and e["id"] not in mine] for t in ("yes", "no")}
-    for t in ("yes", "no"):
-        if not by_truth[t]:  # a participant who sees every video practises on videos they will see again
-            by_truth[t] = [e for e in main if _truth(e) == t]
+    by_truth = {t: [e for e in practice if _truth(e) == t] for t in ("yes", "no")}
     first = rng.choice(("yes", "no"))
     for i in range(d.familiarization):
         t = first if i % 2 == 0 else ("no" if first == "yes" else "yes")
         pool = by_truth[t] or by_truth["yes"] or by_truth["no"]
-        e = rng.choice(pool)
+        e = pool[(i // 2) % len(pool)]
         out.append({**_main_trial(e, d), "phase": "practice"})
     return out
 
 
-def plan(d: Design, main: list[dict], train: list[dict]) -> list[list[dict]]:
-    """Every participant's trials, in order (participant number = list index). Deterministic in the design."""
-    n = len(main)
+def deal_order(d: Design, main: list[dict]) -> list[dict]:
+    """The judged videos in the order they are dealt out (participant p gets the k videos from p * k on,
+    cyclically): pairs in a seeded order, and the first video of every pair before any second one, so that the
+    twins of a pair of two lie exactly (number of pairs) apart and k videos up to that number never hold both."""
+    rng = random.Random(f"{d.seed}/videos")
+    groups = _groups(main)
+    keys = sorted(groups)
+    rng.shuffle(keys)
+    for key in keys:
+        rng.shuffle(groups[key])
+    depth = max(len(g) for g in groups.values())
+    return [groups[k][j] for j in range(depth) for k in keys if j < len(groups[k])]
+
+
+def _counterbalance(mine: list[dict], seen: dict[str, int]) -> dict[str, int]:
+    """Where this participant sees several videos of a pair, put them in the pair's next order (rotating over the
+    participants who see that pair whole: `seen` counts them), keeping the slots the shuffle gave. Returns
+    video id -> its place in its pair for this participant (1 = shown first)."""
+    order_of: dict[str, int] = {}
+    for key, members in _groups(mine).items():
+        if len(members) < 2:
+            continue
+        conds = sorted(members, key=lambda e: (str(e.get("condition", "")), e["id"]))
+        turn = seen.get(key, 0)
+        seen[key] = turn + 1
+        want = conds[turn % len(conds) :] + conds[: turn % len(conds)]
+        slots = sorted(i for i, e in enumerate(mine) if pair_key(e) == key)
+        for i, e in zip(slots, want):
+            mine[i] = e
+        order_of.update({e["id"]: n + 1 for n, e in enumerate(want)})
+    return order_of
+
+
+def plan(d: Design, main: list[dict], held: list[dict]) -> list[list[dict]]:
+    """Every participant's trials, in order (participant number = list index). Deterministic in the design.
+    `held`: AVoE train/validation videos (familiarization only). GRASP practice videos are set aside from `main`
+    first (practice_split); no participant sees both videos of a pair unless the design allows it (`twins`)."""
+    practice, judged = practice_split(d, main)
+    n = len(judged)
     k = videos_per_participant(d, n)
-    order = list(main)
-    random.Random(f"{d.seed}/videos").shuffle(order)
+    order = deal_order(d, judged)
+    n_pairs = len(_groups(judged))
+    seen: dict[str, int] = {}
     plans = []
     for p in range(d.participants):
         rng = random.Random(participant_seed(d.seed, p))
         mine = [order[(p * k + j) % n] for j in range(k)]
+        if not d.twins and len(_groups(mine)) < len(mine):
+            raise UsageError(
+                f"{k} videos per participant from {n_pairs} pairs: someone would judge both videos of a pair; each "
+                f"participant can see at most {n_pairs} (one per pair): raise --participants or lower "
+                "--per-participant, or pass --twins to show both (order counterbalanced)"
+            )
         rng.shuffle(mine)
+        twin_order = _counterbalance(mine, seen)
         seq = [_main_trial(e, d) for e in mine]
+        for t in seq:
+            if t["video_id"] in twin_order:
+                t["twin_order"] = twin_order[t["video_id"]]
         for _ in range(d.attention_checks):  # anywhere but the very first main trial
             seq.insert(rng.randint(1, len(seq)) if seq else 0, _attention(rng, d))
         n_rep = round(d.repeat_fraction * len(mine))
@@ -253,7 +355,7 @@ def plan(d: Design, main: list[dict], train: list[dict]) -> list[list[dict]]:
             at = next(i for i, s in enumerate(seq) if s is t)
             copy = {**t, "phase": "repeat", "repeat_of": t}
             seq.insert(rng.randint(at + 2, len(seq)), copy)
-        trials = _familiarization(rng, d, main, train, {e["id"] for e in mine}) + seq
+        trials = _familiarization(rng, d, practice, held, judged, {e["id"] for e in mine}) + seq
         for i, t in enumerate(trials):
             t["position"] = i
         for t in trials:  # the repeated trial by position, now that positions exist

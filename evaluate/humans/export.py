@@ -12,7 +12,9 @@ RUN_DIR/run.json                     model "humans", the design, and one row per
 
 Scoring: a yes/no answer is right when it matches the video's plausibility question (yes = plausible /
 expected). A surprise rating above the middle of the slider means "not plausible", below it "plausible"; the
-middle itself is no answer (invalid, counted wrong, as GRASP counts invalid model answers). A participant who
+middle itself is a valid answer, parsed "middle" (neither: it earns no credit in yes/no accuracy, its rating
+counts as given in the pair and retest statistics). The page accepts no rating until the slider was moved, so a
+stored 50 was moved there on purpose. A participant who
 failed more than `max_failed_checks` attention checks is excluded: their answers stay in answers.jsonl (marked)
 but are not scored.
 """
@@ -69,12 +71,12 @@ def parse(trial: dict, value) -> tuple[str | None, bool, bool | None]:
             lo, hi = SLIDER_CHECK_MARGIN, SLIDER_MAX - SLIDER_CHECK_MARGIN
             side = "left" if value <= lo else "right" if value >= hi else "middle"
             return side, True, side == trial["expect"]
-        parsed = "no" if value > SLIDER_MID else "yes" if value < SLIDER_MID else "invalid"
+        parsed = "no" if value > SLIDER_MID else "yes" if value < SLIDER_MID else "middle"
     else:
         parsed = str(value)
     if trial["phase"] == "attention":
         return parsed, True, parsed == trial["expect"]
-    valid = parsed in ("yes", "no")
+    valid = parsed in ("yes", "no", "middle")
     return parsed, valid, valid and parsed == trial["truth"]
 
 

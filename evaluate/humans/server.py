@@ -120,14 +120,32 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+#: The largest trial position a request may name (a study has a few hundred trials per participant at most).
+MAX_POSITION = 100_000
+#: The most replays of one video a page may report.
+MAX_REPLAYS = 1000
+_POSITION = re.compile(r"^[0-9]{1,6}$")
+
+
+def _position(value) -> int:
+    """A trial position from the body (an int, never a bool or float) or the path (digits only), 0..MAX_POSITION;
+    anything else is a 400, before the store is asked (SQLite refuses integers over 2**63 with an exception)."""
+    if isinstance(value, str):
+        value = int(value) if _POSITION.match(value) else None
+    if type(value) is not int or not 0 <= value <= MAX_POSITION:
+        raise Refused(400, f"position must be an integer 0..{MAX_POSITION}")
+    return value
+
+
 def _media(value) -> dict | None:
+    """{played: bool, error: bool, replays: 0..MAX_REPLAYS}, each optional; exact types (JSON true is no count)."""
     if value is None:
         return None
     allowed = {"played": bool, "error": bool, "replays": int}
-    if set(value) - set(allowed) or any(not isinstance(value.get(k, False), t) for k, t in allowed.items()):
+    if set(value) - set(allowed) or any(type(value[k]) is not t for k, t in allowed.items() if k in value):
         raise Refused(400, "field media must be {played: bool, error: bool, replays: int}")
-    if not 0 <= int(value.get("replays", 0)) <= 1000:
-        raise Refused(400, "media.replays out of range")
+    if not 0 <= value.get("replays", 0) <= MAX_REPLAYS:
+        raise Refused(400, f"media.replays must lie in 0..{MAX_REPLAYS}")
     return {k: value[k] for k in allowed if k in value}
 
 
@@ -168,17 +186,17 @@ def create_app(study: Study, set_root: str) -> Starlette:
                 "media": (dict, type(None)),
             },
         )
+        position = _position(data["position"])
         rt = data.get("rt_ms")
         if rt is not None and not 0 <= rt <= 24 * 3600 * 1000:
             raise Refused(400, "rt_ms out of range")
-        ack = await run_in_threadpool(
-            study.answer, token, data["position"], data["answer"], rt, _media(data.get("media"))
-        )
+        media = _media(data.get("media"))
+        ack = await run_in_threadpool(study.answer, token, position, data["answer"], rt, media)
         return JSONResponse(ack)
 
     async def video(request: Request) -> Response:
         token = _token(request)
-        rel = await run_in_threadpool(study.video_of, token, int(request.path_params["position"]))
+        rel = await run_in_threadpool(study.video_of, token, _position(request.path_params["position"]))
         path = os.path.realpath(os.path.join(root, rel))
         if os.path.commonpath([path, root]) != root or not os.path.isfile(path):
             raise Refused(404, "video not found")
@@ -197,7 +215,7 @@ def create_app(study: Study, set_root: str) -> Starlette:
         Route("/api/{token}/consent", consent, methods=["POST"]),
         Route("/api/{token}/instructions", instructions, methods=["POST"]),
         Route("/api/{token}/answer", answer, methods=["POST"]),
-        Route("/api/{token}/video/{position:int}", video, methods=["GET", "HEAD"]),
+        Route("/api/{token}/video/{position}", video, methods=["GET", "HEAD"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={Refused: refused})

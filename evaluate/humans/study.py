@@ -1,6 +1,7 @@
 """Making a study from a rendered set, or reopening one: the set is read through the data contract
 (evaluate.tasks.load_manifest: manifest.jsonl and dataset.json, strictly), the design is fixed once, and a later
-`serve` must name the same set (every video the study shows must still be there, at the same path)."""
+`serve` must name the same set: the same dataset identity and every video the study shows byte for byte the same
+(evaluate/humans/setcheck.py: sha256 recorded at creation, checked again before serving)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import time
 
 from voebench import __version__
 from voebench.errors import UsageError
+from voebench.evaluate.humans import setcheck
 from voebench.evaluate.humans.design import Design, default_design, eligible, participant_seed, plan
 from voebench.evaluate.humans.store import Study, study_path
 from voebench.evaluate.tasks import load_manifest
@@ -18,6 +20,7 @@ def create(set_dir: str, study_dir: str, design: Design) -> Study:
     manifest = load_manifest(set_dir)
     main, train = eligible(manifest, design)
     plans = plan(design, main, train)
+    judged = {t["video_id"] for trials in plans for t in trials if t["phase"] == "main"}
     meta = {
         "written_by": "voebench",
         "voebench_version": __version__,
@@ -28,8 +31,9 @@ def create(set_dir: str, study_dir: str, design: Design) -> Study:
             "generator_version": manifest.dataset.get("generator_version"),
             "schema_version": manifest.dataset.get("schema_version"),
             "videos": len(manifest.entries),
+            "check": setcheck.record(manifest.root, manifest.dataset, plans),
         },
-        "n_main_videos": len(main),
+        "n_main_videos": len(judged),
     }
     seeds = [participant_seed(design.seed, p) for p in range(design.participants)]
     return Study.create(study_dir, meta, plans, seeds)
@@ -39,6 +43,12 @@ def open_for_serving(set_dir: str, study_dir: str) -> Study:
     """The existing study, checked against the set it will serve."""
     study = Study(study_dir)
     manifest = load_manifest(set_dir)
+    recorded = study.meta["set"].get("check")
+    diffs = setcheck.differences(set_dir, manifest.dataset, recorded) if recorded else []
+    if diffs:
+        study.close()
+        more = f" (and {len(diffs) - 1} more)" if len(diffs) > 1 else ""
+        raise UsageError(f"{set_dir}: not the set study {study_dir} was made from: {diffs[0]}{more}")
     videos = {e["id"]: e["video"] for e in manifest.entries}
     for a in study.answers():
         t = a["trial"]

@@ -27,13 +27,15 @@ def test_grasp_votes_cover_every_video(tmp_path):
     from humans_fixtures import make_plausibility_set
 
     root = make_plausibility_set(str(tmp_path / "set"), {"t01": 7, "t02": 4})
-    d, main, plans = _plan(root, "grasp", 5)
+    d, main, plans = _plan(root, "grasp", 8)
+    practice = {t["video_id"] for p in plans for t in p if t["phase"] == "practice"}
+    assert len(practice) == 2  # one pair set aside for practice: 20 videos (10 pairs) judged
     votes = Counter(t["video_id"] for p in plans for t in p if t["phase"] == "main")
-    assert set(votes) == {e["id"] for e in main} and min(votes.values()) >= 3  # every video, 3 votes or more
+    assert set(votes) == {e["id"] for e in main} - practice and min(votes.values()) >= 3  # every video, 3+ votes
     assert max(votes.values()) - min(votes.values()) <= 1  # dealt out evenly
     for p in plans:
         mine = [t["video_id"] for t in p if t["phase"] == "main"]
-        assert len(mine) == len(set(mine)) == 14  # ceil(22 videos x 3 votes / 5), none twice
+        assert len(mine) == len(set(mine)) == 8  # ceil(20 videos x 3 votes / 8), none twice
         assert [t["phase"] for t in p[:2]] == ["practice", "practice"]
         assert sorted(t["truth"] for t in p[:2]) == ["no", "yes"]  # one plausible, one implausible
         assert sum(t["phase"] == "attention" for t in p) == 2
@@ -41,8 +43,8 @@ def test_grasp_votes_cover_every_video(tmp_path):
         assert [t["position"] for t in p] == list(range(len(p)))
         assert all("truth" not in t for t in p if t["phase"] == "attention")
     assert plans[0] != plans[1]
-    assert plans == _plan(root, "grasp", 5)[2]  # the same design gives the same orders
-    assert plans != _plan(root, "grasp", 5, seed=1)[2]
+    assert plans == _plan(root, "grasp", 8)[2]  # the same design gives the same orders
+    assert plans != _plan(root, "grasp", 8, seed=1)[2]
 
 
 def test_avoe_everyone_sees_everything_and_repeats_come_later(tmp_path):
@@ -89,9 +91,9 @@ def test_a_study_keeps_its_design_and_set(tmp_path, tiny_set):
     args = ["humans", "serve", tiny_set, "--study", study, "--create-only"]
     r = voebench(*args, check=False)
     assert r.returncode == 2 and "needs --protocol and --participants" in r.stderr
-    voebench(*args, "--protocol", "grasp", "--participants", "4", "--suite", "grasp-l2")
+    voebench(*args, "--protocol", "grasp", "--participants", "6", "--suite", "grasp-l2")
     links = voebench("humans", "links", study, "--base-url", "http://127.0.0.1:9/").stdout.split()
-    assert len(links) == 4 and len(set(links)) == 4
+    assert len(links) == 6 and len(set(links)) == 6
     assert all(u.startswith("http://127.0.0.1:9/p/") and len(u.rsplit("/", 1)[1]) == 32 for u in links)
     voebench(*args)  # reopening needs no design options
     r = voebench(*args, "--protocol", "avoe", check=False)

@@ -77,7 +77,7 @@ def test_grasp_panel_recovers_its_accuracy(tmp_path):
 
     from voebench.evaluate.humans import design, study
 
-    root = make_plausibility_set(str(tmp_path / "set"), {"t01": 60, "t02": 60})
+    root = make_plausibility_set(str(tmp_path / "set"), {"t01": 60, "t02": 60}, videos=True)
     accuracies = {"t01": 0.9, "t02": 0.65}
     hard = {f"grasp-l2/t01/{i:05d}-implausible" for i in range(HARD)}
     d = design.default_design("grasp", 32)  # 30 honest + 2 careless participants, 3 votes per video
@@ -127,7 +127,7 @@ def test_avoe_panel_retest_and_pairs(tmp_path):
     from voebench.evaluate import report
     from voebench.evaluate.humans import design, export, study
 
-    root = make_plausibility_set(str(tmp_path / "set"), {"A1": 12}, suite="avoe")
+    root = make_plausibility_set(str(tmp_path / "set"), {"A1": 12}, suite="avoe", videos=True)
     d = design.default_design("avoe", 6, repeat_fraction=0.5)
     study_dir = str(tmp_path / "study")
     study.create(root, study_dir, d).close()

@@ -188,16 +188,21 @@ function trialPage(trial) {
     const input = el("input", { id: "rating", type: "range", min: "0", max: String(trial.max), value: String(trial.max / 2),
       "aria-label": "rating" });
     const go = el("button", { id: "submit", class: "primary", text: "Continue" });
-    go.dataset.waitMove = "1";  // the thumb starts in the middle: an answer needs a move
+    // The thumb starts in the middle, which is no rating yet: Continue stays disabled, with this message, until
+    // the slider was moved. A slider moved and brought back to the middle is a rating of the middle (valid).
+    go.dataset.waitMove = "1";
+    const moveHint = el("p", { class: "hint", id: "move-hint",
+      text: "Move the slider to give your rating (for the middle, move it away and back)." });
     input.addEventListener("input", () => {
       delete go.dataset.waitMove;
+      moveHint.hidden = true;
       if (!trial.video || media.played || media.error) go.disabled = false;
     });
-    go.onclick = () => send(Number(input.value));
+    go.onclick = () => { if (!go.dataset.waitMove) send(Number(input.value)); };
     controls.push(input, go);
     nodes.push(el("div", { class: "slider" }, input,
       el("div", { class: "ends" }, el("span", { text: trial.labels[0] }), el("span", { text: trial.labels[1] }))),
-    el("div", { class: "buttons" }, go));
+    moveHint, el("div", { class: "buttons" }, go));
   } else {
     const go = el("button", { id: "continue", class: "primary", text: "Continue" });
     go.onclick = () => send("continue");
