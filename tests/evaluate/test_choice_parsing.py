@@ -1,7 +1,7 @@
 """Choice answers (NEWTON's options, the rendered `newton` suite) are read as a careful reader does, or invalid
 (evaluate/newton/choice.py), and the lmms-eval export scores them with that very module, copied verbatim.
 
-The tuning corpus tests/data/answers/choice.jsonl (schema: /work/notes/corpus-schema.md, "choice") holds answers
+The tuning corpus tests/data/answers/choice.jsonl (schema: docs/answer-corpora.md, "choice") holds answers
 written the way VLMs answer (True/False, object names, lettered Likert options, a few two-way event questions),
 each with the option a careful reader takes it to pick (null: none or several). The reader must agree on >= 95%."""
 

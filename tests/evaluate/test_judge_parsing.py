@@ -1,6 +1,6 @@
 """The judge reply parser reads scores as a careful reader does, or says None (evaluate/predict/judge_reply.py).
 
-The tuning corpus tests/data/answers/judge.jsonl (schema: /work/notes/corpus-schema.md, "judge") holds replies
+The tuning corpus tests/data/answers/judge.jsonl (schema: docs/answer-corpora.md, "judge") holds replies
 written the way GPT-4o-mini, Llama-3-Instruct and Qwen2.5-Instruct judges answer, each with what a careful reader
 takes it to say. The parser must agree on >= 96% of them (all three fields equal); the unit tests below pin every
 failure the issue listed (-1 read as 1, echoed prompts read as 0s, restated scales read as scores, a number in the
