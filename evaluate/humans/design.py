@@ -2,12 +2,14 @@
 
 GRASP protocol: every video is judged plausible or not (yes/no) by `votes` participants (3 in GRASP, whose report
 takes the majority); the videos are dealt out so that each participant sees `per_participant` different videos
-and each video gets at least `votes` votes. Two practice trials with feedback (one plausible, one implausible)
-come first.
+and each video gets at least `votes` votes, and nobody judges both videos of a pair (unless `twins`). Two practice
+trials with feedback (one plausible, one implausible) come first, on pairs set aside that no participant judges.
 
-AVoE protocol: every participant sees every video (or `per_participant` of them) and rates how surprising it was
-on a slider (or answers yes/no); familiarization trials show expected videos first (the AVoE training split where
-the set has one); a share of the trials is shown a second time later in the session (test-retest consistency).
+AVoE protocol: every participant sees every test-split video (or `per_participant` of them) and rates how
+surprising it was on a slider (or answers yes/no); familiarization trials show expected videos only (the training
+split's, else the validation split's); a share of the trials is shown a second time later in the session
+(test-retest consistency). Where a participant sees both videos of a pair, which comes first rotates over the
+participants (counterbalanced) and is recorded per trial as `twin_order`.
 
 Both: attention checks with one unambiguous answer are mixed into the trials, and each participant's order comes
 from a seed derived from the study seed and the participant's number, recorded with the study.

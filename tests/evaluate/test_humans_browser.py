@@ -106,8 +106,18 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
     from selenium.webdriver.common.by import By
 
     server, study_dir, token, plan = _study(
-        tmp_path, tiny_set, "--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2"
-    )
+        tmp_path,
+        tiny_set,
+        "--protocol",
+        "grasp",
+        "--participants",
+        "1",
+        "--votes",
+        "1",
+        "--suite",
+        "grasp-l2",
+        "--twins",
+    )  # one participant judges the one pair left after practice: both videos, so --twins
     try:
         d = browser
         d.get(f"{server.base}/p/{'x' * 32}")  # an unknown link: a clear error page, nothing else
@@ -225,3 +235,43 @@ def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
     stored = _stored(study_dir)
     assert {p: a["answer"] for p, a in stored.items()} == clicked
     assert any(a["trial"]["phase"] == "repeat" for a in stored.values())
+
+
+def test_slider_needs_a_move_and_the_middle_is_an_answer(browser, tiny_set, tmp_path):
+    """Issue 25, defect 6: an untouched slider cannot be submitted and the page says why; moved away and back to
+    the middle, it can, and the middle (50) is stored and exported as a valid answer."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from voebench.evaluate.humans.export import parse
+
+    server, study_dir, token, plan = _study(
+        tmp_path, tiny_set, "--protocol", "avoe", "--participants", "1", "--suite", "avoe",
+        "--familiarization", "0", "--attention-checks", "0", "--repeat-fraction", "0",
+    )  # fmt: skip
+    try:
+        d = browser
+        d.get(f"{server.base}/p/{token}")
+        _wait_page(d, {"consent"})
+        d.find_element(By.ID, "agree").click()
+        _wait_page(d, {"instructions"})
+        d.find_element(By.ID, "start").click()
+        for position in range(len(plan)):
+            _wait_page(d, {"trial"}, position)
+            slider = _wait_enabled(d, "rating")  # the video has played
+            submit = d.find_element(By.ID, "submit")
+            hint = d.find_element(By.ID, "move-hint")
+            assert not submit.is_enabled() and hint.is_displayed() and "Move the slider" in hint.text
+            submit_clicked = d.execute_script("document.getElementById('submit').click(); return true;")
+            assert submit_clicked and _page(d) == ("trial", str(position))  # nothing sent
+            slider.send_keys(Keys.ARROW_RIGHT)
+            slider.send_keys(Keys.ARROW_LEFT)  # back to the middle
+            assert slider.get_attribute("value") == "50"
+            assert not hint.is_displayed()
+            _wait_enabled(d, "submit").click()
+        _wait_page(d, {"done"})
+    finally:
+        server.stop()
+    stored = _stored(study_dir)
+    assert [a["answer"] for a in stored.values()] == [50] * len(plan)
+    assert all(parse(a["trial"], a["answer"])[:2] == ("middle", True) for a in stored.values())
