@@ -277,5 +277,8 @@ def test_a_slider_brought_back_to_the_middle_is_valid(avoe_server, tmp_path):
     export(study_dir, out)
     rows = [json.loads(line) for line in open(os.path.join(out, "answers.jsonl"))]
     assert len(rows) == n and all(r["answer"] == 50 and r["valid"] and r["parsed"] == "middle" for r in rows)
+    assert sorted(r["twin_order"] for r in rows) == [1, 1, 2, 2]  # AVoE: both videos of each of the 2 pairs
+    header = open(os.path.join(out, "answers.csv")).readline().strip().split(",")
+    assert "twin_order" in header
     samples = [json.loads(line) for line in open(os.path.join(out, "samples.jsonl"))]
     assert samples and all(s["valid"] and not s["correct"] for s in samples)
