@@ -16,7 +16,8 @@ middle itself is a valid answer, parsed "middle" (neither: it earns no credit in
 counts as given in the pair and retest statistics). The page accepts no rating until the slider was moved, so a
 stored 50 was moved there on purpose. A participant who
 failed more than `max_failed_checks` attention checks is excluded: their answers stay in answers.jsonl (marked)
-but are not scored.
+but are not scored. An answer given after the page reported that the video could not be played (`media.error`) is
+no judgement of the video: kept in answers.jsonl, left out of samples.jsonl.
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
         "fps": None,
         "n_samples": len(samples),
         "dataset": meta["set"]["root"],
-        "dataset_info": meta["set"],
+        "dataset_info": _set_info(meta["set"]),
         "study": os.path.abspath(study_dir),
         "humans": {
             "protocol": design["protocol"],
@@ -189,6 +190,15 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
     return {"answers": len(answers), "samples": len(samples), "participants": len(people), "excluded": len(excluded)}
 
 
+def _set_info(info: dict) -> dict:
+    """The study's record of its set for run.json: the fingerprint and how many files were hashed, not every hash
+    (those stay in the study)."""
+    out = {k: v for k, v in info.items() if k != "check"}
+    if "check" in info:
+        out.update(fingerprint=info["check"]["fingerprint"], files_hashed=len(info["check"]["files"]))
+    return out
+
+
 def _samples(rows: list[dict], excluded: set, design: dict) -> list[dict]:
     """Records in evaluate.run's shape, one per (included participant, judged video), first showing only."""
     out = []
@@ -196,6 +206,8 @@ def _samples(rows: list[dict], excluded: set, design: dict) -> list[dict]:
     for r in rows:  # by participant number, then position: vote numbers follow participant order
         t = r["trial"]
         if t["phase"] != "main" or r["answer"] is None or r["participant"] in excluded:
+            continue
+        if (r["media"] or {}).get("error"):  # the video did not play: no judgement of it (kept in answers.jsonl)
             continue
         parsed, valid, correct = parse(t, r["answer"])
         e = t["entry"]

@@ -282,3 +282,28 @@ def test_a_slider_brought_back_to_the_middle_is_valid(avoe_server, tmp_path):
     assert "twin_order" in header
     samples = [json.loads(line) for line in open(os.path.join(out, "samples.jsonl"))]
     assert samples and all(s["valid"] and not s["correct"] for s in samples)
+
+
+def test_an_answer_to_a_video_that_did_not_play_is_not_scored(avoe_server, tmp_path):
+    """Defect 4's other half: the page says so when a video fails, and the export leaves that answer unscored."""
+    from humans_fixtures import request
+
+    from voebench.evaluate.humans.export import export
+
+    server, study_dir, token = avoe_server
+    base = f"/api/{token}"
+    request(server.base, "POST", f"{base}/consent", {"consent": True})
+    request(server.base, "POST", f"{base}/instructions", {})
+    n = len(_answers(study_dir))
+    for position in range(n):
+        media = {"played": position != 0, "error": position == 0}
+        body = {"position": position, "answer": 80, "media": media}
+        assert request(server.base, "POST", f"{base}/answer", body)[0] == 200
+    out = str(tmp_path / "run")
+    export(study_dir, out)
+    rows = [json.loads(line) for line in open(os.path.join(out, "answers.jsonl"))]
+    samples = [json.loads(line) for line in open(os.path.join(out, "samples.jsonl"))]
+    assert len(rows) == n and rows[0]["video_error"] is True
+    assert len(samples) == n - 1 and rows[0]["video_id"] not in {s["video_id"] for s in samples}
+    run = json.load(open(os.path.join(out, "run.json")))
+    assert run["dataset_info"]["files_hashed"] == n and "check" not in run["dataset_info"]

@@ -149,7 +149,7 @@ function trialPage(trial) {
     video.addEventListener("ended", () => { media.played = true; unlock(); });
     video.addEventListener("error", () => {
       media.error = true;
-      notice.textContent = "The video could not be played; answer as best you can.";
+      notice.textContent = "The video could not be played; please answer anyway (this answer is not scored).";
       notice.hidden = false;
       unlock();
     });
