@@ -132,6 +132,12 @@ def cmd_serve(args) -> int:
     checks.check_out_folder(args.study, (NAME, NAME + "-*"), flag="--study")  # a new study, or this one reopened
     study = study_mod.open_or_create(args.set, args.study, args.protocol, args.participants, **given)
     n = len(study.tokens())
+    if "check" not in study.meta["set"]:
+        print(
+            f"warning: study {args.study} was made before voebench recorded its videos' hashes: the set is checked "
+            "by video ids and paths only",
+            file=sys.stderr,
+        )
     url = f"http://{args.host}:{args.port}"
     print(f"study {args.study}: {study.meta['design']['protocol']} protocol, {n} participants", file=sys.stderr)
     print(f"links: voebench humans links {args.study} --base-url {url}", file=sys.stderr)
