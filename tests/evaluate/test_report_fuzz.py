@@ -413,8 +413,8 @@ def _humans_sets(n: int, tmp_path, seed: int) -> int:
     for i in range(n):
         mix = MIXES[i % len(MIXES)]
         root = make_plausibility_set(
-            str(tmp_path / f"set{i}"), {f"t{k}": rng.randint(1, 2) for k in range(rng.randint(1, 2))}
-        )
+            str(tmp_path / f"set{i}"), {f"t{k}": rng.randint(1, 2) for k in range(rng.randint(1, 2))}, videos=True
+        )  # videos: a study hashes the files it shows
         protocol = rng.choice(["grasp", "avoe"])
         people = rng.randint(1, 3)
         d = design.default_design(
@@ -423,6 +423,7 @@ def _humans_sets(n: int, tmp_path, seed: int) -> int:
             attention_checks=rng.randint(0, 1),
             familiarization=0,
             votes=rng.randint(1, people) if protocol == "grasp" else None,
+            twins=True,  # tiny panels: a participant may judge both videos of a pair
         )
         study_dir = str(tmp_path / f"study{i}")
         study.create(root, study_dir, d).close()
