@@ -224,7 +224,7 @@ def ws(tmp_path_factory) -> dict[str, str]:
     assert main(["predict", w["predict"], "--model", "fake:oracle", "--out", p("predict_run")]) == 0
     # a human study (created, no answers), an empty study folder, a study whose database is not SQLite
     assert main(["humans", "serve", w["plaus"], "--study", p("study"), "--protocol", "grasp", "--participants", "3",
-                 "--create-only"]) == 0  # fmt: skip
+                 "--twins", "--create-only"]) == 0  # fmt: skip
     os.makedirs(p("study_empty"))
     os.makedirs(p("study_corrupt"))
     with open(os.path.join(w["study_corrupt"], "study.sqlite3"), "wb") as fh:
@@ -254,7 +254,8 @@ def predict_on(dataset: str, *extra: str) -> list[str]:
 
 
 def humans_serve(set_dir: str, study: str) -> list[str]:
-    return ["humans", "serve", set_dir, "--study", study, "--protocol", "grasp", "--participants", "3", "--create-only"]
+    return ["humans", "serve", set_dir, "--study", study, "--protocol", "grasp", "--participants", "3", "--twins",
+            "--create-only"]  # fmt: skip
 
 
 def world_model(dataset: str, out: str, *extra: str) -> list[str]:
