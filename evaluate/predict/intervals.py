@@ -26,7 +26,7 @@ def micro_f1(sums: np.ndarray) -> np.ndarray:
 
 
 def exact_intervals(answered: list[dict]) -> dict[str, dict]:
-    """metric -> interval dict (evaluate/uncertainty.Interval.as_dict) over the answered records of one group."""
+    """metric -> interval dict (`uncertainty.Interval.as_dict`) over the answered records of one group."""
     keys = [(str(r["sample_id"]),) for r in answered]
     ex = [r["exact"] for r in answered]
     out = {
