@@ -261,7 +261,7 @@ def test_any_text_gets_a_reading_and_never_a_traceback():
     """Token soup (colours, shapes, negations, markup, JSON and table characters): a status, never an exception."""
     import random
 
-    words = (
+    words = (  # noqa: SIM905 - a token soup reads better as one string
         "the red blue green yellow purple orange cube sphere cylinder ball box can hit hits collide won't not no "
         "none all others and , ; . ? : - -> | ** { } [ ] \" ( ) 1. 2. \n which it they may unscathed miss between "
         "final answer: COLLISIONS: + except already will A B"
