@@ -6,6 +6,14 @@ GRASP's name so the original script groups and parses as it did: Level 1 ``Shape
 ``Movement``, ``RelationalPosition``, ``Two/Three/FourObjectOrdering``; Level 2 ``P_<Name>`` / ``IP_<Name>`` with
 the Unity scene names by test number; other plausibility suites (AVoE) ``P_<test>`` / ``IP_<test>``.
 All repeats go into one file (rows of repeat 0 first), unless one repeat is chosen.
+
+Empty answers: a turn whose response is empty or only whitespace is written as `EMPTY_MARKER` (``<empty>``).
+GRASP's script crashes on such a cell (pandas reads an empty cell as NaN, and a whitespace-only response has no
+first token), while voebench counts it invalid. ``<empty>`` is not in pandas' NaN strings, its first token reads as
+``empty`` once lower-cased and stripped of punctuation (neither yes nor no) and it contains no keyword of an open
+question's classes, so GRASP's script counts it invalid too. Likewise a response cell that is exactly one of pandas'
+default missing-value strings ("None", "NA", "null", "nan", ...), read as NaN and crashing the script too, is written
+behind `NA_PREFIX` as one token (``<pandas-na>None``): invalid for both, as voebench scores the answer itself.
 """
 
 from __future__ import annotations
@@ -17,6 +25,29 @@ from voebench.errors import UsageError
 from voebench.evaluate.report import load_records
 
 COLUMNS = ["scene", "prompt", "video_file", "gt", "response"]
+#: what an empty or whitespace-only response is written as (see the module docstring)
+EMPTY_MARKER = "<empty>"
+
+
+def written_response(text: str | None) -> str:
+    """A turn's response as written in the CSV: unchanged, or `EMPTY_MARKER` where it has no non-space character."""
+    return text if text is not None and text.strip() else EMPTY_MARKER
+
+
+#: pandas.read_csv's default missing-value strings (pandas 2.x `STR_NA_VALUES`): such a cell is read as NaN
+PANDAS_NA = frozenset(
+    ["", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA"]
+    + ["NULL", "NaN", "None", "n/a", "nan", "null"]
+)
+NA_PREFIX = "<pandas-na>"
+
+
+def response_cell(responses: list[str | None]) -> str:
+    """The `response` cell: the turns joined with ``<SEP>``, empty turns as `EMPTY_MARKER`, and a cell that pandas
+    would read as NaN kept as one token behind `NA_PREFIX`."""
+    cell = "<SEP>".join(written_response(t) for t in responses)
+    return NA_PREFIX + cell if cell in PANDAS_NA else cell
+
 
 LEVEL2_NAMES = {
     1: "Unchangeableness",
@@ -83,7 +114,7 @@ def rows(records: list[dict], repeat: int | None = None) -> list[list[str]]:
                 "<SEP>".join(t["text"] for t in r["turns"]),
                 ",".join(t["video"] or "" for t in r["turns"]),
                 r["truth"],
-                "<SEP>".join(r["responses"]),
+                response_cell(r["responses"]),
             ]
         )
     return out
