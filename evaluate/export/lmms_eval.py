@@ -39,7 +39,7 @@ UTILS_SOURCE = os.path.join(os.path.dirname(__file__), "lmms_eval_utils.py")
 #: the options reader of choice questions, copied verbatim next to utils.py (which loads it by this name)
 CHOICE_SOURCE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "newton", "choice.py")
 CHOICE_COPY = "newton_choice.py"
-METRICS = ("grasp_acc", "grasp_invalid")
+METRICS = ("grasp_acc", "grasp_invalid")  # pooled; per kind also grasp_acc_<kind> / grasp_invalid_<kind>
 EXPORTED_KINDS = ("binary", "plausibility", "open", "choice")  # what utils.process_results can score
 
 
@@ -47,8 +47,17 @@ def _slug(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", s.lower()).strip("_")
 
 
-# (metric, higher is better): what utils.process_results returns for a GRASP-style yes/no task
+# (metric, higher is better): what utils.process_results returns for every question
 GRASP_METRICS = (("grasp_acc", True), ("grasp_invalid", False))
+
+
+def task_metrics(docs: list[dict]) -> tuple[tuple[str, bool], ...]:
+    """The pooled metrics and, per question kind the task holds (in EXPORTED_KINDS order), `grasp_acc_<kind>` and
+    `grasp_invalid_<kind>`: utils.process_results returns those only for a question of that kind, so each is
+    that kind's mean, as `voebench report` groups by (suite, test, kind). lmms-eval needs every returned key listed,
+    and lists only kinds present (a metric no document returns would have nothing to aggregate)."""
+    kinds = [k for k in EXPORTED_KINDS if any(d["kind"] == k for d in docs)]
+    return GRASP_METRICS + tuple(m for k in kinds for m in ((f"grasp_acc_{k}", True), (f"grasp_invalid_{k}", False)))
 
 
 def task_yaml(task: str, data_file: str, max_new_tokens: int = 16, metrics=GRASP_METRICS) -> str:
@@ -165,7 +174,7 @@ def export_lmms_eval(
     written: dict[str, Any] = {"tasks": [], "data": [], "docs": len(docs)}
     write_jsonl(os.path.join(out_dir, "data.jsonl"), docs)
     with open(os.path.join(out_dir, f"{name}.yaml"), "w", encoding="utf-8") as fh:
-        fh.write(task_yaml(name, "data.jsonl", max_new_tokens))
+        fh.write(task_yaml(name, "data.jsonl", max_new_tokens, task_metrics(docs)))
     written["tasks"].append(name)
     written["data"].append("data.jsonl")
     per: dict[tuple, list[dict]] = {}
@@ -177,7 +186,7 @@ def export_lmms_eval(
         write_jsonl(os.path.join(out_dir, data_file), rows)
         task = f"{name}_{slug}"
         with open(os.path.join(out_dir, f"{task}.yaml"), "w", encoding="utf-8") as fh:
-            fh.write(task_yaml(task, data_file, max_new_tokens))
+            fh.write(task_yaml(task, data_file, max_new_tokens, task_metrics(rows)))
         written["tasks"].append(task)
         written["data"].append(data_file)
     shutil.copyfile(UTILS_SOURCE, os.path.join(out_dir, "utils.py"))

@@ -7,6 +7,12 @@ whitespace token, lower-cased with ASCII punctuation removed, is "yes" or "no"; 
 questions (the `newton` suite) by voebench's options reader itself: the export copies
 evaluate/newton/choice.py (standard library only) verbatim next to this file as `newton_choice.py`, so
 there is no second copy of its rules to drift. tests/evaluate/test_export_parser.py checks that both agree.
+
+Metrics: `grasp_acc` / `grasp_invalid` over every question of the task, and per question kind
+`grasp_acc_<kind>` / `grasp_invalid_<kind>` (kind: binary, open, plausibility, choice), returned only for a
+question of that kind, so lmms-eval's mean of each is over that kind alone: what `voebench report` prints per
+(suite, test, kind). A Level 1 test mixes yes/no and open questions, whose chance levels differ (a constant "yes"
+answers no open question), so read its `grasp_acc_binary` and `grasp_acc_open`, not the pooled `grasp_acc`.
 """
 
 import importlib.util
@@ -124,4 +130,11 @@ def process_results(doc, results):
     else:
         parsed = _parse_binary(response)
     correct = float(parsed is not None and parsed == doc["answer"])
-    return {"grasp_acc": correct, "grasp_invalid": float(parsed is None)}
+    invalid = float(parsed is None)
+    kind = doc["kind"]
+    return {
+        "grasp_acc": correct,
+        "grasp_invalid": invalid,
+        f"grasp_acc_{kind}": correct,
+        f"grasp_invalid_{kind}": invalid,
+    }

@@ -209,7 +209,9 @@ def test_the_export_copies_the_reader_and_scores_as_the_report_does(tmp_path):
     assert len(theirs) == len(records)
     by_test: dict[str, list[float]] = {}
     for rec, got in zip(records, theirs):
-        assert got == {"grasp_acc": float(rec["correct"]), "grasp_invalid": float(not rec["valid"])}, rec
+        acc, invalid = float(rec["correct"]), float(not rec["valid"])
+        pooled = {"grasp_acc": acc, "grasp_invalid": invalid}
+        assert got == {**pooled, "grasp_acc_choice": acc, "grasp_invalid_choice": invalid}, rec
         by_test.setdefault(doc_by_id[rec["sample_id"]]["test"], []).append(got["grasp_acc"])
     assert {float(r["correct"]) for r in records} == {0.0, 1.0} and any(not r["valid"] for r in records)
 

@@ -407,7 +407,7 @@ def test_lmms_eval_task_folder(tiny_set, tmp_path):
             msg = utils.doc_to_messages(doc)
             assert msg[0]["content"][0]["type"] == "video" and msg[0]["content"][1]["text"] == doc["question"]
             res = utils.process_results(doc, ["Yes." if doc["answer"] == "yes" else f"{doc['answer']}"])
-            assert set(res) == metrics  # lmms-eval needs metric names == returned keys
+            assert set(res) <= metrics  # lmms-eval needs every returned key listed as a metric
             assert res["grasp_acc"] == 1.0, doc
             assert utils.process_results(doc, ["I think so"])["grasp_invalid"] == 1.0
     kinds = {json.loads(line)["kind"] for line in (out / "data.jsonl").read_text().splitlines()}

@@ -140,6 +140,12 @@ CHOICE = [
 ]
 
 
+def metrics(kind: str, correct: bool, valid: bool) -> dict[str, float]:
+    """What the exported process_results returns for one question: pooled, and under its kind's own names."""
+    acc, invalid = float(correct), float(not valid)
+    return {"grasp_acc": acc, "grasp_invalid": invalid, f"grasp_acc_{kind}": acc, f"grasp_invalid_{kind}": invalid}
+
+
 @pytest.mark.parametrize("labels,letters,truth,response", CHOICE)
 def test_choice_answers_agree(exported, labels, letters, truth, response):
     choices = {"labels": labels, "letters": letters}
@@ -147,7 +153,7 @@ def test_choice_answers_agree(exported, labels, letters, truth, response):
     for doc_choices in (json.dumps(choices), choices):
         doc = {"kind": "choice", "answer": truth, "choices": doc_choices, "direction": False}
         theirs = exported.process_results(doc, [response])
-        assert theirs == {"grasp_acc": float(ours.correct), "grasp_invalid": float(not ours.valid)}
+        assert theirs == metrics(doc["kind"], ours.correct, ours.valid)
     parsed = exported._parse_choice(response, choices)
     assert (parsed if parsed is not None else INVALID) == pick(response, labels, letters)
 
@@ -158,7 +164,7 @@ def test_binary_answers_agree(exported, response, truth):
     ours = score("plausibility", response, truth)
     doc = {"kind": "plausibility", "answer": truth, "choices": "", "direction": False}
     theirs = exported.process_results(doc, [response])
-    assert theirs == {"grasp_acc": float(ours.correct), "grasp_invalid": float(not ours.valid)}
+    assert theirs == metrics(doc["kind"], ours.correct, ours.valid)
     parsed = exported._parse_binary(response)
     assert (parsed if parsed is not None else INVALID) == ours.answer
 
@@ -174,7 +180,7 @@ def test_open_answers_agree(exported, test, truth, response):
     for doc_choices in (json.dumps(choices), choices):
         doc = {"kind": "open", "answer": truth, "choices": doc_choices, "direction": family == "direction"}
         theirs = exported.process_results(doc, [response])
-        assert theirs == {"grasp_acc": float(ours.correct), "grasp_invalid": float(not ours.valid)}
+        assert theirs == metrics(doc["kind"], ours.correct, ours.valid)
     parsed = exported._parse_open(response, truth, choices, family == "direction")
     assert (parsed if parsed is not None else INVALID) == ours.answer
 
@@ -303,7 +309,7 @@ def test_newton_export_agrees_with_the_report(exported, tmp_path):
     for rec in records:
         doc = doc_by_id[rec["sample_id"]]
         theirs = exported.process_results(doc, [per_doc[doc["id"]][rec["repeat"]]])
-        assert theirs == {"grasp_acc": float(rec["correct"]), "grasp_invalid": float(not rec["valid"])}, rec
+        assert theirs == metrics("choice", rec["correct"], rec["valid"]), rec
         exported_scores.setdefault(doc["test"], []).append(theirs["grasp_acc"])
     assert {float(r["correct"]) for r in records} == {0.0, 1.0}
 
