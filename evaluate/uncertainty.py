@@ -129,7 +129,7 @@ def _finish(
     if hi - lo <= 1e-12 * max(1.0, abs(point)):
         lo = hi = point
         if len(np.unique(values, axis=0)) <= 1:
-            notes.append("all answers identical: no resample can change the score (zero width)")
+            notes.append("every answer scores alike: no resample can change the score (zero width)")
         else:
             notes.append(f"every resample gives the same score (the resampled {unit}s all score alike): zero width")
     elif not lo <= point <= hi:

@@ -68,7 +68,7 @@ def test_degenerate_sets_give_a_reason_never_a_silent_zero_width():
     one = uncertainty.nested([("t", "s")] * 3, [(1, 1), (0, 1), (1, 1)], ["tests", "samples"])
     assert one.lo is None and "one sample" in one.note and one.point == pytest.approx(2 / 3)
     same = uncertainty.nested([("t", "a"), ("t", "b")], [(1, 1), (1, 1)], ["tests", "samples"])
-    assert same.lo == same.hi == 1.0 and "all answers identical" in same.note and "one test" in same.note
+    assert same.lo == same.hi == 1.0 and "every answer scores alike" in same.note and "one test" in same.note
     # stratified, each stratum constant: zero width, with its reason
     strat = uncertainty.nested([("a",), ("b",), ("c",), ("d",)], [(1, 1), (0, 1)] * 2, ["samples"], strata="pnpn")
     assert strat.lo == strat.hi == 0.5 and "same score" in strat.note
