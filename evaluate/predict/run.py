@@ -241,13 +241,14 @@ def _ci_lines(groups: list[dict]) -> list[str]:
         ci = g.get("exact_ci95") or {}
         if not ci:
             continue
+        form = f"{g['form']}{'' if g.get('prompt', 'seed') == 'seed' else ' (structured)'}"
         rows.append(
-            f"| {g['kind']} | {g['form']}{'' if g.get('prompt', 'seed') == 'seed' else ' (structured)'} "
+            f"| {g['kind']} | {form} "
             f"| {g['temperature']} | {next(iter(ci.values()))['clusters'].get('clips', 0)} | "
             + " | ".join(ci_text(ci.get(m)) for m in ("micro_f1", "macro_f1", "outcome_accuracy", "strict"))
             + " |"
         )
-        notes += [f"{g['kind']} {g['form']} T={g['temperature']} {m}: {v['note']}" for m, v in ci.items() if v["note"]]
+        notes += [f"{g['kind']} {form} T={g['temperature']} {m}: {v['note']}" for m, v in ci.items() if v["note"]]
     if not rows:
         return []
     iv = next(iter(next(g["exact_ci95"] for g in groups if g.get("exact_ci95")).values()))
