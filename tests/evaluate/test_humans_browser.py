@@ -79,6 +79,21 @@ def _wait_enabled(driver, element_id, timeout=15):
     return driver.find_element(By.ID, element_id)
 
 
+def _load_source(driver, url, timeout=15):
+    """The page's HTML once the browser shows one. CI's Chromium once returned an empty page_source right
+    after get() of a 404 page (a load still being committed); wait for it, and load once more if it stays blank."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    for _ in range(2):
+        driver.get(url)
+        try:
+            WebDriverWait(driver, timeout / 2).until(lambda d: "</main>" in d.page_source)
+        except Exception:  # noqa: BLE001 - selenium's TimeoutException: try one more load, then report what shows
+            continue
+        break
+    return driver.page_source
+
+
 def _study(tmp_path, tiny_set, *args):
     from humans_fixtures import Server
 
@@ -120,8 +135,8 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
     )  # one participant judges the one pair left after practice: both videos, so --twins
     try:
         d = browser
-        d.get(f"{server.base}/p/{'x' * 32}")  # an unknown link: a clear error page, nothing else
-        assert "This link does not work" in d.page_source
+        # an unknown link: a clear error page, nothing else
+        assert "This link does not work" in _load_source(d, f"{server.base}/p/{'x' * 32}")
         d.save_screenshot(os.path.join(shots, "humans-unknown-link.png"))
 
         d.get(f"{server.base}/p/{token}")
