@@ -63,6 +63,16 @@ def register(sub) -> None:
         metavar="KEY=VALUE",
         help="override one parameter, e.g. camera.fov=60 or shape.size=1.0:1.5 (repeatable)",
     )
+    p.add_argument(
+        "--sweep",
+        action="append",
+        default=[],
+        metavar="TEST[.KEY]=LEVELS",
+        help="graded violations: per trial, the plausible video and one violated video per level of TEST's "
+        "violation (LEVELS: a list 0,5,10 or lo:hi:n, in the test's unit; 0 is the plausible video itself). "
+        "Without --tests only the swept tests render. `voebench params SUITE` shows each test's unit and "
+        "range; docs/psychometrics.md (repeatable)",
+    )
     p.add_argument("--workers", type=int, help="worker processes (default: number of cores)")
     p.add_argument("--threads", type=int, default=0, help="render threads per worker (default: cores / workers)")
     p.add_argument("--shard", help="I/N: render only shard I (0-based) of N; merge shards with `voebench merge`")
@@ -185,6 +195,68 @@ def resolve_overrides(suite, tests: list[str], config_path: str | None, sets: li
     return {t: o for t, o in out.items() if o}
 
 
+def parse_levels(text: str) -> list[float]:
+    """`0,5,10` or `lo:hi:n` (n evenly spaced levels from lo to hi) as floats; UsageError naming the text."""
+    import numpy as np
+
+    try:
+        if ":" in text:
+            lo, hi, n = text.split(":")
+            count = int(n)
+            if count < 1:
+                raise ValueError
+            return [float(x) for x in np.linspace(float(lo), float(hi), count)]
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"--sweep: levels {text!r}: expected a list 0,5,10 or lo:hi:n with n >= 1") from None
+
+
+def parse_sweeps(suite, items: list[str]) -> dict:
+    """test -> (the Level leaf's key, its nonzero levels ascending) from --sweep items, every level checked
+    against its leaf (a level the test cannot make is refused here, naming it)."""
+    from voebench.generator.params import Level
+
+    out: dict = {}
+    for item in items:
+        target, eq, text = item.partition("=")
+        if not eq or not text.strip():
+            raise UsageError(f"--sweep {item!r}: expected TEST[.KEY]=LEVELS, e.g. t08_inertia_bounce.violation=0:40:7")
+        test, _, key = target.strip().partition(".")
+        if suite.name in ("grasp-l1",) or not suite.paired():
+            raise UsageError(f"--sweep: suite {suite.name} has no violated videos to grade")
+        suite.module(test)  # UsageError for an unknown test
+        levels_of = {k: leaf for k, leaf in suite.space(test).leaves().items() if isinstance(leaf, Level)}
+        if not levels_of:
+            reason = getattr(suite.module(test), "BINARY", "")
+            reason = reason.get(test, "") if isinstance(reason, dict) else reason  # AVoE: per sub-type
+            raise UsageError(
+                f"--sweep {test}: its violation is binary, with no size to grade" + (f" ({reason})" if reason else "")
+            )
+        if not key:
+            own = [k for k in levels_of if k == "violation" or k.endswith("." + test)]
+            if len(own) != 1:
+                raise UsageError(f"--sweep {test}: name the level to sweep, one of {', '.join(levels_of)}")
+            key = own[0]
+        if key not in levels_of:
+            raise UsageError(f"--sweep {test}.{key}: not a graded violation of {test}; one of {', '.join(levels_of)}")
+        if test in out:
+            raise UsageError(f"--sweep {test}: given twice")
+        leaf = levels_of[key]
+        levels = sorted({leaf.check(f"--sweep {test}.{key}", x, zero=True) for x in parse_levels(text)})
+        nonzero = tuple(x for x in levels if x > 0)
+        if not nonzero:
+            raise UsageError(f"--sweep {test}.{key}={text}: no level above 0 (0 is the plausible video itself)")
+        out[test] = (key, nonzero)
+    return out
+
+
+def _without_swept(overrides: dict, sweep: dict) -> dict:
+    for test, (key, _) in sweep.items():
+        if key in overrides.get(test, {}):
+            raise UsageError(f"--set {test}.{key}: the sweep sets this level; give it to --sweep only")
+    return overrides
+
+
 def build_config(args):
     """The run's settings from the command line, every value checked (with the reasons in generator/limits.py)
     before anything is written."""
@@ -194,6 +266,12 @@ def build_config(args):
 
     suite = _suite(args.suite)
     tests = suite.select_tests(args.tests, args.categories)
+    sweep = parse_sweeps(suite, args.sweep)
+    if sweep and not (args.tests or args.categories):
+        tests = [t for t in tests if t in sweep]
+    for t in sweep:
+        if t not in tests:
+            raise UsageError(f"--sweep {t}: {t} is not among the tests asked for (--tests)")
     if args.trials is not None and args.fraction is not None:
         raise UsageError("give --videos-per-test or --fraction, not both")
     if args.fraction is not None:
@@ -235,7 +313,8 @@ def build_config(args):
         samples=args.samples,
         device=args.device,
         passes=passes,
-        overrides=resolve_overrides(suite, tests, args.config, args.set),
+        overrides=_without_swept(resolve_overrides(suite, tests, args.config, args.set), sweep),
+        sweep=sweep,
         options=options,
         workers=workers,
         threads=args.threads,

@@ -31,6 +31,16 @@ def record(scene: Scene, principles, kind: str, obj: str, first: int, last: int,
     return scene.violation
 
 
+def grade(scene: Scene, level: float, key: str = "violation") -> Violation:
+    """Record the size of the violation just made, in the unit of the space's `key` leaf (a `params.Level`):
+    the generator adds the unit and how the audit measures it, and checks a swept level was honoured."""
+    if scene.violation is None:
+        raise RuntimeError("grade() comes after the edit that records the violation")
+    scene.violation.level = float(level)
+    scene.violation.level_key = key
+    return scene.violation
+
+
 def teleport(
     scene: Scene, obj: str, frame: int, new_position, principles, hidden: bool = False, until: int | None = None
 ) -> Violation:

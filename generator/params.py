@@ -259,6 +259,103 @@ class Fixed(Dist):
         return Fixed(new, self.domain)
 
 
+class Level(Dist):
+    """The size of a test's violation, in the test's own unit (issue 24: graded violations). A scene declares
+    one as its `violation` leaf:
+
+        "violation": Level("m", "displacement", "how far the ball jumps", default="0.3-0.6 m (today's)", hi=1.5)
+
+    Unset, it samples None and takes no random draw: the scene makes the violation it always made (often
+    derived from other leaves), so every draw and byte of an ungraded run stays as before, and the scene
+    records the size it used (`edits.grade`). Set, it is a constant (`--set t08_inertia_bounce.violation=20`) or
+    a range drawn uniformly (`10:30`), within (0, hi]: 0 is the plausible twin itself and is a level only in a
+    sweep (`voebench render --sweep`), where the plausible video stands for it.
+
+    `measure` names how the audit measures the size from the ground truth (`generator/audit/levels.py`);
+    `tol` is the audit's tolerance on that measurement, in the unit (the declared level must be measured within
+    max(tol, 2% of the level))."""
+
+    def __init__(
+        self,
+        unit: str,
+        measure: str,
+        what: str,
+        default: str,
+        hi: float,
+        tol: float,
+        value: float | tuple | None = None,
+    ):
+        self.unit, self.measure, self.what, self.default, self.hi, self.tol = unit, measure, what, default, hi, tol
+        self.value = value
+
+    def __repr__(self):
+        return f"Level({self.unit!r}, {self.measure!r}, value={self.value!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, Level) and (self.unit, self.measure, self.hi, self.value) == (
+            other.unit,
+            other.measure,
+            other.hi,
+            other.value,
+        )
+
+    def __hash__(self):
+        return hash((self.unit, self.measure, self.hi, self.value))
+
+    def sample(self, rng, index):
+        if self.value is None:
+            return None  # the scene's own size; no draw
+        if isinstance(self.value, tuple):
+            lo, hi = self.value
+            return float(lo + rng.random() * (hi - lo))
+        return float(self.value)
+
+    def describe(self):
+        if self.value is None:
+            return "default"
+        if isinstance(self.value, tuple):
+            return f"{self.value[0]:g}:{self.value[1]:g}"
+        return float(self.value)
+
+    def check(self, key: str, level: float, zero: bool = False) -> float:
+        """`level` as a valid size of this violation, or UsageError naming the key and the level."""
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not math.isfinite(level):
+            raise UsageError(f"{key}: a violation level must be a finite number, got {level!r}")
+        if level < 0 or (level == 0 and not zero):
+            zero_note = " (0 is the plausible twin: a level only in a sweep)" if level == 0 else ""
+            raise UsageError(
+                f"{key}: level {level:g} {self.unit} is not a violation{zero_note}; give 0 < level <= "
+                f"{self.hi:g} {self.unit}"
+            )
+        if level > self.hi:
+            raise UsageError(
+                f"{key}: level {level:g} {self.unit} is infeasible: {self.what} can be at most {self.hi:g} {self.unit}"
+            )
+        return float(level)
+
+    def parse(self, key, value):
+        if isinstance(value, str) and value.strip() == "default":
+            return self.with_value(None)
+        if isinstance(value, str) and ":" in value:
+            parts = value.split(":")
+            try:
+                lo, hi = (float(x) for x in parts)
+            except ValueError:
+                raise UsageError(f"{key}: expected a level, a range lo:hi or 'default', got {value!r}") from None
+            if lo > hi:
+                raise UsageError(f"{key}: empty range {value!r} (lower bound above upper bound)")
+            return self.with_value((self.check(key, lo), self.check(key, hi)))
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                raise UsageError(f"{key}: expected a level, a range lo:hi or 'default', got {value!r}") from None
+        return self.with_value(self.check(key, value))
+
+    def with_value(self, value) -> Level:
+        return Level(self.unit, self.measure, self.what, self.default, self.hi, self.tol, value)
+
+
 def _plain(v):
     return list(v) if isinstance(v, tuple) else v
 

@@ -71,6 +71,8 @@ class RunConfig:
     reuse_frames: bool = True
     #: where the suite lives ("module:Class"), so worker processes load a suite registered only in the caller
     suite_ref: str | None = None
+    #: graded sweeps (issue 24): test -> (its Level leaf's key, the nonzero levels ascending)
+    sweep: dict = field(default_factory=dict)
 
     @property
     def timing(self) -> Timing:
@@ -90,9 +92,13 @@ class RunConfig:
             "samples": self.samples if self.engine != "workbench" else None,
             "passes": list(self.passes),
             "options": self.options,
+            **({"sweep": self.sweep_identity()} if self.sweep else {}),
             "spaces": {t: effective_space(suite, t, self.overrides).describe() for t in suite.tests},
             "code": code_identity(suite),  # resuming with other code would mix two generators' videos
         }
+
+    def sweep_identity(self) -> dict:
+        return {t: {"key": k, "levels": list(v)} for t, (k, v) in sorted(self.sweep.items())}
 
 
 def effective_space(suite: Suite, test: str, overrides: dict) -> Space:
@@ -133,7 +139,11 @@ def first_trial(suite: Suite, test: str, space: Space, cfg: RunConfig, index: in
         if suite.paired():
             raise
         conditions = ("",)  # one video, labelled by the draw the gate keeps
-    return Trial(suite.name, test, index, seed, conditions, suite.paired())
+    trial = Trial(suite.name, test, index, seed, conditions, suite.paired())
+    if test in cfg.sweep:
+        key, levels = cfg.sweep[test]
+        trial = dataclasses.replace(trial, levels=tuple(levels), level_key=key, violated=suite.violated_condition)
+    return trial
 
 
 def plan(cfg: RunConfig, suite: Suite) -> list[Job]:
@@ -240,8 +250,8 @@ def run(
             for j in t.jobs:
                 if j.id not in entries:
                     entries[j.id] = entry_from_h5(os.path.join(cfg.out, j.relpath + ".h5"))
-    n_videos = sum(len(t.conditions) for t in trials)
-    n_todo = sum(len(t.conditions) for t in todo)
+    n_videos = sum(len(t.jobs) for t in trials)
+    n_todo = sum(len(t.jobs) for t in todo)
 
     from voebench.generator.progress import FailureLog, Progress
 
@@ -255,7 +265,7 @@ def run(
         for trial, result, error in execute(tasks, cfg, backend, ray_address):
             if error is not None:
                 failures.add(trial.id, error)
-                bar.update(len(trial.conditions), failed=True)
+                bar.update(len(trial.jobs), failed=True)
             else:
                 frames += result.frames
                 rendered += result.rendered_frames
@@ -263,12 +273,12 @@ def run(
                     entries[entry["id"]] = entry
                     mf.write(json.dumps(entry) + "\n")
                 mf.flush()
-                bar.update(len(trial.conditions), frames=result.frames)
+                bar.update(len(trial.jobs), frames=result.frames)
     bar.close()
     failed = failures.failures
     write_manifest(mpath, entries.values())
     record_acceptance(cfg, entries.values())
-    failed_videos = sum(len(t.conditions) for t in todo if t.id in {tid for tid, _ in failed})
+    failed_videos = sum(len(t.jobs) for t in todo if t.id in {tid for tid, _ in failed})
     empty = [t for t in cfg.tests if not any(tr.test == t for tr in trials)] if cfg.shard[1] == 1 else []
     return RunResult(
         n_todo - failed_videos, n_videos - n_todo, failed, time.perf_counter() - t0, frames, rendered, empty

@@ -139,9 +139,16 @@ class Violation:
     first_frame: int
     last_frame: int
     hidden: bool = False
+    #: a graded violation's size in its unit (`edits.grade`), how the audit measures it and its tolerance there;
+    #: None for a violation with no size (the record then keeps its ungraded fields only)
+    level: float | None = None
+    unit: str = ""
+    measure: str = ""
+    tol: float = 0.0
+    level_key: str = "violation"  # the Level leaf of the space it was graded by
 
     def as_dict(self) -> dict:
-        return {
+        d = {
             "principles": list(self.principles),
             "kind": self.kind,
             "object": self.object,
@@ -149,6 +156,9 @@ class Violation:
             "last_frame": int(self.last_frame),
             "hidden": bool(self.hidden),
         }
+        if self.level is not None:
+            d.update(level=float(self.level), unit=self.unit, measure=self.measure, tol=float(self.tol))
+        return d
 
 
 class Scene:

@@ -14,6 +14,7 @@ scene fails when the suite loads, not mid-render.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import inspect
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from types import ModuleType
 import numpy as np
 
 from voebench.errors import UsageError
-from voebench.generator.params import Params, Space, derive_seed
+from voebench.generator.params import Level, Params, Space, derive_seed
 from voebench.generator.scene import Scene
 
 
@@ -46,10 +47,17 @@ class Job:
     condition: str
     seed: int
     pair_id: str | None
+    #: in a sweep (`voebench render --sweep`): the violated video's level, the Level leaf it sets, and its 1-based
+    #: rank among the trial's nonzero levels (which names its file: `00003-implausible-2`)
+    level: float | None = None
+    level_key: str = "violation"
+    rank: int = 0
 
     @property
     def stem(self) -> str:
-        return f"{self.index:05d}" if self.pair_id is None else f"{self.index:05d}-{self.condition}"
+        if self.pair_id is None:
+            return f"{self.index:05d}"
+        return f"{self.index:05d}-{self.condition}" + (f"-{self.rank}" if self.rank else "")
 
     @property
     def id(self) -> str:
@@ -175,7 +183,30 @@ class Suite:
         counts from the segmentation), e.g. an object a statement is about that is hidden or out of view."""
         return []
 
+    def level_key(self, test: str, p: Params) -> str | None:
+        """The Level leaf that grades this trial's violation (issue 24), or None where it is binary: the
+        module's `level_key(p)` if it has one (AVoE: per sub-type), else `violation` if that is a Level."""
+        m = self.module(test)
+        if hasattr(m, "level_key"):
+            return m.level_key(p)
+        return "violation" if isinstance(m.SPACE.get("violation"), Level) else None
+
+    def level_leaf(self, test: str, key: str) -> Level:
+        node = self.module(test).SPACE
+        for part in key.split("."):
+            node = node[part]
+        if not isinstance(node, Level):
+            raise TypeError(f"{test}: {key} is not a Level leaf")
+        return node
+
+    @staticmethod
+    def job_params(job: Job, p: Params) -> Params:
+        """The parameters one video is made from: the trial's draw, with a swept video's level in place of the
+        Level leaf's (its build, description, labels and recorded params all see it)."""
+        return p if job.level is None else with_leaf(p, job.level_key, job.level)
+
     def make_scene(self, job: Job, p: Params, timing: Timing) -> Scene:
+        p = self.job_params(job, p)
         scene = Scene(timing.n_frames, timing.fps)
         self.module(job.test).build(scene, p, job.condition)
         if scene.camera is None:
@@ -185,7 +216,45 @@ class Suite:
             raise RuntimeError(f"{job.test}: the {job.condition} build recorded no violation")
         if not violated and scene.violation is not None:
             raise RuntimeError(f"{job.test}: the {job.condition} build recorded a violation")
+        if violated:
+            self._complete_level(job, p, scene)
         return scene
+
+    def _complete_level(self, job: Job, p: Params, scene: Scene) -> None:
+        """A graded test's violated build must record its size (`edits.grade`), the one asked for where one was;
+        the record takes the unit, measure and tolerance from the Level leaf."""
+        v = scene.violation
+        assert v is not None
+        key = self.level_key(job.test, p)
+        if key is None:
+            if v.level is not None:
+                raise RuntimeError(f"{job.test}: a binary violation recorded a level")
+            return
+        if v.level is None:
+            raise RuntimeError(f"{job.test}: the {job.condition} build of a graded test did not grade its violation")
+        asked = leaf_value(p, key)
+        if asked is not None and abs(v.level - asked) > 1e-9 * max(1.0, abs(asked)):
+            raise RuntimeError(f"{job.test}: asked for level {asked}, the build recorded {v.level}")
+        leaf = self.level_leaf(job.test, key)
+        v.level_key, v.unit, v.measure, v.tol = key, leaf.unit, leaf.measure, leaf.tol
+
+
+def leaf_value(p: Params, key: str):
+    node = p
+    for part in key.split("."):
+        node = node[part]
+    return node
+
+
+def with_leaf(p: Params, key: str, value) -> Params:
+    """A copy of `p` with one dotted leaf replaced."""
+    out = Params.wrap(copy.deepcopy(dict(p)))
+    node = out
+    *parents, last = key.split(".")
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    return out
 
 
 #: Where each suite's scene scripts live: the generator core loads suites by name (as plugins) and never

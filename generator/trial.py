@@ -74,6 +74,11 @@ class Trial:
     paired: bool
     #: make only this condition's video (a benchmark timing one video); every check still sees the whole draw
     only: str | None = None
+    #: a sweep (issue 24): the nonzero levels, ascending, each a video of the `violated` condition, set on the
+    #: space's `level_key` leaf; () = one video per condition
+    levels: tuple = ()
+    level_key: str = "violation"
+    violated: str | None = None
 
     @property
     def id(self) -> str:
@@ -83,7 +88,16 @@ class Trial:
     def jobs(self) -> list[Job]:
         pair_id = self.id if self.paired else None
         conditions = self.conditions if self.only is None else (self.only,)
-        return [Job(self.suite, self.test, self.index, c, self.seed, pair_id) for c in conditions]
+        jobs = []
+        for c in conditions:
+            if self.levels and c == self.violated:
+                jobs += [
+                    Job(self.suite, self.test, self.index, c, self.seed, pair_id, level, self.level_key, rank)
+                    for rank, level in enumerate(self.levels, 1)
+                ]
+            else:
+                jobs.append(Job(self.suite, self.test, self.index, c, self.seed, pair_id))
+        return jobs
 
 
 @dataclass
@@ -123,7 +137,7 @@ def check_draw(
     suite: Suite, trial: Trial, p: Params, cfg: RunConfig, space: Space, attempt: int, workdir: str
 ) -> tuple[Trial, dict, Rejection | None]:
     """Build every condition from `p` and run every check that needs no pixels. Returns the trial as this draw
-    makes it (an unpaired trial's one video is labelled by its draw), its scenes by condition, and None or the
+    makes it (an unpaired trial's one video is labelled by its draw), its scenes by job stem, and None or the
     rejection."""
     try:
         conditions = tuple(suite.conditions(trial.test, p, {**cfg.options, "seed": trial.seed}))
@@ -145,26 +159,27 @@ def check_draw(
     scenes = {}
     try:
         for job in trial.jobs:
-            scenes[job.condition] = suite.make_scene(job, p, cfg.timing)
+            scenes[job.stem] = suite.make_scene(job, p, cfg.timing)
     except Infeasible as e:
         return trial, {}, Rejection(attempt, "infeasible", e.reason, e.keys)
     files = []
     for job in trial.jobs:
-        entry = manifest_entry(cfg, suite, job, p, scenes[job.condition], space, attempt, [])
+        entry = manifest_entry(cfg, suite, job, p, scenes[job.stem], space, attempt, [])
         path = os.path.join(workdir, f"{job.stem}.h5")
         write_files(
             job,
             cfg,
             suite,
-            scenes[job.condition],
+            scenes[job.stem],
             entry,
-            suite.extra_groups(job, p, scenes[job.condition], entry),
+            suite.extra_groups(job, suite.job_params(job, p), scenes[job.stem], entry),
             path,
             None,
             passes=(),
         )
         files.append((entry, path))
-        for problem in suite.statement_problems(job, p, scenes[job.condition], entry, cfg.width, cfg.height):
+        jp = suite.job_params(job, p)
+        for problem in suite.statement_problems(job, jp, scenes[job.stem], entry, cfg.width, cfg.height):
             return trial, {}, Rejection(attempt, "statement", str(problem), getattr(problem, "keys", ()))
     rejection = audit_files(files, attempt)
     return (trial, scenes, None) if rejection is None else (trial, {}, rejection)
@@ -231,7 +246,7 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
     try:
         files = []
         for job in jobs:
-            scene = scenes[job.condition]
+            scene = scenes[job.stem]
             entry = manifest_entry(cfg, suite, job, p, scene, space, attempt, recorded)
             base = os.path.join(cfg.out, job.relpath)
             os.makedirs(os.path.dirname(base), exist_ok=True)
@@ -243,7 +258,7 @@ def _write_trial(trial, cfg, suite, space, p, scenes, attempt, rejections):
                 suite,
                 scene,
                 entry,
-                suite.extra_groups(job, p, scene, entry),
+                suite.extra_groups(job, suite.job_params(job, p), scene, entry),
                 tmp_h5,
                 tmp_mp4 if "rgb" in cfg.passes else None,
                 tuple(cfg.passes),
@@ -276,7 +291,7 @@ def pixel_rejection(suite: Suite, jobs: list, scenes: dict, files: list, attempt
     for job, (_, path) in zip(jobs, files):
         with h5py.File(path, "r") as f:
             counts = {name: g["visible_pixels"][()] for name, g in f["objects"].items()}
-        for problem in suite.pixel_problems(job, scenes[job.condition], counts):
+        for problem in suite.pixel_problems(job, scenes[job.stem], counts):
             return Rejection(attempt, "pixels", f"{job.condition}: {problem}", getattr(problem, "keys", ()))
     return audit_files(files, attempt) if needs_pixel_audit(scenes) else None
 
@@ -365,6 +380,7 @@ def write_files(
 def manifest_entry(
     cfg: RunConfig, suite: Suite, job: Job, p: Params, scene: Scene, space: Space, attempt: int, rejected: list
 ) -> dict:
+    p = suite.job_params(job, p)
     entry = {
         "id": job.id,
         "suite": job.suite,
@@ -384,8 +400,22 @@ def manifest_entry(
     }
     entry.update(suite.entry(job, p, scene))
     entry["violation"] = scene.violation.as_dict() if scene.violation is not None else None
+    key = suite.level_key(job.test, p)
+    if key is not None:  # a graded test (issue 24): every video's level, 0 for the plausible twin
+        entry["violation_level"] = scene.violation.level if scene.violation is not None else 0.0
+        entry["violation_unit"] = suite.level_leaf(job.test, key).unit
     if job.pair_id is not None:  # which videos make this trial whole (AVoE train trials: `expected` only)
-        entry["pair_conditions"] = list(suite.conditions(job.test, p, {**cfg.options, "seed": job.seed}))
+        conditions = list(suite.conditions(job.test, p, {**cfg.options, "seed": job.seed}))
+        swept = sweep_levels(cfg, job.test)
+        if swept:
+            violated = suite.violated_condition
+            conditions = [
+                x for c in conditions for x in ([f"{c}-{k}" for k in range(1, len(swept))] if c == violated else [c])
+            ]
+            entry["sweep_levels"] = swept
+            if job.rank:
+                entry["sweep_rank"] = job.rank
+        entry["pair_conditions"] = conditions
     entry["params"] = {
         "sampled": p,
         "config": {
@@ -401,6 +431,12 @@ def manifest_entry(
         },
     }
     return json.loads(json.dumps(entry, default=_plain))
+
+
+def sweep_levels(cfg: RunConfig, test: str) -> list[float]:
+    """A swept test's levels with the plausible twin's 0 first, e.g. [0.0, 5.0, 10.0]; [] when not swept."""
+    sweep = cfg.sweep.get(test)
+    return [0.0, *sweep[1]] if sweep else []
 
 
 def _plain(v):

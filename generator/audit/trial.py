@@ -10,6 +10,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from voebench.generator.audit.findings import Finding
+from voebench.generator.audit.levels import check_level
 from voebench.generator.audit.tolerances import IMPLAUSIBLE_CONDITIONS, PHYSICS_CHECKS
 from voebench.generator.audit.video import Video
 from voebench.generator.audit.violation import (
@@ -71,6 +72,11 @@ def audit_video(v: Video, twin: Video | None = None, twin_missing_reason: str | 
     if cond in IMPLAUSIBLE_CONDITIONS and v.violation is not None and not findings:
         checks = checks + ("violation_present",)
         findings += check_violation_present(v, physics, twin)
+        if v.violation.get("level") is not None:  # a graded violation: its size, measured against its twin
+            checks = checks + ("violation_level",)
+            if twin is None:
+                skipped.append(("violation_level", twin_missing_reason or "its twin is not in the set"))
+            findings += check_level(v, twin)
         findings += outside_window(v, physics)
         if v.violation.get("hidden"):  # (a violation meant to be seen has nothing to hide)
             checks = checks + ("hidden_when_manipulated",)
@@ -122,10 +128,21 @@ def audit_trial(videos: list[tuple[dict, str]]) -> list[VideoResult]:
                 )
             )
     for i, entry, v in loaded:
-        twins = [w for j, _, w in loaded if j != i]
-        reason = "only one video of this trial was rendered" if len(videos) == 1 and entry.get("pair_id") else None
-        results.append((i, audit_video(v, twins[0] if len(twins) == 1 else None, reason)))
+        results.append((i, audit_video(v, *_twin(v, [w for j, _, w in loaded if j != i], entry))))
     return [r for _, r in sorted(results, key=lambda ir: ir[0])]
+
+
+def _twin(v: Video, others: list[Video], entry: dict) -> tuple[Video | None, str | None]:
+    """The video `v` is compared with: the other one of a pair; in a sweep (one plausible, several violated
+    videos) a violated video's plausible twin, and the plausible video's first violated one."""
+    if len(others) == 1:
+        return others[0], None
+    if not others:
+        return None, ("only one video of this trial was rendered" if entry.get("pair_id") else None)
+    plausible = [w for w in others if w.condition not in IMPLAUSIBLE_CONDITIONS]
+    if v.condition in IMPLAUSIBLE_CONDITIONS:
+        return (plausible[0], None) if len(plausible) == 1 else (None, "the trial has no single plausible video")
+    return (None, "the trial has no violated video") if plausible else (others[0], None)
 
 
 def failure_reason(results: list[VideoResult]) -> str | None:

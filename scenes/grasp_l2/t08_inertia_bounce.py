@@ -4,6 +4,10 @@ the velocity component along the line (angle of reflection = angle of incidence)
 the other side of the line and disappears under the roof with the mirrored lateral offset. Implausible: it
 rolls straight back along its incoming path, on the same side of the line, with the same offset.
 
+Graded (`violation`, degrees): the implausible ball leaves the wall turned by this angle from the mirrored path,
+toward its incoming side; today's straight-back return is twice the incidence angle (16-48 deg). The audit
+measures the angle between the two videos' directions of travel just after the bounce.
+
 The ball slows down by rolling resistance the whole way (it loses `speed_loss` of its speed by the time it
 is back at the entry wall, where it stops, under the roof). Tray frame and camera: see `topdown.py`.
 """
@@ -11,7 +15,8 @@ is back at the entry wall, where it stops, under the roof). Tray frame and camer
 import numpy as np
 
 from voebench.generator import edits
-from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, SIGN, Choice, Range
+from voebench.errors import Infeasible
+from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, SIGN, Choice, Level, Range
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2 import topdown as td
 from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times
@@ -34,32 +39,54 @@ SPACE = {
     "ball": td.BALL,
     "camera": td.camera_space(-45.0, 45.0),  # GRASP: the far wall is roughly at the top, +-54 deg
     **VISUAL,
+    # deg between the implausible return path and the mirrored one (declared last: unset, it takes no draw)
+    "violation": Level(
+        "deg",
+        "direction",
+        "the return path's turn away from the mirrored path",
+        default="2 x angle: straight back along the incoming path",
+        hi=60.0,
+        tol=0.5,
+    ),
 }
 
 START_U = -td.INNER + 0.25  # the ball's resting place under the start roof (centre)
 
 
-def path(p, reflect: bool):
-    """Waypoints (u, v) of the ball centre: start, bounce point on the line, stop at the entry wall."""
+def level(p) -> float:
+    """The violation's size in degrees: the one asked for, else today's straight-back return (2 x angle)."""
+    return 2.0 * p.angle if p.violation is None else p.violation
+
+
+def path(p, turn: float = 0.0):
+    """Waypoints (u, v) of the ball centre: start, bounce point on the line, stop at the entry wall. `turn`
+    (deg): the return path turned from the mirrored one toward the incoming side (0: the law of reflection)."""
     r = p.ball.diameter / 2
     bounce_u = td.INNER - r
     run = bounce_u - START_U
     v0 = p.side * run * np.tan(np.radians(p.angle))
     end_u = -td.INNER + r
-    v_end = v0 * (bounce_u - end_u) / run
-    back = -v_end if reflect else v_end
+    back = p.side * (bounce_u - end_u) * np.tan(np.radians(turn - p.angle))
+    if abs(back) > td.INNER - r:
+        raise Infeasible(
+            f"t08: a return path turned {turn:g} deg from the mirrored one hits a side wall before the entry wall "
+            "(at this incidence angle)",
+            ("violation", "angle"),
+        )
     return np.array([[START_U, v0], [bounce_u, 0.0], [end_u, back]])
 
 
-def track(scene, p, tray, reflect: bool):
-    pts = path(p, reflect)
+def track(scene, p, tray, turn: float = 0.0):
+    """The ball's positions along `path(p, turn)`, at the speeds of the plausible (mirrored) path, so that the
+    two videos are identical up to the bounce whatever the turn."""
+    mirrored = path(p)
     r = p.ball.diameter / 2
-    length = np.linalg.norm(np.diff(pts, axis=0), axis=1).sum()
+    length = np.linalg.norm(np.diff(mirrored, axis=0), axis=1).sum()
     decel = p.speed**2 * (1 - (1 - p.speed_loss) ** 2) / (2 * length)
     s, _ = decelerate(frame_times(scene.n_frames, scene.fps, scene.frame(p.start_delay)), p.speed, decel)
-    uv, _ = polyline(pts, s)
+    uv, _ = polyline(path(p, turn), s)
     pos = tray.world(uv[:, 0], uv[:, 1], td.FLOOR_TOP + r)
-    return pos, s, np.linalg.norm(pts[1] - pts[0])
+    return pos, s, np.linalg.norm(mirrored[1] - mirrored[0])
 
 
 def build(scene, p, condition):
@@ -75,26 +102,31 @@ def build(scene, p, condition):
         fixture=True,
         color=(1.0, 1.0, 1.0),
     )
-    pts = path(p, True)
+    pts = path(p)
     ball = td.add_ball(scene, p, tray, *pts[0])
-    pos, s, to_wall = track(scene, p, tray, reflect=True)
+    pos, s, to_wall = track(scene, p, tray)
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, UP, r))
     if condition == "implausible":
-        bad, _, _ = track(scene, p, tray, reflect=False)
+        turn = level(p)
+        bad, _, _ = track(scene, p, tray, turn)
         require(np.any(s[:-1] > to_wall), scene, "t08", "the bounce", ("start_delay", "speed", "speed_loss"))
         first = int(np.flatnonzero(s > to_wall)[0])
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
         edits.replace_track(scene, "ball", first, bad[first:], quat[first:], PRINCIPLES, kind="reverse")
+        edits.grade(scene, turn)
     td.look_down(scene, p, tray)
 
 
 def describe(scene, p, condition):
-    back = (
-        "on the other side of the line, at the same angle"
-        if condition == "plausible"
-        else "straight back along its incoming path, on the same side of the line"
-    )
+    if condition == "plausible":
+        back = "on the other side of the line, at the same angle"
+    elif abs(level(p) - 2.0 * p.angle) < 1e-9:
+        back = "straight back along its incoming path, on the same side of the line"
+    else:
+        turn = level(p)
+        side = "on the other side of the line" if turn < p.angle else "on the same side of the line"
+        back = f"{side}, at {abs(turn - p.angle):.0f} degrees to it ({turn:.0f} degrees off the mirrored path)"
     return (
         f"Seen from above, a ball rolls out from under a roof at one end of a tray after {p.start_delay:.1f} s "
         f"and heads diagonally, at {p.angle:.0f} degrees to a white line along the middle of the tray, toward "

@@ -73,6 +73,9 @@ CAMERA_ATTRS = ("fov_deg",)
 
 #: Attributes of `violation/` (implausible / surprising videos only); `principles` is a JSON list.
 VIOLATION_ATTRS = ("principles", "kind", "object", "first_frame", "last_frame", "hidden")
+#: Further attributes of a graded violation (issue 24): its size in its unit, how the audit measures it, and the
+#: audit's tolerance on that measurement.
+VIOLATION_LEVEL_ATTRS = ("level", "unit", "measure", "tol")
 #: Attributes of `labels/` (AVoE only), each a JSON object name -> value.
 LABELS_ATTRS = ("features", "prior_rules", "posterior_rules")
 

@@ -42,7 +42,9 @@ REQUIRED_KEYS = (
 )
 #: Keys only some suites write (Level 1: `label`; Level 2: `test_number`, `principles`; AVoE: `category`,
 #: `subtype`, `split`, `labels`; paired suites: `pair_conditions`; written by the generation gate since schema
-#: 2, absent from older files and hand-made fixtures: `attempt`, `rejected`; the predict suite: `prediction`).
+#: 2, absent from older files and hand-made fixtures: `attempt`, `rejected`; the predict suite: `prediction`;
+#: graded tests (issue 24): `violation_level`, `violation_unit`; sweeps:
+#: `sweep_levels`, and `sweep_rank` on the violated videos, whose `pair_conditions` name them `implausible-<rank>`).
 OPTIONAL_KEYS = (
     "label",
     "test_number",
@@ -55,6 +57,10 @@ OPTIONAL_KEYS = (
     "attempt",
     "rejected",
     "prediction",
+    "violation_level",
+    "violation_unit",
+    "sweep_levels",
+    "sweep_rank",
 )
 KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 

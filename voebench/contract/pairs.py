@@ -26,6 +26,13 @@ def expected_conditions(entry: dict) -> tuple[str, ...] | None:
     return (str(entry.get("condition")),)
 
 
+def video_key(entry: dict) -> str:
+    """The name of an entry's place in its trial: its condition, and in a sweep (several violated videos of one
+    trial, one per level) the level's rank after it, as in `pair_conditions`: `implausible-2`."""
+    rank = entry.get("sweep_rank")
+    return f"{entry.get('condition')}-{rank}" if rank else str(entry.get("condition"))
+
+
 def incomplete_pairs(entries) -> dict[str, list[str]]:
     """pair_id -> the missing conditions, for every paired trial of `entries` that lacks a video."""
     present: dict[str, set] = defaultdict(set)
@@ -34,7 +41,7 @@ def incomplete_pairs(entries) -> dict[str, list[str]]:
         want = expected_conditions(e)
         if want is None:
             continue
-        present[e["pair_id"]].add(e.get("condition"))
+        present[e["pair_id"]].add(video_key(e))
         wanted[e["pair_id"]].update(want)
     return {pid: sorted(wanted[pid] - present[pid]) for pid in sorted(present) if wanted[pid] - present[pid]}
 

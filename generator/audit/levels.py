@@ -1,0 +1,162 @@
+"""The audit of a graded violation's size (issue 24): measured from the ground truth of the violated video and its
+plausible twin, the size must equal the level the record declares.
+
+Each graded test names, in its `Level` leaf, the *measure* that reads its size from the states; the measures are
+here, keyed by name, so the audit never imports a scene. Every measure compares the violated video with its
+plausible twin (they are identical before the onset, so what differs is the violation) and returns the size in
+the test's unit:
+
+- `displacement` (m): the largest distance between the object's positions in the two videos over the record's
+  window (a teleport's jump, a lift over a gap, a slide along a rail);
+- `direction` (deg): the angle between the two videos' directions of travel just after the onset (a bounce at the
+  wrong angle, a deflection);
+- `speed_ratio` (x): the object's speed in the violated video over its speed in the twin just after the onset;
+- `hold_time` (s): how long the object stands still where its twin moves (a hover);
+- `absence_time` (s): how long the object is invisible where its twin is visible (a disappearance);
+- `color_distance` (linear RGB, Euclidean): the largest colour difference of the object between the videos;
+- `size_ratio` (x): the object's largest dimension after the violation over before (a growth or shrink, written
+  as a swap to a replacement object);
+- `window_time` (s): the length of the record's window, for violations whose size is a duration the states show
+  only as the window itself (kept last resort: the record and the states come from the same edit).
+
+A measure that cannot read its size (the object does not move after the onset, say) returns None, which fails
+the check with its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from voebench.generator.audit.findings import Finding
+
+if TYPE_CHECKING:
+    from voebench.generator.audit.video import Video
+
+#: frames after the onset over which a direction or speed is read (a chord, robust to one frame's noise)
+AFTER = 5
+#: relative tolerance every level gets on top of its leaf's absolute one
+REL_TOL = 0.02
+
+Measure = Callable[["Video", "Video", dict], "float | None"]
+
+
+def _window(v: Video, rec: dict) -> slice:
+    return slice(int(rec["first_frame"]), int(rec["last_frame"]) + 1)
+
+
+def displacement(v: Video, twin: Video, rec: dict) -> float | None:
+    name = rec["object"]
+    w = _window(v, rec)
+    if name not in twin.tracks:
+        return None
+    d = np.linalg.norm(v.tracks[name].position[w] - twin.tracks[name].position[w], axis=1)
+    return float(d.max()) if len(d) else None
+
+
+def _chord(v: Video, name: str, first: int) -> np.ndarray | None:
+    """The object's mean velocity over up to AFTER frames from `first` (m/s), or None if it does not move."""
+    pos = v.tracks[name].position
+    last = min(first + AFTER, len(pos) - 1)
+    if last <= first:
+        return None
+    vel = (pos[last] - pos[first]) * v.fps / (last - first)
+    return vel if np.linalg.norm(vel) > 1e-6 else None
+
+
+def direction(v: Video, twin: Video, rec: dict) -> float | None:
+    name, first = rec["object"], int(rec["first_frame"])
+    a, b = _chord(v, name, first), _chord(twin, name, first)
+    if a is None or b is None:
+        return None
+    cos = float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+    return float(np.degrees(np.arccos(np.clip(cos, -1.0, 1.0))))
+
+
+def speed_ratio(v: Video, twin: Video, rec: dict) -> float | None:
+    name, first = rec["object"], int(rec["first_frame"])
+    a, b = _chord(v, name, first), _chord(twin, name, first)
+    if a is None or b is None:
+        return None
+    return float(np.linalg.norm(a) / np.linalg.norm(b))
+
+
+def hold_time(v: Video, twin: Video, rec: dict) -> float | None:
+    name = rec["object"]
+    p, q = v.tracks[name].position, twin.tracks[name].position
+    still = np.linalg.norm(np.diff(p, axis=0), axis=1) < 1e-9
+    moving = np.linalg.norm(np.diff(q, axis=0), axis=1) > 1e-9
+    return float(np.count_nonzero(still & moving) / v.fps)
+
+
+def absence_time(v: Video, twin: Video, rec: dict) -> float | None:
+    name = rec["object"]
+    gone = ~v.tracks[name].visible & twin.tracks[name].visible
+    return float(np.count_nonzero(gone) / v.fps)
+
+
+def color_distance(v: Video, twin: Video, rec: dict) -> float | None:
+    name = rec["object"]
+    d = np.linalg.norm(v.tracks[name].color - twin.tracks[name].color, axis=1)
+    return float(d.max())
+
+
+def size_ratio(v: Video, twin: Video, rec: dict) -> float | None:
+    """The largest dimension of what stands in the object's place after the window over the object's own."""
+    name, last = rec["object"], int(rec["last_frame"])
+    own = v.tracks[name]
+    if last >= v.n_frames:
+        return None
+    first = int(rec["first_frame"])
+    after = [t for t in v.tracks.values() if t.visible[last] and t.name != name and not t.visible[:first].any()]
+    if own.visible[last] or len(after) != 1:
+        return None
+    return float(np.max(after[0].shape.dims) / np.max(own.shape.dims))
+
+
+def window_time(v: Video, twin: Video, rec: dict) -> float | None:
+    return float((int(rec["last_frame"]) - int(rec["first_frame"]) + 1) / v.fps)
+
+
+MEASURES: dict[str, Measure] = {
+    "displacement": displacement,
+    "direction": direction,
+    "speed_ratio": speed_ratio,
+    "hold_time": hold_time,
+    "absence_time": absence_time,
+    "color_distance": color_distance,
+    "size_ratio": size_ratio,
+    "window_time": window_time,
+}
+
+
+def check_level(v: Video, twin: Video | None) -> list[Finding]:
+    """`violation_level`: the size measured from the states equals the declared level, within the leaf's
+    tolerance or REL_TOL of the level, whichever is larger."""
+    rec = v.violation
+    if rec is None or rec.get("level") is None:
+        return []
+    level, measure = float(rec["level"]), str(rec.get("measure", ""))
+    name = str(rec.get("object"))
+    if measure not in MEASURES:
+        return [Finding("violation_level", name, [], f"unknown measure {measure!r} for a level {level:g}")]
+    if twin is None:
+        return []  # the caller reports the check as skipped
+    got = MEASURES[measure](v, twin, rec)
+    unit = rec.get("unit", "")
+    if got is None:
+        why = f"{measure} cannot be read from the states (declared {level:g} {unit})"
+        return [Finding("violation_level", name, [], why)]
+    tol = max(float(rec.get("tol", 0.0)), REL_TOL * abs(level))
+    if abs(got - level) > tol:
+        return [
+            Finding(
+                "violation_level",
+                name,
+                [],
+                f"declared level {level:g} {unit}, measured {got:.4g} {unit} by {measure} (tolerance {tol:.3g})",
+            )
+        ]
+    return []
