@@ -366,6 +366,10 @@ def cmd_params(args) -> int:
     for t in tests:
         space = suite.space(t).override(overrides.get(t, {}))
         print("\n".join(space_yaml(f"{suite.name}/{t}", space.tree)))
+        binary = getattr(suite.module(t), "BINARY", None)
+        binary = binary.get(t) if isinstance(binary, dict) else binary
+        if binary:
+            print(f"  # violation: binary, no size to grade or sweep: {binary}")
     return 0
 
 
@@ -373,7 +377,7 @@ def space_yaml(name: str, tree: dict, indent: str = "") -> list[str]:
     """A space as YAML (one leaf a line, in declaration order) with each leaf's domain as a comment."""
     import yaml
 
-    from voebench.generator.params import Dist
+    from voebench.generator.params import Dist, Level
 
     def scalar(value) -> str:
         text = yaml.safe_dump(value, default_flow_style=True, width=10**6).strip()
@@ -387,7 +391,14 @@ def space_yaml(name: str, tree: dict, indent: str = "") -> list[str]:
         value = leaf.describe() if isinstance(leaf, Dist) else (list(leaf) if isinstance(leaf, tuple) else leaf)
         line = f"{indent}  {scalar(key)}: {scalar(value)}"
         domain = getattr(leaf, "domain", None)
-        lines.append(f"{line:<44}  # {domain}" if domain is not None else line)
+        if isinstance(leaf, Level):
+            note = (
+                f"graded violation in {leaf.unit}: {leaf.what}; 0 < level <= {leaf.hi:g} (0: the plausible twin, "
+                f"a --sweep level); default: {leaf.default}"
+            )
+            lines.append(f"{line:<44}  # {note}")
+        else:
+            lines.append(f"{line:<44}  # {domain}" if domain is not None else line)
     return lines
 
 
