@@ -167,6 +167,18 @@ def register(subparsers) -> None:
         help="a run whose samples hold incomplete pairs is refused; with this, only complete pairs "
         "are scored (the number dropped is printed and kept in results.json)",
     )
+    r.add_argument(
+        "--psychometric",
+        metavar="DIR",
+        help="also fit psychometric curves of the graded tests (issue 24) of all the runs together: per test a "
+        "table and one figure with every run on the same axes, in DIR (docs/psychometrics.md)",
+    )
+    r.add_argument(
+        "--psychometric-boot",
+        type=_non_negative("--psychometric-boot"),
+        default=1000,
+        help="bootstrap draws over trials per psychometric fit (0: no intervals; default 1000)",
+    )
     r.set_defaults(func=cmd_report)
 
     x = subparsers.add_parser(
@@ -365,6 +377,10 @@ def cmd_report(args) -> int:
 
     for run in args.runs:  # every run is checked before any report is rewritten
         _check_run(run)
+    if args.psychometric:
+        from voebench.evaluate.psychometrics.report import MARKS  # noqa: PLC0415
+
+        checks.check_out_folder(args.psychometric, MARKS, flag="--psychometric")
     summaries = []
     for run in args.runs:
         if surprise_report.is_surprise_run(run):  # a world-model run: its own tables (no questions)
@@ -385,7 +401,24 @@ def cmd_report(args) -> int:
         if not report_mod.plot_comparison(summaries, args.compare, args.suite):
             raise UsageError("--compare: no yes/no questions in the runs to compare")
         print(f"comparison chart -> {args.compare}", file=sys.stderr)
+    if args.psychometric:
+        _psychometric_report(args.runs, args.psychometric, args.psychometric_boot)
     return 0
+
+
+def _psychometric_report(runs: list[str], out: str, n_boot: int) -> None:
+    """`report --psychometric DIR`: every run's responses per graded test, fitted and drawn together."""
+    from voebench.evaluate.psychometrics import report as psych_report  # noqa: PLC0415
+    from voebench.evaluate.psychometrics.responses import load_run  # noqa: PLC0415
+
+    res = psych_report.write([load_run(run) for run in runs], out, n_boot=n_boot)
+    sys.stdout.write(res["markdown"])
+    figures = sum(1 for t in res["tests"] if t.get("figure"))
+    print(
+        f"psychometric report: {len(res['tests'])} graded test(s), {len(res['skipped'])} skipped, {figures} "
+        f"figure(s) -> {os.path.join(out, psych_report.MARKDOWN)}",
+        file=sys.stderr,
+    )
 
 
 def _check_run(run: str) -> None:

@@ -457,6 +457,7 @@ def whole_pair_records(records: list[dict], complete_pairs_only: bool, where: st
                 "pair_id": r["pair_id"],
                 "condition": r.get("condition"),
                 "pair_conditions": r.get("pair_conditions"),
+                "sweep_rank": r.get("sweep_rank"),  # a swept trial's violated videos: implausible-<rank>
             }
     bad = pairs.incomplete_pairs(videos.values())
     if bad and not complete_pairs_only:

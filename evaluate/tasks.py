@@ -70,6 +70,7 @@ class Sample:
     question: str = ""  # the scored question's text as in the manifest
     meta: dict | None = None  # what a question set's own metrics group by (NEWTON: track, attribute, position...)
     violation_level: float | None = None  # the violation's size in its test's unit (0: the plausible twin), if recorded
+    sweep_rank: int | None = None  # a swept trial's violated video: its level's rank (its place `implausible-<rank>`)
 
     def record(self) -> dict:
         """JSON-ready description (no absolute paths: those depend on where the set lives)."""
@@ -214,6 +215,7 @@ def _base(e: dict, p: dict, strategy: str, turns: list[Turn]) -> Sample:
         question=p["text"],
         meta=p.get("meta"),
         violation_level=e.get("violation_level"),
+        sweep_rank=e.get("sweep_rank"),
     )
 
 

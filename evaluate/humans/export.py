@@ -50,6 +50,11 @@ CSV_COLUMNS = (
     "valid",
     "correct",
     "rt_ms",
+    "rt_start_ms",
+    "rt_valid",
+    "reloads",
+    "server_ms",
+    "response_key",
     "video_played",
     "video_error",
     "replays",
@@ -134,6 +139,7 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
                 "test": entry.get("test"),
                 "condition": entry.get("condition"),
                 "pair_id": entry.get("pair_id"),
+                "violation_level": entry.get("violation_level"),
                 "twin_order": t.get("twin_order"),
                 "truth": t.get("truth"),
                 "expect": t.get("expect"),
@@ -141,7 +147,7 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
                 "parsed": parsed,
                 "valid": valid,
                 "correct": correct,
-                "rt_ms": r["rt_ms"],
+                **timing(r),
                 "video_played": media.get("played"),
                 "video_error": media.get("error"),
                 "replays": media.get("replays"),
@@ -190,6 +196,22 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
     return {"answers": len(answers), "samples": len(samples), "participants": len(people), "excluded": len(excluded)}
 
 
+def timing(r: dict) -> dict:
+    """An answer's times (store.py, Timing): rt_ms from the video's end and rt_start_ms from its first frame, as
+    the page measured them; rt_valid only where the trial was shown once (a reload restarts the page's clock and
+    the video; None for answers stored before views were counted); reloads; server_ms from the first showing to
+    the answer on the server's clock (spans reloads; includes the video and the network)."""
+    views, shown, at = r.get("views"), r.get("first_shown_at"), r.get("answered_at")
+    return {
+        "rt_ms": r["rt_ms"],
+        "rt_start_ms": r.get("rt_start_ms"),
+        "rt_valid": None if views is None else views == 1,
+        "reloads": None if views is None else max(views - 1, 0),
+        "server_ms": round((at - shown) * 1000) if shown is not None and at is not None else None,
+        "response_key": r.get("response_key"),
+    }
+
+
 def _set_info(info: dict) -> dict:
     """The study's record of its set for run.json: the fingerprint and how many files were hashed, not every hash
     (those stay in the study)."""
@@ -227,6 +249,9 @@ def _samples(rows: list[dict], excluded: set, design: dict) -> list[dict]:
                 "index": e["index"],
                 "pair_id": e["pair_id"],
                 "pair_conditions": e["pair_conditions"],
+                "sweep_rank": e.get("sweep_rank"),  # issue 24: a swept trial's violated video (implausible-<rank>)
+                "violation_level": e.get("violation_level"),  # None where the study's entry has none: the report
+                # then looks the level up in the set (psychometrics/responses.py)
                 "test_number": e["test_number"],
                 "choices": None,
                 "observation": None,
@@ -241,6 +266,7 @@ def _samples(rows: list[dict], excluded: set, design: dict) -> list[dict]:
                 "responses": [str(r["answer"])],
                 "rating": r["answer"] if t["response"] == "slider" else None,
                 "rt_ms": r["rt_ms"],
+                "rt_valid": timing(r)["rt_valid"],
                 "parsed": parsed,
                 "valid": valid,
                 "correct": correct,

@@ -4,7 +4,12 @@
   or ("onset", voebench only) the mean over the windows that contain the pair's onset frame: the moment the two
   videos start to differ. "avg" and "max" also weigh how much is left to predict after the violation (a video
   whose object vanished has less motion to predict); "onset" looks only where the violation happens.
-- Relative accuracy: share of pairs whose violated video is the more surprising one (a tie counts one half);
+- Pairs and comparisons: a pair_id with one plausible video and one violated video is one comparison; a swept
+  trial (issue 24: one plausible video and one violated video per violation level, all sharing the pair_id) gives
+  one comparison per violated video, each against the plausible twin. Comparisons of one pair_id are resampled
+  together (the pair is the cluster), and the plausible video is counted once where videos are counted (AUROC,
+  absolute accuracy). For two-video pairs nothing changes.
+- Relative accuracy: share of comparisons whose violated video is the more surprising one (a tie counts one half);
   chance 50%. Bootstrap 95% interval (evaluate/uncertainty.py, percentile, fixed seed): per test over its pairs;
   for a suite over tests, then pairs within tests, since pairs of one test share its scene and its difficulty
   (issue 23, 16 tests x 4 pairs: resampling pairs alone gave [25, 48] for Level 2, tests then pairs [23, 52]).
@@ -56,13 +61,37 @@ def video_score(rec: dict, context: int, agg: str) -> float:
     return float(np.mean(s) if agg == "avg" else np.max(s))
 
 
-def complete_pairs(records: list[dict]) -> dict[str, tuple[dict, dict]]:
-    """pair_id -> (plausible record, violated record), for pairs with exactly one of each."""
-    by: dict[str, dict[bool, dict]] = defaultdict(dict)
+def _level_key(r: dict) -> tuple[float, str]:
+    """Violated videos of one trial in order of their level (a sweep's ids end in -1, -2, ..., -10: by id alone
+    -10 would come before -2), then by id."""
+    level = r.get("violation_level")
+    return (float(level) if level is not None else 0.0, str(r.get("id", "")))
+
+
+def comparisons(records: list[dict]) -> list[tuple[dict, dict]]:
+    """(plausible record, violated record) for every violated video whose pair_id has a plausible video: one per
+    pair, or for a swept trial one per violated video (in order of level); pairs in order of pair_id. A pair_id
+    with several plausible records keeps the last, as before sweeps."""
+    by: dict[str, tuple[dict[bool, dict], list[dict]]] = defaultdict(lambda: ({}, []))
     for r in records:
         if r.get("pair_id"):
-            by[r["pair_id"]][bool(r["plausible"])] = r
-    return {pid: (d[True], d[False]) for pid, d in sorted(by.items()) if True in d and False in d}
+            plausible, violated = by[r["pair_id"]]
+            if r["plausible"]:
+                plausible[True] = r
+            else:
+                violated.append(r)
+    return [
+        (plausible[True], v)
+        for _pid, (plausible, violated) in sorted(by.items())
+        if True in plausible
+        for v in sorted(violated, key=_level_key)
+    ]
+
+
+def complete_pairs(records: list[dict]) -> dict[str, tuple[dict, dict]]:
+    """pair_id -> (plausible record, violated record), for pairs with a video of each; a swept trial is
+    represented by its largest level (all of its comparisons: `comparisons`)."""
+    return {p["pair_id"]: (p, v) for p, v in comparisons(records)}
 
 
 def relative_outcomes(pairs: list[tuple[dict, dict]], context: int, agg: str) -> np.ndarray:
@@ -98,16 +127,22 @@ def auroc(positive, negative) -> float:
     return float((gt + 0.5 * eq) / (len(pos) * len(neg)))
 
 
+def _plausible_once(pairs: list[tuple[dict, dict]]) -> list[dict]:
+    """The plausible records of `pairs`, each once (a swept trial's plausible twin is in several comparisons)."""
+    return list({p["pair_id"]: p for p, _v in pairs}.values())
+
+
 def absolute_accuracy(pairs: list[tuple[dict, dict]], context: int, agg: str, quantile: float = 0.9) -> float:
-    if len(pairs) < 2:
+    """Mean of the accuracy on plausible videos (each once) and on violated videos, each judged against the
+    threshold of the other pairs' plausible videos (a swept trial's violated videos all leave their pair out)."""
+    plausible = _plausible_once(pairs)
+    if len(plausible) < 2:
         return float("nan")
-    plaus = np.array([video_score(p, context, agg) for p, _ in pairs])
-    viol = np.array([video_score(v, context, agg) for _, v in pairs])
-    ok_p, ok_v = [], []
-    for i in range(len(pairs)):
-        thr = float(np.quantile(np.delete(plaus, i), quantile))
-        ok_p.append(plaus[i] <= thr)
-        ok_v.append(viol[i] > thr)
+    plaus = np.array([video_score(p, context, agg) for p in plausible])
+    row = {p["pair_id"]: i for i, p in enumerate(plausible)}
+    thr = [float(np.quantile(np.delete(plaus, i), quantile)) for i in range(len(plausible))]
+    ok_p = [plaus[i] <= thr[i] for i in range(len(plausible))]
+    ok_v = [video_score(v, context, agg) > thr[row[p["pair_id"]]] for p, v in pairs]
     return 0.5 * (float(np.mean(ok_p)) + float(np.mean(ok_v)))
 
 
@@ -147,7 +182,7 @@ def test_scores(
         for agg in AGGREGATES:
             o = relative_outcomes(pairs, c, agg)
             pos = [video_score(v, c, agg) for _, v in pairs]
-            neg = [video_score(p, c, agg) for p, _ in pairs]
+            neg = [video_score(p, c, agg) for p in _plausible_once(pairs)]
             iv = relative_interval(pairs, o, n_boot, by_test)
             row[agg] = {
                 "relative": float(o.mean()) if len(o) else float("nan"),
@@ -163,7 +198,8 @@ def test_scores(
 
     best = {agg: best_for(agg) for agg in AGGREGATES}
     return {
-        "pairs": len(pairs),
+        "pairs": len({p["pair_id"] for p, _v in pairs}),
+        "comparisons": len(pairs),
         "by_context": per_c,
         "fixed_context": fixed,
         "fixed": {agg: per_c[str(fixed)][agg] for agg in AGGREGATES},
@@ -175,10 +211,11 @@ def test_scores(
 
 def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, quantile: float = 0.9) -> dict:
     """Per test and per suite (all pairs of the suite pooled) scores; chance levels."""
-    pairs = complete_pairs(records)
+    compared = comparisons(records)
+    pairs = {p["pair_id"] for p, _v in compared}
     by_test: dict[tuple[str, str], list] = defaultdict(list)
     by_suite: dict[str, list] = defaultdict(list)
-    for pv in pairs.values():
+    for pv in compared:
         by_test[(pv[0]["suite"], pv[0]["test"])].append(pv)
         by_suite[pv[0]["suite"]].append(pv)
     tests = [
@@ -197,6 +234,7 @@ def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, q
         "threshold_quantile": quantile,
         "videos": len(records),
         "pairs": len(pairs),
+        "comparisons": len(compared),
         "videos_without_twin": unpaired,
         "tests": tests,
         "suites": suites,

@@ -49,6 +49,7 @@ def video_items(manifest, entries: list[dict]) -> list[dict]:
                 "pair_id": e.get("pair_id"),
                 "condition": str(e.get("condition", "")),
                 "plausible": is_plausible(str(e.get("condition", ""))),
+                "violation_level": e.get("violation_level"),  # issue 24: the psychometric report's level
                 "onset": int(v["first_frame"]) if v else None,
                 "violation_window": [int(v["first_frame"]), int(v["last_frame"])] if v else None,
                 "hidden": bool(v.get("hidden")) if v else None,
