@@ -197,6 +197,8 @@ def entry_fields(e: dict) -> dict:
         "pair_id": e.get("pair_id"),
         "pair_conditions": list(pairs.expected_conditions(e) or []) or None,
         "test_number": e.get("test_number"),
+        "width": e.get("width"),  # the video's size: the page sizes its box to this aspect ratio
+        "height": e.get("height"),
         "question": str(plausibility_prompt(e)["text"]),  # type: ignore[index]
     }
 
@@ -209,6 +211,21 @@ def _attention(rng: random.Random, d: Design) -> dict:
     answer = rng.choice(("yes", "no"))
     question = f"Attention check: please answer “{answer.capitalize()}” to this question."
     return {"phase": "attention", "response": "yesno", "question": question, "expect": answer}
+
+
+def attention_videos(trials: list[dict], rng: random.Random) -> None:
+    """Give each attention check a video, so it looks like any other trial (issue 25, defect 8: checks without a
+    video tested reading, not watching). The video is one the participant has already seen earlier in the
+    session, so it adds no judgement and never shows a new twin: a practice/familiarization video where there is
+    one (never judged), else an earlier judged one; seeded by the participant."""
+    for i, t in enumerate(trials):
+        if t["phase"] != "attention":
+            continue
+        before = [s for s in trials[:i] if s.get("video") and s["phase"] != "attention"]
+        pool = [s for s in before if s["phase"] == "practice"] or before
+        if pool:
+            shown = rng.choice(pool)
+            t.update(video_id=shown["video_id"], video=shown["video"], entry=shown.get("entry"))
 
 
 def pair_key(e: dict) -> str:
@@ -360,6 +377,7 @@ def plan(d: Design, main: list[dict], held: list[dict]) -> list[list[dict]]:
         trials = _familiarization(rng, d, practice, held, judged, {e["id"] for e in mine}) + seq
         for i, t in enumerate(trials):
             t["position"] = i
+        attention_videos(trials, random.Random(f"{participant_seed(d.seed, p)}/attention"))
         for t in trials:  # the repeated trial by position, now that positions exist
             if isinstance(t.get("repeat_of"), dict):
                 t["repeat_of"] = t["repeat_of"]["position"]

@@ -8,6 +8,7 @@ Routes (TOKEN = the participant's link; every API call acts on that participant 
     POST /api/TOKEN/consent            {"consent": true|false}
     POST /api/TOKEN/instructions       {}
     POST /api/TOKEN/answer             {"position": n, "answer": "yes"|"no"|0..100|"continue", "rt_ms": n,
+                                        "rt_start_ms": n, "key": "f"|"j"|"Enter"|null,
                                         "media": {"played": bool, "error": bool, "replays": n}}
     GET  /api/TOKEN/video/POSITION     the video of a trial the participant has reached (range requests)
     GET  /static/...                   app.js, style.css
@@ -137,6 +138,19 @@ def _position(value) -> int:
     return value
 
 
+#: The longest time a page may report (a day): longer is a broken clock, not a response.
+MAX_MS = 24 * 3600 * 1000
+_KEY = re.compile(r"^[A-Za-z]{1,16}$")
+
+
+def _ms(data: dict, name: str) -> int | None:
+    """A duration in whole milliseconds, 0..MAX_MS, or None (type checked by read_json)."""
+    value = data.get(name)
+    if value is not None and not 0 <= value <= MAX_MS:
+        raise Refused(400, f"{name} out of range")
+    return value
+
+
 def _media(value) -> dict | None:
     """{played: bool, error: bool, replays: 0..MAX_REPLAYS}, each optional; exact types (JSON true is no count)."""
     if value is None:
@@ -161,7 +175,8 @@ def create_app(study: Study, set_root: str) -> Starlette:
         return FileResponse(os.path.join(STATIC, "index.html"), media_type="text/html")
 
     async def state(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(study.state, _token(request)))
+        # the page asks for the state only to show it: a trial returned here counts as shown (store.Study.state)
+        return JSONResponse(await run_in_threadpool(study.state, _token(request), True))
 
     async def consent(request: Request) -> Response:
         token = _token(request)
@@ -183,15 +198,18 @@ def create_app(study: Study, set_root: str) -> Starlette:
                 "position": (int,),
                 "answer": (str, int),
                 "rt_ms": (int, type(None)),
+                "rt_start_ms": (int, type(None)),
+                "key": (str, type(None)),
                 "media": (dict, type(None)),
             },
         )
         position = _position(data["position"])
-        rt = data.get("rt_ms")
-        if rt is not None and not 0 <= rt <= 24 * 3600 * 1000:
-            raise Refused(400, "rt_ms out of range")
+        rt, rt0 = _ms(data, "rt_ms"), _ms(data, "rt_start_ms")
+        key = data.get("key")
+        if key is not None and not _KEY.match(key):
+            raise Refused(400, "key must be a key name of 1..16 letters")
         media = _media(data.get("media"))
-        ack = await run_in_threadpool(study.answer, token, position, data["answer"], rt, media)
+        ack = await run_in_threadpool(study.answer, token, position, data["answer"], rt, media, rt0, key)
         return JSONResponse(ack)
 
     async def video(request: Request) -> Response:

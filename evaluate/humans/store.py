@@ -6,6 +6,16 @@ fsynced) when COMMIT returns; the server acknowledges an answer only after that,
 is saved survives a kill -9 of the server or a power cut. Each answer is its own transaction.
 
 No personal data: a participant is a random token and a number; no name, address, IP or browser string is stored.
+
+Timing (issue 25, defect 9): the page measures each response from the end of the video (`rt_ms`, when the answer
+unlocks) and from its first frame (`rt_start_ms`), and says which key gave it (`response_key`, None for a click).
+The server counts how often each trial was shown (`views`: every `GET state` that returns it, i.e. every page
+load) and when it was first shown (`first_shown_at`). A trial shown more than once was reloaded: the page's clock
+restarted and the video played again, so its RTs are not comparable (export: `rt_valid` false, `reloads`); the
+server's own time from the first showing to the answer (`server_ms`, the original time base) is kept.
+
+Schema: version SCHEMA_VERSION; a study file of an older version is migrated when opened (columns added, its old
+answers keep NULL where nothing was measured); a newer one is refused.
 """
 
 from __future__ import annotations
@@ -33,8 +43,17 @@ CREATE TABLE IF NOT EXISTS participants (
 CREATE TABLE IF NOT EXISTS trials (
     token TEXT NOT NULL REFERENCES participants(token), position INTEGER NOT NULL, spec TEXT NOT NULL,
     answer TEXT, rt_ms INTEGER, media TEXT, answered_at REAL,
+    rt_start_ms INTEGER, response_key TEXT, views INTEGER, first_shown_at REAL,
     PRIMARY KEY (token, position));
 """
+#: 1: the first schema; 2: rt_start_ms, response_key, views, first_shown_at (issue 25, defect 9).
+SCHEMA_VERSION = 2
+#: Columns added after version 1, with their types (the migration adds them to an older study file).
+_ADDED = {"rt_start_ms": "INTEGER", "response_key": "TEXT", "views": "INTEGER", "first_shown_at": "REAL"}
+#: The answer keys of a yes/no trial (participants with an even number; odd numbers get them swapped, so the hand
+#: that answers "yes" is counterbalanced). Slider and watch trials are submitted with Enter.
+DEFAULT_KEYS = {"yes": "f", "no": "j"}
+SUBMIT_KEY = "Enter"
 
 
 class Refused(Exception):
@@ -76,6 +95,36 @@ class Study:
             self.meta = json.loads(self.con.execute("SELECT value FROM meta WHERE key='study'").fetchone()[0])
         except (sqlite3.DatabaseError, TypeError, ValueError) as e:
             raise UsageError(f"{path}: not a voebench study file ({e})") from None
+        self._migrate(path)
+
+    def _migrate(self, path: str) -> None:
+        """Bring an older study file to SCHEMA_VERSION (one transaction: columns added, nothing else changes);
+        refuse a file of a newer version, or one this user cannot write (one line each)."""
+        row = self.con.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        version = int(row[0]) if row else 1
+        if version > SCHEMA_VERSION:
+            self.con.close()
+            raise UsageError(
+                f"{path}: study schema {version} is newer than this voebench reads ({SCHEMA_VERSION}); upgrade voebench"
+            )
+        have = {r[1] for r in self.con.execute("PRAGMA table_info(trials)")}
+        missing = {k: v for k, v in _ADDED.items() if k not in have}
+        if version == SCHEMA_VERSION and not missing:
+            return
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+            for name, kind in missing.items():
+                self.con.execute(f"ALTER TABLE trials ADD COLUMN {name} {kind}")
+            self.con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            self.con.execute("COMMIT")
+        except sqlite3.DatabaseError as e:
+            if self.con.in_transaction:
+                self.con.execute("ROLLBACK")
+            self.con.close()
+            raise UsageError(
+                f"{path}: a study of schema {version} needs updating to {SCHEMA_VERSION} and the file cannot be "
+                f"written ({e})"
+            ) from None
 
     # -- creation -----------------------------------------------------------------------------------------------
     @staticmethod
@@ -92,12 +141,13 @@ class Study:
         con = _connect(tmp)
         con.executescript(_SCHEMA)
         con.execute("BEGIN IMMEDIATE")
-        con.execute("INSERT INTO meta VALUES ('study', ?)", (json.dumps(meta),))
+        con.execute("INSERT INTO meta VALUES ('study', ?)", (json.dumps({"keys": DEFAULT_KEYS, **meta}),))
+        con.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         for number, (trials, seed) in enumerate(zip(plans, seeds)):
             token = secrets.token_urlsafe(TOKEN_BYTES)
             con.execute("INSERT INTO participants (token, number, seed) VALUES (?, ?, ?)", (token, number, seed))
             con.executemany(
-                "INSERT INTO trials (token, position, spec) VALUES (?, ?, ?)",
+                "INSERT INTO trials (token, position, spec, views) VALUES (?, ?, ?, 0)",
                 [(token, t["position"], json.dumps(t)) for t in trials],
             )
         con.execute("COMMIT")
@@ -133,23 +183,56 @@ class Study:
         ).fetchone()
         return int(answered), int(total), (json.loads(row[0]) if row else None)
 
-    def state(self, token: str) -> dict:
-        """Where the participant is: consent, instructions, a trial (public fields only), done or declined."""
+    def state(self, token: str, shown: bool = False) -> dict:
+        """Where the participant is: consent, instructions, a trial (public fields only), done or declined.
+        `shown`: the page will show this trial (GET state): count the showing (see the module's Timing)."""
         with self.lock:
             number, consent, instructions_at, _ = self._participant(token)
             answered, total, spec = self._next(token)
+            if shown and consent and instructions_at is not None and spec is not None:
+                self._mark_shown(token, spec["position"])
         out: dict = {"answered": answered, "total": total}
         if consent is None:
             out["stage"] = "consent"
         elif not consent:
             out["stage"] = "declined"
         elif instructions_at is None:
-            out.update(stage="instructions", protocol=self.meta["design"]["protocol"], response=self._response())
+            out.update(
+                stage="instructions",
+                protocol=self.meta["design"]["protocol"],
+                response=self._response(),
+                keys=self.keys(number),
+            )
         elif spec is None:
             out["stage"] = "done"
         else:
-            out.update(stage="trial", trial=public_trial(spec))
+            out.update(stage="trial", trial=public_trial(spec, self.keys(number)))
         return out
+
+    def keys(self, number: int) -> dict[str, str]:
+        """Participant `number`'s answer keys: the study's, swapped for odd numbers (counterbalanced hands)."""
+        keys = dict(self.meta.get("keys") or DEFAULT_KEYS)
+        if number % 2 and {"yes", "no"} <= set(keys):
+            keys["yes"], keys["no"] = keys["no"], keys["yes"]
+        return keys
+
+    def _mark_shown(self, token: str, position: int) -> None:
+        """views += 1 and the first showing's time, in its own transaction with synchronous=NORMAL: written to the
+        log before returning (so it survives a kill -9 of the server) but not fsynced (a power cut may lose it; the
+        next answer's fsync covers it). Called with the lock held."""
+        self.con.execute("PRAGMA synchronous=NORMAL")
+        try:
+            self.con.execute("BEGIN IMMEDIATE")
+            self.con.execute(
+                "UPDATE trials SET views=COALESCE(views, 0) + 1, first_shown_at=COALESCE(first_shown_at, ?) "
+                "WHERE token=? AND position=?",
+                (time.time(), token, position),
+            )
+            self.con.execute("COMMIT")
+        finally:
+            if self.con.in_transaction:
+                self.con.execute("ROLLBACK")
+            self.con.execute("PRAGMA synchronous=FULL")
 
     def _response(self) -> str:
         return str(self.meta["design"]["response"])
@@ -177,11 +260,11 @@ class Study:
         with self.lock:
             rows = self.con.execute(
                 "SELECT p.number, p.seed, p.consent, p.finished_at, t.position, t.spec, t.answer, t.rt_ms, "
-                "t.media, t.answered_at FROM trials t JOIN participants p ON p.token = t.token "
-                "ORDER BY p.number, t.position"
+                "t.media, t.answered_at, t.rt_start_ms, t.response_key, t.views, t.first_shown_at "
+                "FROM trials t JOIN participants p ON p.token = t.token ORDER BY p.number, t.position"
             ).fetchall()
         out = []
-        for number, seed, consent, finished, position, spec, answer, rt, media, at in rows:
+        for number, seed, consent, finished, position, spec, answer, rt, media, at, rt0, key, views, shown in rows:
             out.append(
                 {
                     "participant": int(number),
@@ -194,6 +277,10 @@ class Study:
                     "rt_ms": rt,
                     "media": json.loads(media) if media else None,
                     "answered_at": at,
+                    "rt_start_ms": rt0,
+                    "response_key": key,
+                    "views": views,
+                    "first_shown_at": shown,
                 }
             )
         return out
@@ -233,12 +320,23 @@ class Study:
 
         self._write(go)
 
-    def answer(self, token: str, position: int, value, rt_ms: int | None, media: dict | None) -> dict:
+    def answer(
+        self,
+        token: str,
+        position: int,
+        value,
+        rt_ms: int | None,
+        media: dict | None,
+        rt_start_ms: int | None = None,
+        key: str | None = None,
+    ) -> dict:
         """Store the answer to trial `position`, which must be the participant's next one (a replayed or
-        out-of-order answer is refused). Returns feedback for practice trials, and whether the session is done."""
+        out-of-order answer is refused). `rt_ms`: from the video's end (the answer unlocking); `rt_start_ms`: from
+        its first frame; `key`: the key pressed (None: clicked), which must be the key of that answer. Returns
+        feedback for practice trials, and whether the session is done."""
 
         def go(con):
-            _, consent, instructions_at, _ = self._participant(token)
+            number, consent, instructions_at, _ = self._participant(token)
             if not consent or instructions_at is None:
                 raise Refused(409, "consent and read the instructions first")
             _, _, spec = self._next(token)
@@ -249,11 +347,21 @@ class Study:
                     raise Refused(409, f"trial {position} was already answered (a replayed answer)")
                 raise Refused(409, f"trial {position} is not the current trial ({spec['position']})")
             check_answer(spec, value)
+            check_key(spec, value, key, self.keys(number))
             now = time.time()
             cur = con.execute(
-                "UPDATE trials SET answer=?, rt_ms=?, media=?, answered_at=? "
+                "UPDATE trials SET answer=?, rt_ms=?, media=?, answered_at=?, rt_start_ms=?, response_key=? "
                 "WHERE token=? AND position=? AND answer IS NULL",
-                (json.dumps(value), rt_ms, json.dumps(media) if media else None, now, token, position),
+                (
+                    json.dumps(value),
+                    rt_ms,
+                    json.dumps(media) if media else None,
+                    now,
+                    rt_start_ms,
+                    key,
+                    token,
+                    position,
+                ),
             )
             if cur.rowcount != 1:  # cannot happen under the lock; never acknowledge what was not written
                 raise Refused(409, "the answer was not stored; reload the page")
@@ -279,16 +387,31 @@ def check_answer(spec: dict, value) -> None:
         raise Refused(400, 'answer must be "continue"')
 
 
-def public_trial(spec: dict) -> dict:
+def check_key(spec: dict, value, key: str | None, keys: dict[str, str]) -> None:
+    """A key-given answer must be the one that key stands for: this participant's yes/no key, or Enter."""
+    if key is None:
+        return
+    want = keys.get(value) if spec["response"] == "yesno" else SUBMIT_KEY
+    if key != want:
+        raise Refused(400, f"key {key!r} does not give this answer (expected {want!r})")
+
+
+def public_trial(spec: dict, keys: dict[str, str] | None = None) -> dict:
     """What the browser may know of a trial: no video id or path (the file name tells the condition), no truth,
-    not whether it is an attention check or a repeat (the question says what an attention check wants)."""
+    not whether it is an attention check or a repeat (the question says what an attention check wants). With it:
+    the video's width and height where the set gives them (the page sizes its box to that aspect ratio) and the
+    answer keys."""
     out = {
         "position": spec["position"],
         "practice": spec["phase"] == "practice",
         "response": spec["response"],
         "question": spec["question"],
         "video": bool(spec.get("video")),
+        "keys": dict(keys or DEFAULT_KEYS) if spec["response"] == "yesno" else {"submit": SUBMIT_KEY},
     }
+    entry = spec.get("entry") or {}
+    if spec.get("video") and isinstance(entry.get("width"), int) and isinstance(entry.get("height"), int):
+        out["size"] = [entry["width"], entry["height"]]
     if spec["response"] == "slider":
         out["labels"] = list(SLIDER_LABELS)
         out["max"] = SLIDER_MAX

@@ -50,6 +50,7 @@ function el(tag, attrs = {}, ...children) {
 }
 
 function show(kind, ...nodes) {
+  onKey = null;  // a page's keys end with it
   app.replaceChildren(...nodes);
   app.dataset.page = kind;  // which page is shown (tests and screenshots wait for it)
 }
@@ -61,7 +62,15 @@ function progress(answered, total) {
   document.getElementById("progress-text").textContent = total ? `${answered} / ${total}` : "";
 }
 
-async function load() {
+// One load at a time: a double click or a key and a click together must not fetch the state twice, since the
+// server counts each state that shows a trial as one showing of it (two would read as a reload).
+let loading = null;
+function load() {
+  if (!loading) loading = loadState().finally(() => { loading = null; });
+  return loading;
+}
+
+async function loadState() {
   let state;
   try {
     state = await call("state");
@@ -86,6 +95,7 @@ function showError(message) {
 }
 
 async function post(path, body) {
+  app.querySelectorAll("button").forEach((b) => { b.disabled = true; });  // one click, one request
   try {
     await call(path, body);
   } catch (e) {
@@ -109,19 +119,36 @@ function consentPage() {
     el("div", { class: "buttons" }, agree, decline));
 }
 
+// Keys: one listener for the whole page; each page sets `onKey` (show() clears it). Held keys (auto-repeat) and
+// shortcuts with Ctrl/Alt/Meta are ignored.
+let onKey = null;
+document.addEventListener("keydown", (e) => {
+  if (!onKey || e.repeat || e.ctrlKey || e.altKey || e.metaKey) return;
+  onKey(e);
+});
+
+// A key's column on the keyboard, left to right (QWERTY), so the answer buttons sit in the order of their keys.
+const COLUMNS = "qazwsxedcrfvtgbyhnujmikolp";
+const keyName = (k) => (k.length === 1 ? k.toUpperCase() : k);
+
+function keysText(keys) {
+  return `Press ${keyName(keys.yes)} for Yes and ${keyName(keys.no)} for No (or click).`;
+}
+
 function instructionsPage(state) {
   const start = el("button", { id: "start", class: "primary", text: "Start" });
   start.onclick = () => post("instructions", {});
   const task = state.response === "slider"
-    ? "After each video, move the slider to say how surprising what happened was, then press Continue."
-    : "After each video, answer the question with Yes or No.";
+    ? "After each video, move the slider to say how surprising what happened was (the arrow keys move it too), " +
+      "then press Continue or Enter."
+    : `After each video, answer the question with Yes or No. ${keysText(state.keys || { yes: "f", no: "j" })}`;
   const familiar = state.protocol === "avoe"
     ? "The first videos show how things normally behave: just watch them."
     : "The first videos are practice: you will be told the right answer.";
   show("instructions",
     el("h1", { text: "Instructions" }),
-    el("p", { text: "Each video plays once by itself; you can play it again. The answer buttons unlock when the " +
-      "video has finished." }),
+    el("p", { text: "Each video plays once by itself; you can play it again. The answer unlocks when the " +
+      "video has finished. The Full screen button makes the video as large as your screen allows." }),
     el("p", { text: task }),
     el("p", { text: familiar }),
     el("p", { text: "Some questions check that you are paying attention: they say exactly which answer to give." }),
@@ -129,42 +156,99 @@ function instructionsPage(state) {
     el("div", { class: "buttons" }, start));
 }
 
+function fullscreenButton() {
+  // The whole page goes full screen (not the video element, whose native fullscreen shows seekable controls), so
+  // the question and the answer keys stay in view and full screen lasts from one trial to the next.
+  const root = document.documentElement;
+  if (!document.fullscreenEnabled || !root.requestFullscreen) return null;
+  const b = el("button", { id: "fullscreen", type: "button" });
+  const label = () => { b.textContent = document.fullscreenElement ? "Exit full screen" : "Full screen"; };
+  label();
+  document.addEventListener("fullscreenchange", label);
+  b.onclick = () => (document.fullscreenElement ? document.exitFullscreen() : root.requestFullscreen())
+    .catch(() => {});  // refused (e.g. by the browser's policy): the page still works in the window
+  return b;
+}
+
+// The video's box: as large as the window allows at the video's own aspect ratio (from the set's width and height,
+// else from the file once its size is known). No controls: the participant cannot seek ahead.
+function videoStage(trial, media, timing, unlock) {
+  const video = el("video", { id: "video", autoplay: "", muted: "", playsinline: "", preload: "auto",
+    disablepictureinpicture: "", controlslist: "nodownload nofullscreen noremoteplayback" });
+  video.muted = true;  // browsers autoplay only muted videos
+  const ratio = (w, h) => { if (w > 0 && h > 0) video.style.setProperty("--ar", String(w / h)); };
+  if (trial.size) ratio(trial.size[0], trial.size[1]);
+  video.addEventListener("loadedmetadata", () => { if (!trial.size) ratio(video.videoWidth, video.videoHeight); });
+  video.addEventListener("contextmenu", (e) => e.preventDefault());  // Chromium's menu offers "Show controls"
+  let furthest = 0;
+  let seekingAllowed = false;
+  video.addEventListener("timeupdate", () => { furthest = Math.max(furthest, video.currentTime); });
+  video.addEventListener("seeking", () => {
+    if (!seekingAllowed && video.currentTime > furthest + 0.25) video.currentTime = furthest;
+    seekingAllowed = false;
+  });
+  // the first frame on screen (requestVideoFrameCallback where the browser has it, else the "playing" event)
+  const firstFrame = (t) => { if (timing.start === null) timing.start = t; };
+  if (video.requestVideoFrameCallback) {
+    video.requestVideoFrameCallback((now, meta) => firstFrame(meta.presentationTime || now));
+  }
+  video.addEventListener("playing", (e) => { if (!video.requestVideoFrameCallback) firstFrame(e.timeStamp); });
+  video.addEventListener("ended", (e) => {
+    media.played = true;
+    if (timing.end === null) timing.end = e.timeStamp;
+    unlock();
+  });
+  video.addEventListener("error", (e) => {
+    media.error = true;
+    notice.textContent = "The video could not be played; please answer anyway (this answer is not scored).";
+    notice.hidden = false;
+    if (timing.end === null) timing.end = e.timeStamp;
+    unlock();
+  });
+  video.src = `/api/${encodeURIComponent(TOKEN)}/video/${trial.position}`;
+  const again = el("button", { id: "replay", type: "button", text: "Play again" });
+  again.onclick = () => { media.replays += 1; seekingAllowed = true; video.currentTime = 0; video.play(); };
+  const buttons = el("div", { class: "buttons" }, again);
+  const fs = fullscreenButton();
+  if (fs) buttons.append(fs);
+  return [el("div", { class: "stage" }, video), buttons];
+}
+
 function trialPage(trial) {
-  const started = performance.now();
+  // Times on the page's clock (performance.now(); events' timeStamp): when the trial appeared, the video's first
+  // frame and its end. rt_ms counts from the end (the answer unlocks then; from the page's appearance where there
+  // is no video), rt_start_ms from the first frame. A reload shows the trial again with a new clock: the server
+  // counts the showings and marks such an answer's times (store.py, Timing).
+  const timing = { shown: performance.now(), start: null, end: null };
   const media = { played: false, error: false, replays: 0 };
   const controls = [];
   let answered = false;
+  let unlocked = !trial.video;
 
   const hint = el("p", { class: "hint", id: "hint", text: "The answer unlocks when the video has finished." });
   const unlock = () => {
+    if (unlocked) return;
+    unlocked = true;
     controls.forEach((c) => { if (!c.dataset.waitMove) c.disabled = false; });
     hint.hidden = true;
+    const rating = document.getElementById("rating");
+    if (rating) rating.focus();  // the arrow keys move the slider at once
   };
   const nodes = [];
   if (trial.practice) nodes.push(el("span", { class: "badge", text: "Practice" }));
-  if (trial.video) {
-    const video = el("video", { id: "video", autoplay: "", muted: "", playsinline: "", preload: "auto" });
-    video.muted = true;  // browsers autoplay only muted videos
-    video.src = `/api/${encodeURIComponent(TOKEN)}/video/${trial.position}`;
-    video.addEventListener("ended", () => { media.played = true; unlock(); });
-    video.addEventListener("error", () => {
-      media.error = true;
-      notice.textContent = "The video could not be played; please answer anyway (this answer is not scored).";
-      notice.hidden = false;
-      unlock();
-    });
-    const again = el("button", { id: "replay", text: "Play again" });
-    again.onclick = () => { media.replays += 1; video.currentTime = 0; video.play(); };
-    nodes.push(video, el("div", { class: "buttons" }, again));
-  }
+  if (trial.video) nodes.push(...videoStage(trial, media, timing, unlock));
   nodes.push(el("p", { class: "question", id: "question", text: trial.question }));
 
-  async function send(value) {
-    if (answered) return;
+  async function send(value, key, stamp) {
+    if (answered || !unlocked) return;
     answered = true;
+    onKey = null;
     controls.forEach((c) => { c.disabled = true; });
     notice.hidden = true;
-    const body = { position: trial.position, answer: value, rt_ms: Math.round(performance.now() - started), media };
+    const from = trial.video ? timing.end : timing.shown;
+    const ms = (t0) => (t0 === null ? null : Math.max(0, Math.round(stamp - t0)));
+    const body = { position: trial.position, answer: value, rt_ms: ms(from), rt_start_ms: ms(timing.start),
+      key, media };
     let ack;
     try {
       ack = await call("answer", body);
@@ -177,13 +261,26 @@ function trialPage(trial) {
     return load();
   }
 
+  let keyHandler = null;
   if (trial.response === "yesno") {
-    const yes = el("button", { id: "yes", class: "primary", text: "Yes" });
-    const no = el("button", { id: "no", class: "primary", text: "No" });
-    yes.onclick = () => send("yes");
-    no.onclick = () => send("no");
+    const keys = trial.keys;
+    const yes = el("button", { id: "yes", class: "primary", "data-key": keys.yes });
+    const no = el("button", { id: "no", class: "primary", "data-key": keys.no });
+    yes.append("Yes ", el("kbd", { text: keyName(keys.yes) }));
+    no.append("No ", el("kbd", { text: keyName(keys.no) }));
+    yes.onclick = (e) => send("yes", null, e.timeStamp);
+    no.onclick = (e) => send("no", null, e.timeStamp);
     controls.push(yes, no);
-    nodes.push(el("div", { class: "buttons" }, yes, no));
+    const ordered = COLUMNS.indexOf(keys.yes) <= COLUMNS.indexOf(keys.no) ? [yes, no] : [no, yes];
+    nodes.push(el("div", { class: "buttons answers" }, ...ordered),
+      el("p", { class: "hint", id: "keys-hint", text: keysText(keys) }));
+    keyHandler = (e) => {
+      const k = e.key.toLowerCase();
+      if (k === keys.yes || k === keys.no) {
+        e.preventDefault();
+        send(k === keys.yes ? "yes" : "no", k, e.timeStamp);
+      }
+    };
   } else if (trial.response === "slider") {
     const input = el("input", { id: "rating", type: "range", min: "0", max: String(trial.max), value: String(trial.max / 2),
       "aria-label": "rating" });
@@ -196,18 +293,30 @@ function trialPage(trial) {
     input.addEventListener("input", () => {
       delete go.dataset.waitMove;
       moveHint.hidden = true;
-      if (!trial.video || media.played || media.error) go.disabled = false;
+      if (unlocked) go.disabled = false;
     });
-    go.onclick = () => { if (!go.dataset.waitMove) send(Number(input.value)); };
+    go.onclick = (e) => { if (!go.dataset.waitMove) send(Number(input.value), null, e.timeStamp); };
     controls.push(input, go);
     nodes.push(el("div", { class: "slider" }, input,
       el("div", { class: "ends" }, el("span", { text: trial.labels[0] }), el("span", { text: trial.labels[1] }))),
     moveHint, el("div", { class: "buttons" }, go));
+    keyHandler = (e) => {
+      if (e.key === trial.keys.submit && !go.dataset.waitMove) {
+        e.preventDefault();
+        send(Number(input.value), trial.keys.submit, e.timeStamp);
+      }
+    };
   } else {
     const go = el("button", { id: "continue", class: "primary", text: "Continue" });
-    go.onclick = () => send("continue");
+    go.onclick = (e) => send("continue", null, e.timeStamp);
     controls.push(go);
     nodes.push(el("div", { class: "buttons" }, go));
+    keyHandler = (e) => {
+      if (e.key === trial.keys.submit) {
+        e.preventDefault();
+        send("continue", trial.keys.submit, e.timeStamp);
+      }
+    };
   }
   if (trial.video) {
     controls.forEach((c) => { c.disabled = true; });
@@ -218,6 +327,7 @@ function trialPage(trial) {
   show(trial.practice ? "practice" : "trial", ...nodes);
   app.dataset.response = trial.response;
   app.dataset.position = String(trial.position);
+  onKey = (e) => { if (unlocked && !answered) keyHandler(e); };  // keys count only once the answer is unlocked
 }
 
 function feedbackPage(fb) {
@@ -228,6 +338,7 @@ function feedbackPage(fb) {
     el("p", { class: `feedback ${fb.correct ? "right" : "wrong"}`,
       text: `${fb.correct ? "Right" : "Not quite"}: what happened in this video ${what}.` }),
     el("div", { class: "buttons" }, next));
+  onKey = (e) => { if (e.key === "Enter") { e.preventDefault(); onKey = null; load(); } };
 }
 
 load();
