@@ -7,6 +7,8 @@ import os
 import sys
 from collections import Counter, defaultdict
 
+from voebench.generator.audit.sweep import CHECK as SWEEP_CHECK
+from voebench.generator.audit.sweep import sweep_findings
 from voebench.generator.audit.trial import VideoResult, audit_trial
 from voebench.parent_death import die_with_parent
 
@@ -21,7 +23,13 @@ def read_manifest(path: str) -> list[dict]:
 def _audit_group(args) -> list[VideoResult]:
     """Audit the videos of one trial of the set in `out_dir` (a top-level function: pool workers call it)."""
     out_dir, group = args
-    return audit_trial([(g, os.path.join(out_dir, g["states"])) for g in group])
+    results = audit_trial([(g, os.path.join(out_dir, g["states"])) for g in group])
+    sweep = sweep_findings(out_dir, group) if any(g.get("sweep_rank") for g in group) else {}
+    for r in results:  # a swept trial: its levels must differ visibly more and more (audit/sweep.py)
+        if r.id in sweep:
+            r.checks = r.checks + (SWEEP_CHECK,)
+            r.findings += sweep[r.id]
+    return results
 
 
 def audit_set(out_dir: str, progress: bool = False, workers: int | None = None) -> list[VideoResult]:
