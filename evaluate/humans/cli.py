@@ -68,6 +68,16 @@ def register(subparsers) -> None:
         default=None,
         help="grasp: a participant may judge both videos of a pair (order counterbalanced; avoe always does)",
     )
+    s.add_argument(
+        "--design",
+        choices=("auto", "standard", "constant-stimuli"),
+        default="auto",
+        help="constant-stimuli: for graded videos (a sweep): each participant judges every level of the trials "
+        "(or --per-participant videos), levels balanced per participant and over participants, in a random "
+        "order in blocks, never two videos of one trial back to back; the report fits psychometric curves per "
+        "participant and pooled. standard: the protocol's design above. auto (default): constant-stimuli when "
+        "the selection is a sweep (a trial with two or more violation levels), else standard",
+    )
     s.add_argument("--suite", action="append", help="only these suites (repeatable or comma-separated)")
     s.add_argument("--tests", action="append", help="only these tests")
     s.add_argument("--limit", type=_int_at_least(1, "--limit"), help="at most N videos per test (whole pairs)")
@@ -126,10 +136,16 @@ def cmd_serve(args) -> int:
         "tests": _split(args.tests),
         "limit": args.limit,
         "twins": args.twins,
+        "design": None if args.design == "auto" else args.design,
     }
-    from voebench.evaluate.humans.store import NAME  # noqa: PLC0415
+    from voebench.evaluate.humans.store import NAME, study_path  # noqa: PLC0415
 
     checks.check_out_folder(args.study, (NAME, NAME + "-*"), flag="--study")  # a new study, or this one reopened
+    if given["design"] is None and not os.path.exists(study_path(args.study)):  # auto, for a new study
+        from voebench.evaluate.humans.design import choose_design  # noqa: PLC0415
+        from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415
+
+        given["design"] = choose_design(load_manifest(args.set), given["suites"], given["tests"], args.limit)
     study = study_mod.open_or_create(args.set, args.study, args.protocol, args.participants, **given)
     n = len(study.tokens())
     if "check" not in study.meta["set"]:

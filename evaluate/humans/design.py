@@ -14,6 +14,14 @@ participants (counterbalanced) and is recorded per trial as `twin_order`.
 Both: attention checks with one unambiguous answer are mixed into the trials, and each participant's order comes
 from a seed derived from the study seed and the participant's number, recorded with the study.
 
+Design (`--design`): "standard" is the above. "constant-stimuli" (issue 24, for graded videos: a sweep's trials
+hold one plausible and several implausible videos, one per violation level) shows each participant several levels
+of each trial in a balanced random order: see constant_stimuli.py. Each participant judges every video unless
+`per_participant` says fewer (then `votes` is not required); twins are the point of it; practice and
+familiarization come from whole trials set aside (or AVoE training/validation videos), never from judged trials.
+A study made without a design (the API's default) is "standard"; the CLI's "auto" picks constant-stimuli when the
+selection is a sweep (`choose_design`).
+
 A trial is a plain dict (stored as JSON): position, phase (practice | main | attention | repeat), response
 (yesno | slider | watch), question, video_id/video (manifest id and path, never sent to the browser: the file
 name tells the condition), truth ("yes" = plausible / expected), expect (attention checks), repeat_of.
@@ -29,9 +37,11 @@ from dataclasses import asdict, dataclass, field
 
 from voebench.contract import pairs
 from voebench.errors import UsageError
+from voebench.evaluate.humans import constant_stimuli as cs
 from voebench.evaluate.tasks import Manifest, select
 
 PROTOCOLS = ("grasp", "avoe")
+DESIGNS = ("standard", cs.NAME)
 RESPONSES = ("yesno", "slider")
 
 #: Slider ratings run 0..100; the thumb starts at 50 and the page accepts no rating until it was moved, so a stored
@@ -67,6 +77,8 @@ class Design:
     #: unless asked). Where they do, which video of the pair comes first alternates over participants (recorded
     #: per trial as `twin_order`).
     twins: bool | None = None
+    #: "standard" or "constant-stimuli" (None: standard; the CLI resolves "auto" before the study is made).
+    design: str | None = None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -78,15 +90,20 @@ def default_design(protocol: str, participants: int, **given) -> Design:
         raise UsageError(f"--protocol {protocol}: choose one of {', '.join(PROTOCOLS)}")
     if participants < 1:
         raise UsageError("--participants must be at least 1")
+    constant = given.get("design") == cs.NAME
+    if given.get("design") not in (None, *DESIGNS):
+        raise UsageError(f"--design {given['design']}: choose one of auto, {', '.join(DESIGNS)}")
     base = (
-        {"votes": 3, "response": "yesno", "repeat_fraction": 0.0}
+        {"votes": None if constant else 3, "response": "yesno", "repeat_fraction": 0.0}
         if protocol == "grasp"
         else {"votes": None, "response": "slider", "repeat_fraction": 0.25}
     )
     base.update({k: v for k, v in given.items() if v is not None})
     d = Design(protocol=protocol, participants=participants, **base)
     if d.twins is None:
-        d.twins = protocol == "avoe"
+        d.twins = protocol == "avoe" or constant
+    if constant and not d.twins:
+        raise UsageError("--design constant-stimuli shows several levels of one trial to a participant: twins needed")
     if d.response not in RESPONSES:
         raise UsageError(f"--response {d.response}: choose one of {', '.join(RESPONSES)}")
     if protocol == "grasp" and d.response != "yesno":
@@ -114,6 +131,12 @@ def plausibility_prompt(entry: dict) -> dict | None:
 def human_question(prompt: dict) -> str:
     """The model's plausibility question without its instruction to the model ("Answer only with yes or no")."""
     return _ANSWER_ONLY.sub("", str(prompt["text"])).strip()
+
+
+def choose_design(manifest: Manifest, suites: list[str] | None, tests: list[str] | None, limit: int | None) -> str:
+    """`--design auto`: constant-stimuli when the selection is a sweep (a trial with two or more nonzero violation
+    levels), else standard."""
+    return cs.NAME if cs.is_sweep(select(manifest, suites, tests, limit)) else "standard"
 
 
 def eligible(manifest: Manifest, d: Design) -> tuple[list[dict], list[dict]]:
@@ -200,6 +223,14 @@ def entry_fields(e: dict) -> dict:
         "width": e.get("width"),  # the video's size: the page sizes its box to this aspect ratio
         "height": e.get("height"),
         "question": str(plausibility_prompt(e)["text"]),  # type: ignore[index]
+        # graded videos (issue 24): the level for the report's curves; a sweep's rank names the violated video of
+        # its trial (`implausible-<rank>`, as in pair_conditions), so the report sees whole trials
+        **(
+            {"violation_level": cs.level_of(e), "violation_unit": e.get("violation_unit")}
+            if cs.level_of(e) is not None
+            else {}
+        ),
+        **({"sweep_rank": e["sweep_rank"]} if e.get("sweep_rank") else {}),
     }
 
 
@@ -240,21 +271,23 @@ def _groups(entries: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def practice_split(d: Design, main: list[dict]) -> tuple[list[dict], list[dict]]:
+def practice_split(d: Design, main: list[dict], held: list[dict] | None = None) -> tuple[list[dict], list[dict]]:
     """GRASP: (practice videos, videos to judge). Practice gives the right answer, so its videos are set aside
     as whole pairs that no participant judges: pairs drawn (seeded) until there are ceil(familiarization / 2)
     plausible and as many implausible videos, or the pairs run out. AVoE (watch-only familiarization) and a
-    study without practice set nothing aside."""
-    if d.protocol != "grasp" or d.familiarization == 0:
+    study without practice set nothing aside, except a constant-stimuli AVoE study whose selection has no expected
+    training/validation video (`held`): its familiarization videos come from whole trials set aside, too."""
+    avoe_aside = d.design == cs.NAME and d.protocol == "avoe" and not any(_truth(e) == "yes" for e in held or [])
+    if (d.protocol != "grasp" and not avoe_aside) or d.familiarization == 0:
         return [], main
     groups = _groups(main)
     keys = sorted(groups)
     random.Random(f"{d.seed}/practice").shuffle(keys)
-    need = math.ceil(d.familiarization / 2)
+    need_yes, need_no = (d.familiarization, 0) if avoe_aside else (math.ceil(d.familiarization / 2),) * 2
     chosen: list[str] = []
     for key in keys:
         have = [_truth(e) for k in chosen for e in groups[k]]
-        if have.count("yes") >= need and have.count("no") >= need:
+        if have.count("yes") >= need_yes and have.count("no") >= need_no:
             break
         chosen.append(key)
     judged = [e for e in main if pair_key(e) not in chosen]
@@ -339,28 +372,46 @@ def _counterbalance(mine: list[dict], seen: dict[str, int]) -> dict[str, int]:
     return order_of
 
 
+def _trial_key(t: dict) -> str:
+    """The trial (pair) a study trial's video belongs to."""
+    return str((t.get("entry") or {}).get("pair_id") or t.get("video_id"))
+
+
 def plan(d: Design, main: list[dict], held: list[dict]) -> list[list[dict]]:
     """Every participant's trials, in order (participant number = list index). Deterministic in the design.
     `held`: AVoE train/validation videos (familiarization only). GRASP practice videos are set aside from `main`
-    first (practice_split); no participant sees both videos of a pair unless the design allows it (`twins`)."""
-    practice, judged = practice_split(d, main)
+    first (practice_split); no participant sees both videos of a pair unless the design allows it (`twins`).
+    A constant-stimuli design (constant_stimuli.py) assigns and orders the judged videos by level instead."""
+    constant = d.design == cs.NAME
+    if constant:
+        cs.check_graded(main)
+    practice, judged = practice_split(d, main, held)
+    if constant:  # practice shows the clearest violation of its trial: the largest level first
+        practice = sorted(practice, key=lambda e: -(cs.level_of(e) or 0.0))
+        if d.protocol == "avoe" and practice:  # familiarization from the set-aside trials' expected videos
+            held = practice
     n = len(judged)
     k = videos_per_participant(d, n)
-    order = deal_order(d, judged)
+    order = [] if constant else deal_order(d, judged)
+    assigned = cs.assign(judged, d.participants, k, d.seed) if constant else []
     n_pairs = len(_groups(judged))
     seen: dict[str, int] = {}
     plans = []
     for p in range(d.participants):
         rng = random.Random(participant_seed(d.seed, p))
-        mine = [order[(p * k + j) % n] for j in range(k)]
-        if not d.twins and len(_groups(mine)) < len(mine):
-            raise UsageError(
-                f"{k} videos per participant from {n_pairs} pairs: someone would judge both videos of a pair; each "
-                f"participant can see at most {n_pairs} (one per pair): raise --participants or lower "
-                "--per-participant, or pass --twins to show both (order counterbalanced)"
-            )
-        rng.shuffle(mine)
-        twin_order = _counterbalance(mine, seen)
+        if constant:
+            mine = cs.balanced_order(assigned[p], rng)
+            twin_order = cs.twin_order(mine)
+        else:
+            mine = [order[(p * k + j) % n] for j in range(k)]
+            if not d.twins and len(_groups(mine)) < len(mine):
+                raise UsageError(
+                    f"{k} videos per participant from {n_pairs} pairs: someone would judge both videos of a pair; "
+                    f"each participant can see at most {n_pairs} (one per pair): raise --participants or lower "
+                    "--per-participant, or pass --twins to show both (order counterbalanced)"
+                )
+            rng.shuffle(mine)
+            twin_order = _counterbalance(mine, seen)
         seq = [_main_trial(e, d) for e in mine]
         for t in seq:
             if t["video_id"] in twin_order:
@@ -370,6 +421,16 @@ def plan(d: Design, main: list[dict], held: list[dict]) -> list[list[dict]]:
         n_rep = round(d.repeat_fraction * len(mine))
         # a repeat comes at least one trial after its first showing, so the last trial is never repeated
         firsts = [t for t in seq[:-1] if t["phase"] == "main"]
+        if constant:  # a repeat, too, never comes right before or after a video of its trial: trials in a seeded
+            # order, each repeated where such a place exists, until n_rep are placed
+            placed = 0
+            for t in rng.sample(firsts, len(firsts)):
+                at = next(i for i, s in enumerate(seq) if s is t)
+                slot = cs.repeat_slot(seq, _trial_key(t), at + 2, rng, _trial_key) if placed < n_rep else None
+                if slot is not None:
+                    seq.insert(slot, {**t, "phase": "repeat", "repeat_of": t})
+                    placed += 1
+            firsts = []
         for t in rng.sample(firsts, min(n_rep, len(firsts))):
             at = next(i for i, s in enumerate(seq) if s is t)
             copy = {**t, "phase": "repeat", "repeat_of": t}

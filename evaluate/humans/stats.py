@@ -11,7 +11,9 @@
 - pair accuracy (ratings): share of (participant, pair) where the surprising video was rated more surprising
   than the expected one (AVoE's relative measure);
 - per-video accuracy, flagging videos most people get wrong (a stimulus to inspect), listed by how unlikely that
-  is for a video as easy as the rest of its test.
+  is for a video as easy as the rest of its test;
+- psychometric curves, where the videos carry violation levels (a constant-stimuli study of a sweep): per test,
+  pooled and per participant (curves.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from collections import defaultdict
 import numpy as np
 
 from voebench.evaluate import uncertainty
+from voebench.evaluate.humans import curves
 
 ANSWERS = "answers.jsonl"
 SPLITS = 200
@@ -258,6 +261,7 @@ def summarize(run_dir: str, records: list[dict], info: dict) -> dict:
         "videos": videos,
         "flagged": [v for v in videos if v["flagged"]],
         "flag_rule": f"accuracy < {FLAG_BELOW} with at least {FLAG_MIN_ANSWERS} answers",
+        "psychometric": curves.curves(scored),
     }
 
 
@@ -331,4 +335,4 @@ def markdown(h: dict) -> str:
             lines.append(f"| {v['video_id']} | {v['truth']} | {v['n']} | {_f(v['acc'], True)} | {p} |")
         if len(h["flagged"]) > 50:
             lines.append(f"\n({len(h['flagged']) - 50} more in results.json, `humans.flagged`)")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + curves.markdown(h.get("psychometric"))
