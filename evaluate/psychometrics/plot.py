@@ -13,8 +13,13 @@ from voebench.evaluate.psychometrics.fitting import Fit
 from voebench.evaluate.psychometrics.table import LevelRow
 
 
-def plot_test(curves: Mapping[str, tuple[Fit, list[LevelRow]]], path: str, title: str = "", unit: str = "",
-              ylabel: str = "proportion noticed") -> str:
+def plot_test(
+    curves: Mapping[str, tuple[Fit, list[LevelRow]]],
+    path: str,
+    title: str = "",
+    unit: str = "",
+    ylabel: str = "proportion noticed",
+) -> str:
     """Draw `curves` (scorer name -> (fit, level table)) to `path`; returns the path."""
     try:
         import matplotlib  # noqa: PLC0415
@@ -32,12 +37,20 @@ def plot_test(curves: Mapping[str, tuple[Fit, list[LevelRow]]], path: str, title
         color = f"C{i % 10}"
         xs = np.array([r.level for r in rows if r.proportion is not None])
         ps = np.array([r.proportion for r in rows if r.proportion is not None])
-        err = np.array([[r.proportion - r.lo, r.hi - r.proportion] if r.lo is not None and r.hi is not None
-                        else [0.0, 0.0] for r in rows if r.proportion is not None]).T.reshape(2, -1)
+        err = np.array(
+            [
+                [r.proportion - r.lo, r.hi - r.proportion] if r.lo is not None and r.hi is not None else [0.0, 0.0]
+                for r in rows
+                if r.proportion is not None
+            ]
+        ).T.reshape(2, -1)
         dx = (i - (len(curves) - 1) / 2) * pad / 2  # side by side where scorers share levels
         ax.errorbar(xs + dx, ps, yerr=err, fmt="o", color=color, ms=4, capsize=2, lw=1)
-        label = f"{name}: threshold {f.threshold.text()}" if f.threshold.point is not None else \
-            f"{name}: no threshold" + (f" ({f.notes[0].split(':')[0]})" if f.notes else "")
+        label = (
+            f"{name}: threshold {f.threshold.text()}"
+            if f.threshold.point is not None
+            else f"{name}: no threshold" + (f" ({f.notes[0].split(':')[0]})" if f.notes else "")
+        )
         curve = f.curve(grid)
         if curve is not None:
             ax.plot(grid, curve, color=color, lw=1.5, ls=":" if f.flat else "-", label=label)
@@ -46,8 +59,13 @@ def plot_test(curves: Mapping[str, tuple[Fit, list[LevelRow]]], path: str, title
         t = f.threshold
         if t.point is not None and f.curve(t.point) is not None:
             y = float(np.asarray(f.curve(t.point)))
-            ax.plot([t.lo if t.lo is not None else lo - pad, t.hi if t.hi is not None else hi + pad], [y, y],
-                    color=color, lw=3, alpha=0.4)
+            ax.plot(
+                [t.lo if t.lo is not None else lo - pad, t.hi if t.hi is not None else hi + pad],
+                [y, y],
+                color=color,
+                lw=3,
+                alpha=0.4,
+            )
             ax.plot([t.point], [y], marker="|", color=color, ms=12)
     ax.set_xlim(lo - 2 * pad, hi + 2 * pad)
     ax.set_ylim(-0.02, 1.02)
@@ -58,6 +76,6 @@ def plot_test(curves: Mapping[str, tuple[Fit, list[LevelRow]]], path: str, title
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.14), frameon=False)  # below: no point hidden
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=120, bbox_inches="tight")  # long legend lines widen the figure rather than being cut
     plt.close(fig)
     return path

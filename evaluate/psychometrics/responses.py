@@ -138,7 +138,7 @@ def _yes_no_item(
     level, unit = _level(r, video, levels)
     parsed = r.get("parsed")
     why: str | None = None
-    if r.get("correct") is None and parsed is None and r.get("response") is None:
+    if r.get("error") or (parsed is None and r.get("response") is None and r.get("answer") is None):
         why = NO_ANSWER
     elif parsed == "middle":
         why = MIDDLE

@@ -12,6 +12,11 @@ tests and demo (bench/psychometric_report_demo.py): a world model's surprise run
   and lapse. `with_levels=False` leaves the records' `violation_level` out (a study whose entries did not keep it):
   the report then reads the levels from the set.
 
+- `write_graded_set`: a manifest-only set (no videos: score it with `--strategy text`, whose question is about
+  the written description) of swept trials as the generator's sweeps lay them out (docs/psychometrics.md): per
+  trial the plausible video at level 0 and one violated video per nonzero level, one pair_id, `sweep_rank` and
+  `pair_conditions` `implausible-<rank>`; plus tests without levels, which the report skips.
+
 Everything is drawn from numpy generators seeded by `seed`: the same call writes the same bytes.
 """
 
@@ -27,6 +32,68 @@ from voebench.evaluate.psychometrics.function import psi
 
 WINDOW_ENDS = (3, 7, 11, 15, 19, 23)
 ONSET = 10
+
+
+QUESTION = "Is the trajectory of the ball plausible? Answer only with yes or no."
+
+
+def write_graded_set(
+    root: str,
+    graded: dict[str, str],
+    levels: list[float],
+    trials: int = 16,
+    binary: tuple[str, ...] = (),
+    suite: str = "grasp-l2",
+) -> list[dict]:
+    """Write the set (manifest.jsonl, dataset.json) of `graded` tests (test -> unit) swept over `levels` (0
+    first) and `binary` tests (plain pairs without levels) into `root`; returns its entries."""
+    from voebench.contract import dataset as ds  # noqa: PLC0415
+    from voebench.contract import manifest as mf  # noqa: PLC0415
+
+    nonzero = [float(x) for x in levels if x > 0]
+    entries = []
+    tests = [(t, u) for t, u in graded.items()] + [(t, None) for t in binary]
+    for number, (test, unit) in enumerate(tests, 1):
+        ranks = list(range(1, len(nonzero) + 1)) if unit is not None else [None]
+        conds = ["plausible"] + ([f"implausible-{k}" for k in ranks] if unit is not None else ["implausible"])
+        for i in range(trials):
+            for rank in [0, *ranks]:
+                cond = "plausible" if rank == 0 else "implausible"
+                stem = f"{i:05d}-{cond}" + (f"-{rank}" if rank else "")
+                e: dict = {
+                    "id": f"{suite}/{test}/{stem}",
+                    "suite": suite,
+                    "test": test,
+                    "index": i,
+                    "condition": cond,
+                    "pair_id": f"{suite}/{test}/{i:05d}",
+                    "pair_conditions": conds,
+                    "seed": i,
+                    "video": None,
+                    "states": f"{suite}/{test}/{stem}.h5",
+                    "n_frames": 24,
+                    "fps": 8.0,
+                    "width": 64,
+                    "height": 48,
+                    "test_number": number,
+                    "description": f"A ball moves across a table ({test}, {stem}).",
+                    "violation": None,
+                    "params": {"sampled": {}, "config": {}},
+                    "prompts": [{"kind": "plausibility", "text": QUESTION, "answer": "yes" if rank == 0 else "no"}],
+                }
+                if unit is not None:
+                    e.update(
+                        violation_level=0.0 if rank == 0 else nonzero[rank - 1],
+                        violation_unit=unit,
+                        sweep_levels=[0.0, *nonzero],
+                    )
+                    if rank:
+                        e["sweep_rank"] = rank
+                entries.append(e)
+    os.makedirs(root, exist_ok=True)
+    mf.write_manifest(os.path.join(root, mf.NAME), entries)
+    ds.write_dataset(os.path.join(root, ds.NAME), ds.new_dataset("simulated"))
+    return entries
 
 
 def _graded(entries: list[dict]) -> list[dict]:
