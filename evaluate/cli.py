@@ -17,6 +17,18 @@ from voebench.evaluate.surprise import cli as surprise_cli
 STRATEGY_CHOICES = ("zero-shot", "cot", "one-shot", "open", "text")
 
 
+def _frame_store(where: str | None) -> str | None:
+    """The frame store's folder for `--frame-store` (None: off), refused in one line if it cannot be a folder."""
+    from voebench.evaluate.frame_store import OFF, default_dir  # noqa: PLC0415
+
+    if where == OFF:
+        return None
+    root = os.path.abspath(where or default_dir())
+    if os.path.exists(root) and not os.path.isdir(root):
+        raise UsageError(f"--frame-store {root}: exists and is not a folder")
+    return root
+
+
 def _split(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
@@ -112,6 +124,13 @@ def register(subparsers) -> None:
         help="hf: conversations per generate call; openai: requests per round",
     )
     p.add_argument("--max-new-tokens", type=positive_int("--max-new-tokens"), default=32)
+    p.add_argument(
+        "--frame-store",
+        metavar="DIR|off",
+        help="keep decoded clips on disk and read them back in later runs, for every model, repeat and strategy "
+        "(content-addressed by the video's sha256 and the frames sampled; default: $VOEBENCH_FRAME_STORE, else "
+        "~/.cache/voebench/frames; off: decode every run afresh)",
+    )
     p.add_argument(
         "--num-workers",
         type=_non_negative("--num-workers"),
@@ -291,6 +310,7 @@ def cmd_evaluate(args) -> int:
         fps=args.fps,
         system_prompt=_system_prompt(args.system_prompt, args.model),
         num_workers=frames_mod.default_workers() if args.num_workers is None else args.num_workers,
+        frame_store=_frame_store(args.frame_store),
     )
     extra = {
         "dataset": os.path.abspath(args.dataset),

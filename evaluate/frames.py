@@ -147,18 +147,37 @@ _FUTURES: OrderedDict[tuple[str, tuple[int, ...]], Future] = OrderedDict()
 _POOL: Executor | None = None
 _WORKERS = 0  # 0: thread pool in this process; n > 0: n worker processes
 _CACHE_SIZE = 64
-STATS = {"clips": 0, "seconds": 0.0, "requests": 0}  # decodes done, their summed seconds, read_frames calls
+#: clips read (decoded or from the frame store), their summed seconds, read_frames calls, clips the store had
+STATS = {"clips": 0, "seconds": 0.0, "requests": 0, "stored": 0}
+_STORE = None  # the decoded-frame store (evaluate/frame_store.py), or None: decode every clip
 
 
-def _decode_timed(path: str, indices: tuple[int, ...]) -> tuple[np.ndarray, float]:
+def use_store(root: str | None) -> None:
+    """Read and fill the decoded-frame store at `root` from now on (None: decode every clip). Set it before
+    `use_workers`: worker processes take the store they start with."""
+    global _STORE
+    from voebench.evaluate.frame_store import FrameStore  # noqa: PLC0415
+
+    _STORE = FrameStore(root) if root else None
+
+
+def _decode_timed(path: str, indices: tuple[int, ...]) -> tuple[np.ndarray, float, bool]:
+    """(frames, seconds, whether the store had them)."""
     t0 = time.perf_counter()
+    if _STORE is not None:
+        arr = _STORE.get(path, indices)
+        if arr is not None:
+            return np.asarray(arr), time.perf_counter() - t0, True
     arr = _decode_now(path, indices)
-    return arr, time.perf_counter() - t0
+    if _STORE is not None:
+        _STORE.put(path, indices, arr)
+    return arr, time.perf_counter() - t0, False
 
 
-def _worker_init(parent_pid: int) -> None:
+def _worker_init(parent_pid: int, store_root: str | None = None) -> None:
     # a decoder must not outlive the run that started it (a killed `voebench evaluate` left its decoders running)
     die_with_parent(parent_pid)
+    use_store(store_root)  # the parent's store (spawned workers, not Linux, start without the parent's globals)
     # one decode per process at a time: FFmpeg's own threads would only fight the other workers for the cores
     os.environ["OMP_NUM_THREADS"] = "1"
     try:
@@ -207,7 +226,10 @@ def use_workers(n: int) -> None:
 
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
-        pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(),))
+        store = _STORE.root if _STORE is not None else None
+        pool = ProcessPoolExecutor(
+            max_workers=n, mp_context=ctx, initializer=_worker_init, initargs=(os.getpid(), store)
+        )
         list(pool.map(int, range(n)))  # start the processes now
         with _LOCK:
             _POOL = pool
@@ -223,6 +245,7 @@ def _count(fut: Future) -> None:
     with _LOCK:
         STATS["clips"] += 1
         STATS["seconds"] += fut.result()[1]
+        STATS["stored"] += bool(fut.result()[2])
 
 
 def _future(path: str, indices) -> tuple[tuple, Future]:
@@ -290,7 +313,7 @@ def clear_cache() -> None:
 
 def reset_stats() -> None:
     with _LOCK:
-        STATS.update(clips=0, seconds=0.0, requests=0)
+        STATS.update(clips=0, seconds=0.0, requests=0, stored=0)
 
 
 def encode_png(frame: np.ndarray) -> bytes:

@@ -144,6 +144,8 @@ class EvalConfig:
     num_workers: int = 0
     prefetch_batches: int = 2
     frame_cache_mb: int = 2048  # with workers: decoded clips kept, so a video is decoded once for all its questions
+    #: the decoded-frame store on disk (evaluate/frame_store.py), shared by runs, models and repeats; None: off
+    frame_store: str | None = None
 
 
 class EvalRunner:
@@ -254,6 +256,7 @@ class EvalRunner:
             "num_frames": self.cfg.num_frames,
             "fps": self.cfg.fps,
             "frame_decoder": frames_mod.decoder_name(),
+            "frame_store": self.cfg.frame_store,
             "system_prompt": self.cfg.system_prompt,
             "n_samples": len(self.samples),
             "n_jobs": len(jobs),
@@ -305,7 +308,8 @@ class EvalRunner:
         t["model_calls"] = self.calls
         t["calls_per_s"] = round(self.calls / wall, 3) if wall > 0 else None
         t["frame_reads"] = st["requests"]
-        t["clips_decoded"] = st["clips"]
+        t["clips_decoded"] = st["clips"] - st["stored"]
+        t["clips_from_store"] = st["stored"]
         t["num_workers"] = self.cfg.num_workers if bool(getattr(self.adapter, "decodes_video", False)) else 0
         t["gpu_utilisation"] = gpu.summary(self.timer)
         self.timing = t
@@ -326,6 +330,11 @@ class EvalRunner:
         decodes = bool(getattr(self.adapter, "decodes_video", False))
         pipelined = decodes and self.cfg.num_workers > 0 and bool(todo)
         self.adapter.pipelined = pipelined
+        frames_mod.use_store(self.cfg.frame_store if decodes else None)  # before the workers: they take it along
+        if decodes and self.cfg.frame_store:
+            from voebench.evaluate.frame_store import FrameStore  # noqa: PLC0415
+
+            FrameStore(self.cfg.frame_store).sweep_stale()  # temporary files of killed runs, over an hour old
         if pipelined:  # first, before this run starts threads: the worker processes are forked
             frames_mod.use_workers(self.cfg.num_workers)
         self._write_run_json("running", started, jobs, cache)
@@ -407,6 +416,7 @@ class EvalRunner:
             if pipelined:
                 frames_mod.use_workers(0)
                 self.adapter.pipelined = False
+            frames_mod.use_store(None)
             if bar is not None:
                 bar.close()
             log.close()

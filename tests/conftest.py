@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# `voebench evaluate` keeps decoded clips in a store under ~/.cache by default; tests (and the commands they run)
+# use a store of their own, so they neither read a user's clips nor leave theirs behind.
+os.environ.setdefault("VOEBENCH_FRAME_STORE", tempfile.mkdtemp(prefix="voebench-test-frames-"))
 # Tests are laid out like the code (tests/generator, tests/scenes, tests/evaluate, tests/contract); the helpers they
 # share (fake_suite, contract_fixtures, evaluate_fixtures, this module) live here and are imported by name.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
