@@ -1,7 +1,9 @@
 """A whole participant session in a real headless Chromium (Debian's `chromium` and `chromedriver`, driven by
-selenium): consent, instructions, practice with feedback, yes/no trials, an attention check, a reload mid-session
-that resumes at the same trial, the end page; then an AVoE session with familiarization and the surprise slider.
-Every click is checked against what the study stored, and the videos must really play in the browser.
+selenium): consent, instructions, practice with feedback, yes/no trials answered with the keyboard (F/J), an
+attention check with its video, a reload mid-session that resumes at the same trial and is recorded as one, the end
+page; an AVoE session with familiarization and the surprise slider (submitted with Enter); a 16:9 set whose video
+box keeps its aspect ratio at the window's size and in full screen, and cannot be seeked ahead. Every answer is
+checked against what the study stored, and the videos must really play in the browser.
 
 Screenshots of each page kind go to $VOEBENCH_SCREENSHOTS when set (docs/img/ for docs/humans.md:
 `VOEBENCH_SCREENSHOTS=docs/img pytest tests/evaluate/test_humans_browser.py`), else to a temporary folder.
@@ -117,6 +119,12 @@ def _stored(study_dir):
     return {a["position"]: a for a in rows}
 
 
+def _press(driver, key):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(key).perform()
+
+
 def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
     from selenium.webdriver.common.by import By
 
@@ -148,8 +156,10 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
         d.find_element(By.ID, "start").click()
 
         clicked = {}
+        pressed = {}
         seen = set()
         reloaded = False
+        tried_early = False
         for position in range(len(plan)):
             trial = plan[position]
             kind = _wait_page(d, {"practice", "trial"}, position)
@@ -160,12 +170,25 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
                 value = trial["expect"]
             else:  # right on two trials of three
                 value = trial["truth"] if position % 3 else ("no" if trial["truth"] == "yes" else "yes")
+            key = d.find_element(By.ID, value).get_attribute("data-key")
+            if trial["phase"] != "practice" and not tried_early:  # a key before the video has ended: ignored
+                d.execute_script("document.getElementById('video').pause()")
+                if not d.find_element(By.ID, value).is_enabled():
+                    _press(d, key)
+                    assert d.execute_script("return document.getElementById('video').ended") is False
+                    assert _page(d) == ("trial", str(position)) and not d.find_element(By.ID, value).is_enabled()
+                    tried_early = True
+                d.execute_script("document.getElementById('video').play()")
             button = _wait_enabled(d, value)  # enabled only once the video has played to its end
             shot = {"practice": "humans-practice", "attention": "humans-attention-check", "main": "humans-trial-yesno"}
             if shot[trial["phase"]] not in seen:
                 seen.add(shot[trial["phase"]])
                 d.save_screenshot(os.path.join(shots, shot[trial["phase"]] + ".png"))
-            button.click()
+            if trial["phase"] == "practice":
+                button.click()
+            else:  # the keyboard: this participant's key for that answer (F = yes, J = no for participant 1)
+                _press(d, key)
+                pressed[position] = key
             clicked[position] = value
             if trial["phase"] == "practice":
                 _wait_page(d, {"feedback"})
@@ -186,9 +209,17 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
         server.stop()
     stored = _stored(study_dir)
     assert {p: a["answer"] for p, a in stored.items()} == clicked
+    assert tried_early
+    assert {p: a["response_key"] for p, a in stored.items() if a["response_key"]} == pressed
+    assert pressed and set(pressed.values()) <= {"f", "j"}
     videos = [a for a in stored.values() if a["trial"].get("video")]
-    assert videos and all(a["media"]["played"] and not a["media"]["error"] for a in videos), "a video did not play"
-    assert all(a["rt_ms"] > 0 for a in stored.values())
+    assert len(videos) == len(stored), "every trial, attention checks included, shows a video (defect 8)"
+    assert all(a["media"]["played"] and not a["media"]["error"] for a in videos), "a video did not play"
+    # defect 9: rt_ms counts from the video's end, rt_start_ms from its first frame: they differ by at least the
+    # video's length (1 s: 8 frames at 8 fps; more where playback stalls)
+    assert all(0 < a["rt_ms"] < a["rt_start_ms"] and a["rt_start_ms"] - a["rt_ms"] >= 800 for a in stored.values())
+    # the reload of trial 4 is recorded (shown twice); every other trial was shown once
+    assert {p: a["views"] for p, a in stored.items()} == {p: 2 if p == 4 else 1 for p in stored}
 
 
 def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
@@ -227,7 +258,8 @@ def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
                 if "watch" not in seen:
                     seen.add("watch")
                     d.save_screenshot(os.path.join(shots, "humans-familiarization.png"))
-                _wait_enabled(d, "continue").click()
+                _wait_enabled(d, "continue")
+                _press(d, Keys.ENTER)
                 clicked[position] = "continue"
                 continue
             submit = d.find_element(By.ID, "submit")
@@ -242,7 +274,10 @@ def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
             if "slider" not in seen and trial["phase"] != "attention":
                 seen.add("slider")
                 d.save_screenshot(os.path.join(shots, "humans-trial-slider.png"))
-            d.find_element(By.ID, "submit").click()
+            if position % 2:
+                d.find_element(By.ID, "submit").click()
+            else:
+                slider.send_keys(Keys.ENTER)
             clicked[position] = value
         _wait_page(d, {"done"})
     finally:
@@ -250,6 +285,8 @@ def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
     stored = _stored(study_dir)
     assert {p: a["answer"] for p, a in stored.items()} == clicked
     assert any(a["trial"]["phase"] == "repeat" for a in stored.values())
+    keys = {p: a["response_key"] for p, a in stored.items()}
+    assert keys == {p: "Enter" if plan[p]["response"] == "watch" or p % 2 == 0 else None for p in stored}
 
 
 def test_slider_needs_a_move_and_the_middle_is_an_answer(browser, tiny_set, tmp_path):
@@ -290,3 +327,95 @@ def test_slider_needs_a_move_and_the_middle_is_an_answer(browser, tiny_set, tmp_
     stored = _stored(study_dir)
     assert [a["answer"] for a in stored.values()] == [50] * len(plan)
     assert all(parse(a["trial"], a["answer"])[:2] == ("middle", True) for a in stored.values())
+
+
+def _wide_set(root: str, width: int = 64, height: int = 36, frames: int = 24) -> str:
+    """One GRASP Level 2 pair of real 16:9 mp4s (3 s at 8 fps: long enough to try a seek while it plays)."""
+    import imageio.v2 as iio
+    import numpy as np
+    from humans_fixtures import make_plausibility_set
+
+    from voebench.contract import manifest as mf
+
+    make_plausibility_set(root, {"t01": 1})
+    entries = mf.read_manifest(os.path.join(root, mf.NAME))
+    for n, e in enumerate(entries):
+        e.update(width=width, height=height, n_frames=frames)
+        os.makedirs(os.path.dirname(os.path.join(root, e["video"])), exist_ok=True)
+        w = iio.get_writer(
+            os.path.join(root, e["video"]), format="FFMPEG", fps=8, codec="libx264", pixelformat="yuv420p",
+            macro_block_size=1, ffmpeg_log_level="error",
+        )  # fmt: skip
+        for t in range(frames):
+            f = np.full((height, width, 3), 40 + 80 * n, np.uint8)
+            f[10:20, 2 + 2 * t : 12 + 2 * t] = 255
+            w.append_data(f)
+        w.close()
+    mf.write_manifest(os.path.join(root, mf.NAME), entries)
+    return root
+
+
+_BOX = """const r = document.getElementById(arguments[0]).getBoundingClientRect();
+return [r.width, r.height, r.bottom, window.innerWidth, window.innerHeight];"""
+
+
+def test_video_box_keeps_the_aspect_ratio_fills_the_window_and_cannot_seek_ahead(browser, tmp_path, shots):
+    """Defect 7: the box was 400 px wide and 4:3 whatever the video (a 16:9 one letterboxed to 400x225). Now it is
+    the video's own aspect ratio (the set's width/height), as wide as the window allows with the question and the
+    answers still in view, larger in full screen; without controls, and a seek ahead is undone."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    root = _wide_set(str(tmp_path / "wide"))
+    server, study_dir, token, plan = _study(
+        tmp_path, root, "--protocol", "grasp", "--participants", "1", "--votes", "1", "--familiarization", "0",
+        "--attention-checks", "1", "--twins",
+    )  # fmt: skip
+    d = browser
+    size = d.get_window_size()
+    try:
+        d.get(f"{server.base}/p/{token}")
+        _wait_page(d, {"consent"})
+        d.find_element(By.ID, "agree").click()
+        _wait_page(d, {"instructions"})
+        d.find_element(By.ID, "start").click()
+        _wait_page(d, {"trial"}, 0)
+        video = d.find_element(By.ID, "video")
+        assert video.get_attribute("controls") is None
+        # a seek ahead while it plays is undone (the participant cannot skip to the end)
+        WebDriverWait(d, 15).until(lambda d: d.execute_script("return arguments[0].currentTime > 0", video))
+        d.execute_script("arguments[0].pause(); arguments[0].currentTime = arguments[0].duration - 0.05", video)
+        WebDriverWait(d, 15).until(lambda d: not d.execute_script("return arguments[0].seeking", video))
+        assert d.execute_script("return arguments[0].currentTime", video) < 2.0
+        d.execute_script("arguments[0].play()", video)
+
+        for w, h in ((820, 900), (1400, 760)):
+            d.set_window_size(w, h)
+            WebDriverWait(d, 10).until(lambda d, w=w: d.execute_script("return window.innerWidth") <= w)
+            vw, vh, _, iw, ih = d.execute_script(_BOX, "video")
+            assert abs(vw / vh - 64 / 36) < 0.02, (vw, vh)  # the video's own aspect ratio, not 4:3
+            assert vw > 400 and vw <= iw and vh < ih
+            *_, bottom, _, ih = d.execute_script(_BOX, "yes")
+            assert bottom <= ih, "the answers must stay in view without scrolling"
+            assert d.execute_script("return document.documentElement.scrollHeight <= window.innerHeight")
+        d.save_screenshot(os.path.join(shots, "humans-trial-wide.png"))
+        before = d.execute_script(_BOX, "video")[0]
+        d.find_element(By.ID, "fullscreen").click()
+        WebDriverWait(d, 10).until(lambda d: d.execute_script("return document.fullscreenElement !== null"))
+        WebDriverWait(d, 10).until(lambda d: d.execute_script(_BOX, "video")[0] != before)
+        vw, vh, _, iw, ih = d.execute_script(_BOX, "video")
+        assert abs(vw / vh - 64 / 36) < 0.02 and vw <= iw and vh < ih
+        assert d.find_element(By.ID, "fullscreen").text == "Exit full screen"
+        # answer every trial (full screen lasts from one trial to the next)
+        for position in range(len(plan)):
+            _wait_page(d, {"trial"}, position)
+            trial = plan[position]
+            _wait_enabled(d, trial.get("expect") or trial["truth"]).click()
+        _wait_page(d, {"done"})
+        assert d.execute_script("return document.fullscreenElement !== null")
+        d.execute_script("document.exitFullscreen()")
+    finally:
+        server.stop()
+        d.set_window_size(size["width"], size["height"])
+    stored = _stored(study_dir)
+    assert all(a["media"]["played"] and a["trial"]["video"] for a in stored.values())

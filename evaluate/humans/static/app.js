@@ -51,6 +51,7 @@ function el(tag, attrs = {}, ...children) {
 
 function show(kind, ...nodes) {
   onKey = null;  // a page's keys end with it
+  fit = null;
   app.replaceChildren(...nodes);
   app.dataset.page = kind;  // which page is shown (tests and screenshots wait for it)
 }
@@ -170,6 +171,22 @@ function fullscreenButton() {
   return b;
 }
 
+// The video's width: as wide as its column allows, and no taller than the window leaves once everything else on the
+// page (progress bar, buttons, question, answers) is in view, at the video's aspect ratio (--ar). Run when the page
+// is shown, when the window or full screen changes, and when the file's size becomes known.
+let fit = null;
+function fitVideo(video) {
+  const ar = Number(video.style.getPropertyValue("--ar")) || 4 / 3;
+  const column = video.parentElement.getBoundingClientRect().width;
+  const bottom = app.getBoundingClientRect().bottom + window.scrollY + parseFloat(getComputedStyle(app).marginBottom);
+  const others = bottom - video.getBoundingClientRect().height;  // the page's height without the video
+  const room = window.innerHeight - others - 8;
+  const minimum = 192;  // never smaller than this, even in a tiny window (the page scrolls instead)
+  video.style.width = `${Math.floor(Math.max(minimum, Math.min(column, room * ar)))}px`;
+}
+window.addEventListener("resize", () => { if (fit) fit(); });
+document.addEventListener("fullscreenchange", () => { if (fit) fit(); });
+
 // The video's box: as large as the window allows at the video's own aspect ratio (from the set's width and height,
 // else from the file once its size is known). No controls: the participant cannot seek ahead.
 function videoStage(trial, media, timing, unlock) {
@@ -178,15 +195,20 @@ function videoStage(trial, media, timing, unlock) {
   video.muted = true;  // browsers autoplay only muted videos
   const ratio = (w, h) => { if (w > 0 && h > 0) video.style.setProperty("--ar", String(w / h)); };
   if (trial.size) ratio(trial.size[0], trial.size[1]);
-  video.addEventListener("loadedmetadata", () => { if (!trial.size) ratio(video.videoWidth, video.videoHeight); });
+  video.addEventListener("loadedmetadata", () => {
+    if (!trial.size) ratio(video.videoWidth, video.videoHeight);
+    if (fit) fit();
+  });
   video.addEventListener("contextmenu", (e) => e.preventDefault());  // Chromium's menu offers "Show controls"
   let furthest = 0;
   let seekingAllowed = false;
-  video.addEventListener("timeupdate", () => { furthest = Math.max(furthest, video.currentTime); });
-  video.addEventListener("seeking", () => {
+  // how far the video has played (a seek's own timeupdate does not count); a seek beyond it is undone
+  video.addEventListener("timeupdate", () => { if (!video.seeking) furthest = Math.max(furthest, video.currentTime); });
+  const guard = () => {
     if (!seekingAllowed && video.currentTime > furthest + 0.25) video.currentTime = furthest;
-    seekingAllowed = false;
-  });
+  };
+  video.addEventListener("seeking", guard);
+  video.addEventListener("seeked", () => { guard(); seekingAllowed = false; });
   // the first frame on screen (requestVideoFrameCallback where the browser has it, else the "playing" event)
   const firstFrame = (t) => { if (timing.start === null) timing.start = t; };
   if (video.requestVideoFrameCallback) {
@@ -325,6 +347,11 @@ function trialPage(trial) {
     controls.forEach((c) => { if (c.dataset.waitMove) c.disabled = true; });
   }
   show(trial.practice ? "practice" : "trial", ...nodes);
+  const shown = document.getElementById("video");
+  if (shown) {
+    fit = () => fitVideo(shown);
+    fit();
+  }
   app.dataset.response = trial.response;
   app.dataset.position = String(trial.position);
   onKey = (e) => { if (unlocked && !answered) keyHandler(e); };  // keys count only once the answer is unlocked
