@@ -6,6 +6,7 @@ DIR/psychometric.md     per test: the fits side by side (threshold, x75, slope, 
                         noticed, % noticed with its 95% interval over trials, fitted %), and what was left out
 DIR/psychometric.json   the same numbers (Fit.as_dict, LevelRow.as_dict per scorer and test)
 DIR/<suite>__<test>.png every scorer on the same axes (plot.plot_test); without matplotlib, a note instead
+                        (figures an earlier report left in DIR for tests not in this one are removed)
 
 A scorer is a run (responses.load_run): a model or a human panel by its yes/no answers (guess rate: its own
 false-alarm rate at level 0), a world model by relative accuracy (guess rate 1/2). Tests without levels are
@@ -14,6 +15,7 @@ listed in one line and skipped; runs without any graded video give a report that
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import re
@@ -225,6 +227,10 @@ def write(scorers: Sequence[ScorerResponses], out_dir: str, **kw) -> dict:
     os.makedirs(out_dir, exist_ok=True)
     for t in report["tests"]:
         _plot(t, out_dir)
+    drawn = {t.get("figure") for t in report["tests"]}
+    for old in glob.glob(os.path.join(glob.escape(out_dir), MARKS[2])):  # an earlier report's figures of other tests
+        if os.path.basename(old) not in drawn:
+            os.remove(old)
     md = markdown(report)
     for t in report["tests"]:
         for e in t["scorers"]:

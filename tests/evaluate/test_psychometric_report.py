@@ -401,6 +401,9 @@ def test_degenerate_sets_give_a_report(tmp_path, capsys):
 def test_a_run_without_graded_videos_says_so(tmp_path, capsys):
     root = make_graded_set(str(tmp_path / "set"), trials=2, graded=False)
     run = evaluate(root, str(tmp_path / "run"), "fake:random")
+    os.makedirs(tmp_path / "out")
+    (tmp_path / "out" / psych_report.RESULTS).write_text("{}")  # an earlier report's folder: reused,
+    (tmp_path / "out" / f"{SUITE}__{GRADED}.png").write_bytes(b"old")  # its figure of a test not in this one removed
     assert main(["report", run, "--psychometric", str(tmp_path / "out")]) == 0
     md = open(tmp_path / "out" / psych_report.MARKDOWN).read()
     assert "**No graded videos" in md and f"{SUITE}/{BINARY}" in md
