@@ -146,6 +146,9 @@ class EvalConfig:
     frame_cache_mb: int = 2048  # with workers: decoded clips kept, so a video is decoded once for all its questions
     #: the decoded-frame store on disk (evaluate/frame_store.py), shared by runs, models and repeats; None: off
     frame_store: str | None = None
+    #: one discarded batch before the first timed one, where the adapter has a warm-up (hf on CUDA: kernels chosen
+    #: for these shapes, the allocator's pools), so a cold run answers at its steady speed from the first batch
+    warmup: bool = True
 
 
 class EvalRunner:
@@ -171,6 +174,8 @@ class EvalRunner:
         self.settings = adapter.settings()
         self.calls = 0
         self.failed = 0
+        self.warmup_s: float | None = None  # the adapter's warm-up before the first timed batch (issue 28)
+        self.first_answer_s: float | None = None  # from the start of `run` to the first answer written
         self._frames: dict[tuple, list[int]] = {}
         self.timer = StageTimer()
         self.timing: dict | None = None
@@ -307,6 +312,10 @@ class EvalRunner:
         t = self.timer.summary(wall)
         t["model_calls"] = self.calls
         t["calls_per_s"] = round(self.calls / wall, 3) if wall > 0 else None
+        t["warmup_s"] = None if self.warmup_s is None else round(self.warmup_s, 3)
+        after = wall - (self.warmup_s or 0.0)
+        t["calls_per_s_after_warmup"] = round(self.calls / after, 3) if self.warmup_s and after > 0 else None
+        t["time_to_first_answer_s"] = None if self.first_answer_s is None else round(self.first_answer_s, 3)
         t["frame_reads"] = st["requests"]
         t["clips_decoded"] = st["clips"] - st["stored"]
         t["clips_from_store"] = st["stored"]
@@ -359,6 +368,11 @@ class EvalRunner:
             window = 2 * (chunk + ahead) + 8
             frames_mod.ensure_cache_size(self._clips_to_keep(todo, window) if pipelined else window)
         self_timed = bool(getattr(self.adapter, "timed_stages", False))
+        warm_up = getattr(self.adapter, "warm_up", None)
+        if todo and self.cfg.warmup and callable(warm_up):
+            t_warm = time.perf_counter()
+            if warm_up([self._request(j) for j in todo[:chunk]]):
+                self.warmup_s = time.perf_counter() - t_warm
         frames_mod.reset_stats()
         gpu = GpuSampler(self.adapter).__enter__()
         try:
@@ -400,6 +414,8 @@ class EvalRunner:
                             )
                         j.responses.append(res)
                         j.cached.append(False)
+                        if self.first_answer_s is None:
+                            self.first_answer_s = time.perf_counter() - t_wall
                         # a later turn may already be cached (a resumed run)
                         self._advance_from_cache(j, cache)
                     if bar is not None:
