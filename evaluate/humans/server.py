@@ -152,14 +152,20 @@ def _ms(data: dict, name: str) -> int | None:
 
 
 def _media(value) -> dict | None:
-    """{played: bool, error: bool, replays: 0..MAX_REPLAYS}, each optional; exact types (JSON true is no count)."""
+    """{played: bool, error: bool, replays: 0..MAX_REPLAYS, focus_lost: 0..MAX_REPLAYS, fullscreen: bool}, each
+    optional; exact types (JSON true is no count). focus_lost: how often the page lost the focus or was hidden
+    during the trial; fullscreen: whether the page was full screen when the answer was given."""
     if value is None:
         return None
-    allowed = {"played": bool, "error": bool, "replays": int}
+    allowed = {"played": bool, "error": bool, "replays": int, "focus_lost": int, "fullscreen": bool}
     if set(value) - set(allowed) or any(type(value[k]) is not t for k, t in allowed.items() if k in value):
-        raise Refused(400, "field media must be {played: bool, error: bool, replays: int}")
-    if not 0 <= value.get("replays", 0) <= MAX_REPLAYS:
-        raise Refused(400, f"media.replays must lie in 0..{MAX_REPLAYS}")
+        raise Refused(
+            400,
+            "field media must be {played: bool, error: bool, replays: int, focus_lost: int, fullscreen: bool}",
+        )
+    for name in ("replays", "focus_lost"):
+        if not 0 <= value.get(name, 0) <= MAX_REPLAYS:
+            raise Refused(400, f"media.{name} must lie in 0..{MAX_REPLAYS}")
     return {k: value[k] for k in allowed if k in value}
 
 

@@ -399,6 +399,11 @@ def test_video_box_keeps_the_aspect_ratio_fills_the_window_and_cannot_seek_ahead
             assert bottom <= ih, "the answers must stay in view without scrolling"
             assert d.execute_script("return document.documentElement.scrollHeight <= window.innerHeight")
         d.save_screenshot(os.path.join(shots, "humans-trial-wide.png"))
+        # another tab in front, then back: a focus loss, counted on this trial
+        page = d.current_window_handle
+        d.switch_to.new_window("tab")
+        d.close()
+        d.switch_to.window(page)
         before = d.execute_script(_BOX, "video")[0]
         d.find_element(By.ID, "fullscreen").click()
         WebDriverWait(d, 10).until(lambda d: d.execute_script("return document.fullscreenElement !== null"))
@@ -419,3 +424,5 @@ def test_video_box_keeps_the_aspect_ratio_fills_the_window_and_cannot_seek_ahead
         d.set_window_size(size["width"], size["height"])
     stored = _stored(study_dir)
     assert all(a["media"]["played"] and a["trial"]["video"] for a in stored.values())
+    assert [a["media"]["focus_lost"] > 0 for a in stored.values()] == [True] + [False] * (len(stored) - 1)
+    assert all(a["media"]["fullscreen"] for a in stored.values())

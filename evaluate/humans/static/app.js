@@ -52,6 +52,7 @@ function el(tag, attrs = {}, ...children) {
 function show(kind, ...nodes) {
   onKey = null;  // a page's keys end with it
   fit = null;
+  onBlur = null;
   app.replaceChildren(...nodes);
   app.dataset.page = kind;  // which page is shown (tests and screenshots wait for it)
 }
@@ -185,6 +186,16 @@ function fitVideo(video) {
   video.style.width = `${Math.floor(Math.max(minimum, Math.min(column, room * ar)))}px`;
 }
 window.addEventListener("resize", () => { if (fit) fit(); });
+
+// Focus lost during a trial (another window or tab in front, the page hidden): counted per trial and stored with
+// the answer (media.focus_lost), so a researcher can see who looked away.
+// A window blur and the page being hidden often come together: one loss is counted until the focus is back.
+let onBlur = null;
+let away = false;
+const lost = () => { if (!away) { away = true; if (onBlur) onBlur(); } };
+window.addEventListener("blur", lost);
+window.addEventListener("focus", () => { away = false; });
+document.addEventListener("visibilitychange", () => { if (document.hidden) lost(); });
 document.addEventListener("fullscreenchange", () => { if (fit) fit(); });
 
 // The video's box: as large as the window allows at the video's own aspect ratio (from the set's width and height,
@@ -242,7 +253,7 @@ function trialPage(trial) {
   // is no video), rt_start_ms from the first frame. A reload shows the trial again with a new clock: the server
   // counts the showings and marks such an answer's times (store.py, Timing).
   const timing = { shown: performance.now(), start: null, end: null };
-  const media = { played: false, error: false, replays: 0 };
+  const media = { played: false, error: false, replays: 0, focus_lost: 0, fullscreen: false };
   const controls = [];
   let answered = false;
   let unlocked = !trial.video;
@@ -269,6 +280,7 @@ function trialPage(trial) {
     notice.hidden = true;
     const from = trial.video ? timing.end : timing.shown;
     const ms = (t0) => (t0 === null ? null : Math.max(0, Math.round(stamp - t0)));
+    media.fullscreen = Boolean(document.fullscreenElement);
     const body = { position: trial.position, answer: value, rt_ms: ms(from), rt_start_ms: ms(timing.start),
       key, media };
     let ack;
@@ -355,6 +367,7 @@ function trialPage(trial) {
   app.dataset.response = trial.response;
   app.dataset.position = String(trial.position);
   onKey = (e) => { if (unlocked && !answered) keyHandler(e); };  // keys count only once the answer is unlocked
+  onBlur = () => { if (!answered) media.focus_lost += 1; };
 }
 
 function feedbackPage(fb) {
