@@ -419,3 +419,125 @@ def test_a_foreign_folder_is_refused_before_anything_is_written(runs, tmp_path, 
     assert "--psychometric" in capsys.readouterr().err
     assert os.listdir(out) == ["notes.txt"]
     assert os.path.getmtime(os.path.join(runs["model"], "report.md")) == before
+
+
+# -- a real world-model run of a swept set ------------------------------------------------------------------------
+
+N_FRAMES, ONSET, SIZE = 16, 10, 32
+
+
+def _swept_video_set(root: str, trials: int, levels: tuple[float, ...]) -> str:
+    """Lossless clips of a square moving right; at the onset the violated videos' square jumps by 20 px x level."""
+    import imageio.v2 as iio
+
+    test = "t08_teleport"
+    os.makedirs(os.path.join(root, SUITE, test), exist_ok=True)
+    conds = ["plausible"] + [f"implausible-{k}" for k in range(1, len(levels))]
+    entries = []
+    for i in range(trials):
+        base = np.random.default_rng(i).integers(0, 200, 3).astype(np.uint8)
+        for rank, level in enumerate(levels):
+            cond = "plausible" if rank == 0 else "implausible"
+            stem = f"{i:05d}-{cond}" + (f"-{rank}" if rank else "")
+            rel = f"{SUITE}/{test}/{stem}"
+            w = iio.get_writer(
+                os.path.join(root, rel + ".mp4"),
+                format="FFMPEG",
+                fps=10,
+                codec="libx264rgb",
+                macro_block_size=1,
+                output_params=["-qp", "0"],
+                ffmpeg_log_level="error",
+            )
+            for t in range(N_FRAMES):
+                f = np.zeros((SIZE, SIZE, 3), np.uint8) + base
+                x = (t + (int(20 * level) if t >= ONSET else 0)) % (SIZE - 6)
+                f[10:16, x : x + 6] = 255
+                w.append_data(f)
+            w.close()
+            e = {
+                "id": rel,
+                "suite": SUITE,
+                "test": test,
+                "index": i,
+                "condition": cond,
+                "pair_id": f"{SUITE}/{test}/{i:05d}",
+                "video": rel + ".mp4",
+                "states": rel + ".h5",
+                "n_frames": N_FRAMES,
+                "fps": 10.0,
+                "width": SIZE,
+                "height": SIZE,
+                "pair_conditions": conds,
+                "violation_level": level,
+                "violation_unit": "m",
+                "sweep_levels": list(levels),
+                "violation": None
+                if rank == 0
+                else {
+                    "principles": ["continuity"],
+                    "kind": "teleport",
+                    "object": "ball",
+                    "first_frame": ONSET,
+                    "last_frame": ONSET,
+                    "hidden": False,
+                    "level": level,
+                    "unit": "m",
+                },
+            }
+            if rank:
+                e["sweep_rank"] = rank
+            entries.append(complete_entry(e))
+    mf.write_manifest(os.path.join(root, mf.NAME), entries)
+    write_dataset(root)
+    return root
+
+
+def test_a_world_model_run_of_a_swept_set(tmp_path, capsys):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    levels = (0.0, 0.25, 0.5, 1.0)
+    root = _swept_video_set(str(tmp_path / "set"), trials=3, levels=levels)
+    run = str(tmp_path / "run")
+    assert (
+        main(
+            [
+                "evaluate",
+                root,
+                "--model",
+                "vjepa2-random:tiny",
+                "--out",
+                run,
+                "--no-progress",
+                "--device",
+                "cpu",
+                "--window",
+                "8",
+                "--context-lengths",
+                "2,4,6",
+                "--fixed-context",
+                "4",
+                "--frame-step",
+                "1",
+            ]
+        )
+        == 0
+    )
+    recs = read_jsonl(os.path.join(run, "surprise.jsonl"))
+    assert sorted(r["violation_level"] for r in recs) == sorted(levels * 3)  # the level travels onto each record
+    res = json.load(open(os.path.join(run, "results.json")))
+    assert (res["pairs"], res["comparisons"]) == (3, 9)
+    assert res["tests"][0]["pre_onset"]["exactly_equal"] == 1.0  # every level shares the frames before the onset
+    out = str(tmp_path / "psy")
+    assert main(["report", run, "--psychometric", out, "--psychometric-boot", "20"]) == 0
+    (t,) = json.load(open(os.path.join(out, psych_report.RESULTS)))["tests"]
+    (s,) = t["scorers"]
+    assert t["unit"] == "m" and [r["level"] for r in s["levels"]] == list(levels[1:])
+    by = {r["id"]: r for r in recs}
+    hand: Counter = Counter()
+    for r in recs:  # the violated video's mean surprise at the pre-declared context 4 against its twin's
+        if r["violation_level"] > 0:
+            twin = by[f"{r['pair_id']}-plausible"]
+            hand[r["violation_level"]] += bool(np.mean(r["surprise"]["4"]) > np.mean(twin["surprise"]["4"]))
+    assert {r["level"]: r["noticed"] for r in s["levels"]} == {x: hand[x] for x in levels[1:]}
+    assert sum(r["n"] for r in s["levels"]) + sum(s["left_out"].values()) == 9
