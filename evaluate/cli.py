@@ -405,8 +405,10 @@ def cmd_report(args) -> int:
     for run in args.runs:  # every run is checked before any report is rewritten
         _check_run(run)
     if args.psychometric:
-        from voebench.evaluate.psychometrics.report import MARKS  # noqa: PLC0415
-
+        try:
+            from voebench.evaluate.psychometrics.report import MARKS  # noqa: PLC0415  (scipy: the `eval` extra)
+        except ImportError as e:
+            raise UsageError(f"--psychometric needs {e.name or 'scipy'} (pip install 'voebench[eval]')") from None
         checks.check_out_folder(args.psychometric, MARKS, flag="--psychometric")
     summaries = []
     for run in args.runs:
