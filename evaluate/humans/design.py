@@ -17,7 +17,8 @@ from a seed derived from the study seed and the participant's number, recorded w
 Design (`--design`): "standard" is the above. "constant-stimuli" (issue 24, for graded videos: a sweep's trials
 hold one plausible and several implausible videos, one per violation level) shows each participant several levels
 of each trial in a balanced random order: see constant_stimuli.py. Each participant judges every video unless
-`per_participant` says fewer (then `votes` is not required); twins are the point of it; practice and
+`per_participant` (or `votes`, as in GRASP: just enough for that many answers per video) asks for fewer; no
+default number of votes; twins are the point of it; practice and
 familiarization come from whole trials set aside (or AVoE training/validation videos), never from judged trials.
 A study made without a design (the API's default) is "standard"; the CLI's "auto" picks constant-stimuli when the
 selection is a sweep (`choose_design`).
@@ -37,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 
 from voebench.contract import pairs
 from voebench.errors import UsageError
+from voebench.evaluate.humans import catch
 from voebench.evaluate.humans import constant_stimuli as cs
 from voebench.evaluate.tasks import Manifest, select
 
@@ -79,6 +81,8 @@ class Design:
     twins: bool | None = None
     #: "standard" or "constant-stimuli" (None: standard; the CLI resolves "auto" before the study is made).
     design: str | None = None
+    #: Catch videos per participant (catch.py): attention checks that test watching.
+    catch_videos: int = 0
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -112,7 +116,7 @@ def default_design(protocol: str, participants: int, **given) -> Design:
         raise UsageError("--votes must be at least 1")
     if not 0.0 <= d.repeat_fraction <= 1.0:
         raise UsageError("--repeat-fraction must lie in [0, 1]")
-    for name in ("familiarization", "attention_checks"):
+    for name in ("familiarization", "attention_checks", "catch_videos"):
         if getattr(d, name) < 0:
             raise UsageError(f"--{name.replace('_', '-')} must not be negative")
     return d
@@ -250,7 +254,7 @@ def attention_videos(trials: list[dict], rng: random.Random) -> None:
     session, so it adds no judgement and never shows a new twin: a practice/familiarization video where there is
     one (never judged), else an earlier judged one; seeded by the participant."""
     for i, t in enumerate(trials):
-        if t["phase"] != "attention":
+        if t["phase"] != "attention" or t.get("check") == "catch":  # a catch trial has its own video
             continue
         before = [s for s in trials[:i] if s.get("video") and s["phase"] != "attention"]
         pool = [s for s in before if s["phase"] == "practice"] or before
@@ -436,6 +440,7 @@ def plan(d: Design, main: list[dict], held: list[dict]) -> list[list[dict]]:
             copy = {**t, "phase": "repeat", "repeat_of": t}
             seq.insert(rng.randint(at + 2, len(seq)), copy)
         trials = _familiarization(rng, d, practice, held, judged, {e["id"] for e in mine}) + seq
+        catch.insert(trials, d.catch_videos, random.Random(f"{participant_seed(d.seed, p)}/catch"))
         for i, t in enumerate(trials):
             t["position"] = i
         attention_videos(trials, random.Random(f"{participant_seed(d.seed, p)}/attention"))

@@ -271,6 +271,9 @@ def test_report_fits_per_participant_and_pooled(tmp_path, monkeypatch):
     lo, hi = pooled["threshold"]["lo"], pooled["threshold"]["hi"]
     assert lo is not None and hi is not None and lo <= TRUE["threshold"] <= hi and hi - lo < 0.15
     assert "participants are not resampled" in t08["pooled_resampled"]
+    cr = t08["crossed"]  # participants and trials resampled: wider, and it holds the truth too
+    assert cr["draws"] == 300 and cr["lo"] is not None and cr["hi"] is not None
+    assert cr["lo"] <= TRUE["threshold"] <= cr["hi"] and cr["hi"] - cr["lo"] >= hi - lo
     per = {p["participant"]: p for p in t08["participants"]}
     assert per["P007"]["fit"] is None and per["P007"]["note"].startswith("too few answers to fit")
     fitted = [p["fit"]["threshold"]["point"] for w, p in per.items() if w != "P007"]
@@ -279,6 +282,7 @@ def test_report_fits_per_participant_and_pooled(tmp_path, monkeypatch):
     md = open(os.path.join(run_dir, "report.md")).read()
     assert "### Psychometric curves (constant stimuli)" in md
     assert "| P007 |" in md and "too few answers to fit" in md
+    assert "participants (7) x trials (12), crossed" in md
     levels = [r["level"] for r in t08["levels"]]
     assert levels == [0.0, *LEVELS]
     assert t08["levels"][0]["proportion"] < 0.3 < 0.8 < t08["levels"][-1]["proportion"]
