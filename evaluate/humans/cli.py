@@ -60,6 +60,11 @@ def register(subparsers) -> None:
     s.add_argument("--per-participant", type=_int_at_least(1, "--per-participant"), help="videos per participant")
     s.add_argument("--familiarization", type=_int_at_least(0, "--familiarization"), help="practice trials (2)")
     s.add_argument("--attention-checks", type=_int_at_least(0, "--attention-checks"), help="per participant (2)")
+    s.add_argument(
+        "--catch-videos",
+        type=_int_at_least(0, "--catch-videos"),
+        help="per participant (0): a video seen before, with or without a red dot; asks whether one appeared",
+    )
     s.add_argument("--repeat-fraction", type=float, help="share of trials shown twice (grasp 0, avoe 0.25)")
     s.add_argument("--response", choices=("yesno", "slider"), help="avoe: slider (default) or yesno")
     s.add_argument(
@@ -130,6 +135,7 @@ def cmd_serve(args) -> int:
         "per_participant": args.per_participant,
         "familiarization": args.familiarization,
         "attention_checks": args.attention_checks,
+        "catch_videos": args.catch_videos,
         "repeat_fraction": args.repeat_fraction,
         "response": args.response,
         "suites": _split(args.suite),

@@ -170,7 +170,7 @@ def _media(value) -> dict | None:
 
 
 def create_app(study: Study, set_root: str) -> Starlette:
-    root = os.path.realpath(set_root)
+    roots = {"set": os.path.realpath(set_root), "study": os.path.realpath(study.dir)}
 
     async def home(request: Request) -> Response:
         return PlainTextResponse("voebench human study: open the personal link you were given.\n")
@@ -220,7 +220,8 @@ def create_app(study: Study, set_root: str) -> Starlette:
 
     async def video(request: Request) -> Response:
         token = _token(request)
-        rel = await run_in_threadpool(study.video_of, token, _position(request.path_params["position"]))
+        where, rel = await run_in_threadpool(study.video_of, token, _position(request.path_params["position"]))
+        root = roots[where]
         path = os.path.realpath(os.path.join(root, rel))
         if os.path.commonpath([path, root]) != root or not os.path.isfile(path):
             raise Refused(404, "video not found")

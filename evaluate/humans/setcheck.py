@@ -47,7 +47,8 @@ def hash_files(root: str, rels: list[str]) -> dict[str, dict]:
 
 
 def shown_videos(plans: list[list[dict]]) -> list[str]:
-    return sorted({t["video"] for trials in plans for t in trials if t.get("video")})
+    """The set's videos the plans show (catch videos with a dot live in the study folder: catch.py)."""
+    return sorted({t["video"] for trials in plans for t in trials if t.get("video") and t.get("video_root") != "study"})
 
 
 def record(root: str, dataset: dict, plans: list[list[dict]]) -> dict:

@@ -237,8 +237,9 @@ class Study:
     def _response(self) -> str:
         return str(self.meta["design"]["response"])
 
-    def video_of(self, token: str, position: int) -> str:
-        """The manifest path of the video of trial `position`, for the participant who has reached it."""
+    def video_of(self, token: str, position: int) -> tuple[str, str]:
+        """(where, path) of the video of trial `position`, for the participant who has reached it: ("set", the
+        manifest path) or ("study", a path in the study folder: a catch video with a dot, catch.py)."""
         with self.lock:
             _, consent, instructions_at, _ = self._participant(token)
             if not consent or instructions_at is None:
@@ -253,7 +254,7 @@ class Study:
             raise Refused(403, "this trial has not started yet")
         if not trial.get("video"):
             raise Refused(404, "this trial has no video")
-        return str(trial["video"])
+        return ("study" if trial.get("video_root") == "study" else "set"), str(trial["video"])
 
     def answers(self) -> list[dict]:
         """Every trial of every participant with its answer (None where not answered), by participant, position."""

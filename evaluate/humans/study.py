@@ -10,7 +10,7 @@ import time
 
 from voebench import __version__
 from voebench.errors import UsageError
-from voebench.evaluate.humans import setcheck
+from voebench.evaluate.humans import catch, setcheck
 from voebench.evaluate.humans.design import Design, default_design, eligible, participant_seed, plan
 from voebench.evaluate.humans.store import Study, study_path
 from voebench.evaluate.tasks import load_manifest
@@ -20,6 +20,7 @@ def create(set_dir: str, study_dir: str, design: Design) -> Study:
     manifest = load_manifest(set_dir)
     main, train = eligible(manifest, design)
     plans = plan(design, main, train)
+    catch.make_files(manifest.root, study_dir, plans)  # the catch videos with a dot, in the study folder
     judged = {t["video_id"] for trials in plans for t in trials if t["phase"] == "main"}
     meta = {
         "written_by": "voebench",
