@@ -541,3 +541,60 @@ def test_a_world_model_run_of_a_swept_set(tmp_path, capsys):
             hand[r["violation_level"]] += bool(np.mean(r["surprise"]["4"]) > np.mean(twin["surprise"]["4"]))
     assert {r["level"]: r["noticed"] for r in s["levels"]} == {x: hand[x] for x in levels[1:]}
     assert sum(r["n"] for r in s["levels"]) + sum(s["left_out"].values()) == 9
+
+
+# -- a human study: the panel's own report and this one agree ---------------------------------------------------
+
+
+def test_a_constant_stimuli_study_reads_alike_in_both_reports(tmp_path, monkeypatch):
+    """Simulated observers answer a constant-stimuli study through its store; the export's psychometric responses
+    (levels from the records the export writes) equal the human report's pooled counts, and both fit the same
+    threshold point."""
+    import random
+
+    from voebench.evaluate import report
+    from voebench.evaluate.humans import curves, design, export, study
+    from voebench.evaluate.humans.store import Study
+    from voebench.evaluate.psychometrics import psi
+
+    monkeypatch.setattr(curves, "POOLED_BOOT", 50)
+    monkeypatch.setattr(curves, "POOLED_GOF", 0)
+    monkeypatch.setattr(curves, "PARTICIPANT_BOOT", 10)
+    root = make_graded_set(str(tmp_path / "set"), trials=9, binary=False)
+    entries = entries_of(root)
+    os.makedirs(os.path.join(root, SUITE, GRADED))
+    for e in entries:  # a study hashes the videos it shows: small distinct stand-in files (never decoded)
+        e["video"] = e["states"].replace(".h5", ".mp4")
+        with open(os.path.join(root, e["video"]), "wb") as fh:
+            fh.write(f"stand-in {e['id']}\n".encode() * 4)
+    mf.write_manifest(os.path.join(root, mf.NAME), entries)
+    study_dir = str(tmp_path / "study")
+    study.create(root, study_dir, design.default_design("grasp", 4, design="constant-stimuli")).close()
+    s = Study(study_dir)
+    trials: dict[int, list[dict]] = {}
+    for a in s.answers():
+        trials.setdefault(a["participant"], []).append(a["trial"])
+    for number, token in s.tokens():
+        rng = random.Random(number)
+        s.consent(token, True)
+        s.instructions(token)
+        for t in trials[number]:
+            if t["phase"] == "main":
+                noticed = rng.random() < float(psi(t["entry"]["violation_level"], 0.4, 15.0, 0.1, 0.02))
+                value = "no" if noticed else "yes"
+            else:
+                value = t.get("expect") or t.get("truth")
+            s.answer(token, t["position"], value, 1000, None)
+    s.close()
+    run = str(tmp_path / "run")
+    export.export(study_dir, run)
+    res = report.write_report(run)
+    (theirs,) = res["humans"]["psychometric"]["tests"]
+    tr = R.load_run(run).tests[(SUITE, GRADED)]
+    assert per_level(tr.rows) == {r["level"]: (r["n"], r["noticed"]) for r in theirs["levels"]}
+    # the answer rows (answers.jsonl) give the same responses, each with its participant
+    levels, _note = R.manifest_levels(root)
+    rows = R.from_human_answers(read_jsonl(os.path.join(run, "answers.jsonl")), levels).tests[(SUITE, GRADED)].rows
+    assert per_level(rows) == per_level(tr.rows) and len({r["participant"] for r in rows}) == 4
+    mine = psych_report.build([R.load_run(run)], n_boot=0, n_gof=0)["tests"][0]["scorers"][0]["fit"]
+    assert mine["threshold"]["point"] == pytest.approx(theirs["pooled"]["threshold"]["point"])
