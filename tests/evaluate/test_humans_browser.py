@@ -125,6 +125,18 @@ def _press(driver, key):
     ActionChains(driver).send_keys(key).perform()
 
 
+# Pause the video at its middle frame (the catch video's dot is on screen from 35% to 75%); false where it is
+# already past the middle.
+_PAUSE_MID = """const done = arguments[arguments.length - 1];
+const v = document.getElementById("video");
+const step = (now, m) => {
+  if (m.mediaTime >= 0.5 * v.duration) { v.pause(); done(m.mediaTime < 0.7 * v.duration); }
+  else v.requestVideoFrameCallback(step);
+};
+if (v.ended || (v.duration && v.currentTime >= 0.5 * v.duration)) done(false);
+else v.requestVideoFrameCallback(step);"""
+
+
 def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
     from selenium.webdriver.common.by import By
 
@@ -140,6 +152,8 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
         "--suite",
         "grasp-l2",
         "--twins",
+        "--catch-videos",
+        "2",
     )  # one participant judges the one pair left after practice: both videos, so --twins
     try:
         d = browser
@@ -171,6 +185,11 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
             else:  # right on two trials of three
                 value = trial["truth"] if position % 3 else ("no" if trial["truth"] == "yes" else "yes")
             key = d.find_element(By.ID, value).get_attribute("data-key")
+            if trial.get("check") == "catch" and trial["expect"] == "yes" and "humans-catch" not in seen:
+                if d.execute_async_script(_PAUSE_MID):  # the dot on screen (unless the video was past it already)
+                    seen.add("humans-catch")
+                    d.save_screenshot(os.path.join(shots, "humans-catch.png"))
+                d.execute_script("document.getElementById('video').play()")
             if trial["phase"] != "practice" and not tried_early:  # a key before the video has ended: ignored
                 d.execute_script("document.getElementById('video').pause()")
                 if not d.find_element(By.ID, value).is_enabled():
@@ -220,6 +239,8 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
     assert all(0 < a["rt_ms"] < a["rt_start_ms"] and a["rt_start_ms"] - a["rt_ms"] >= 800 for a in stored.values())
     # the reload of trial 4 is recorded (shown twice); every other trial was shown once
     assert {p: a["views"] for p, a in stored.items()} == {p: 2 if p == 4 else 1 for p in stored}
+    catches = [a for a in stored.values() if a["trial"].get("check") == "catch"]
+    assert sorted(a["answer"] for a in catches) == ["no", "yes"]  # answered right, one of each
 
 
 def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
