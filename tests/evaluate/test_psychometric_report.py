@@ -335,6 +335,15 @@ def test_a_constant_answerer_is_flat(runs):
     assert {r["level"]: r["noticed"] for r in rep["tests"][0]["scorers"][0]["levels"]} == dict.fromkeys(LEVELS, 0)
 
 
+def test_a_world_model_that_sees_nothing_is_flat(tmp_path):
+    root = str(tmp_path / "set")
+    entries = simulate.write_graded_set(root, {GRADED: "m"}, list(LEVELS), trials=16)
+    run = simulate.write_surprise_run(root, entries, str(tmp_path / "coin"), gain=0.0)  # surprise ignores the level
+    f = psych_report.build([R.load_run(run)], n_boot=100, n_gof=0)["tests"][0]["scorers"][0]["fit"]
+    assert f["flat"] and f["threshold"]["point"] is None and f["threshold"]["hi"] is None
+    assert f["guess"] == 0.5 and f["n_responses"] == 16 * (len(LEVELS) - 1)
+
+
 def _model_run(path: str, records: list[dict]) -> str:
     os.makedirs(path, exist_ok=True)
     with open(os.path.join(path, "samples.jsonl"), "w") as fh:
