@@ -161,7 +161,11 @@ def cmd_serve(args) -> int:
             file=sys.stderr,
         )
     url = f"http://{args.host}:{args.port}"
-    print(f"study {args.study}: {study.meta['design']['protocol']} protocol, {n} participants", file=sys.stderr)
+    design = study.meta["design"].get("design") or "standard"
+    print(
+        f"study {args.study}: {study.meta['design']['protocol']} protocol, {design} design, {n} participants",
+        file=sys.stderr,
+    )
     print(f"links: voebench humans links {args.study} --base-url {url}", file=sys.stderr)
     if args.create_only:
         study.close()

@@ -243,3 +243,31 @@ def repeat_slot(seq: list[dict], trial: str, after: int, rng: random.Random, key
         if all(t is None or key(t) != trial for t in (before, nxt)):
             return q
     return None
+
+
+def settle(trials: list[dict], key: Callable[[dict], str]) -> None:
+    """Moves each attention check that shows a video (a re-shown one, or a catch video) away from a video of its
+    own trial: where the video before or after it is of the same trial, it goes to the nearest place after the
+    first showing of its video whose neighbouring videos are of other trials (left where it is if there is none).
+    Positions are to be renumbered afterwards."""
+
+    def is_video(t: dict) -> bool:
+        return bool(t.get("video"))
+
+    def clear(at: int, trial: str) -> bool:
+        """Inserting a video of `trial` before index `at` puts it next to no video of that trial."""
+        before = _neighbour_video(trials, at - 1, -1, is_video)
+        nxt = _neighbour_video(trials, at, 1, is_video)
+        return all(t is None or key(t) != trial for t in (before, nxt))
+
+    for t in [t for t in trials if t["phase"] == "attention" and is_video(t)]:
+        i = next(n for n, s in enumerate(trials) if s is t)
+        trials.pop(i)
+        trial = key(t)
+        if clear(i, trial):
+            trials.insert(i, t)
+            continue
+        source = t.get("catch_of") or t.get("video_id")
+        first = next((n for n, s in enumerate(trials) if s.get("video_id") == source and s["phase"] != "attention"), -1)
+        places = sorted(range(first + 1, len(trials) + 1), key=lambda q: (abs(q - i), q))
+        trials.insert(next((q for q in places if clear(q, trial)), i), t)

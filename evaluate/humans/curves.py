@@ -76,7 +76,7 @@ def crossed(responses: list[tuple], n_boot: int, seed: int = 0) -> dict:
         "lo": None,
         "hi": None,
         "draws": 0,
-        "resampled": f"participants ({len(people)}) x trials ({len(trials)}), crossed",
+        "resampled": f"participants ({len(people)}) x trials ({len(trials)})",
         "note": None,
     }
     if n_boot == 0 or len(people) < 2 or len(trials) < 2 or len(levels) < 2:
@@ -190,7 +190,7 @@ def curves(
     return {
         "tests": tests,
         "binary_tests": [f"{s}/{t}" for s, t in binary],
-        "rule": f"participants fitted with {MIN_PER_LEVEL}+ answers at each of {MIN_LEVELS}+ levels; "
+        "rule": f"Participants fitted with {MIN_PER_LEVEL}+ answers at each of {MIN_LEVELS}+ levels; "
         f"{participant_boot} bootstrap draws over their trials; pooled: {pooled_boot} draws over trials",
     }
 
@@ -237,8 +237,8 @@ def markdown(c: dict | None) -> str:
         if cr.get("draws"):
             ci = _est({"point": None, "lo": cr["lo"], "hi": cr["hi"]}).split(" ", 1)[1]
             lines.append(
-                f"- pooled threshold's 95% interval with {cr['resampled']} resampled: {ci} (for people in general; "
-                "the interval above holds this panel fixed)" + (f"; {cr['note']}" if cr.get("note") else "")
+                f"- pooled threshold's 95% interval with {cr['resampled']} resampled (crossed): {ci} (for people "
+                "in general; the interval above holds this panel fixed)" + (f"; {cr['note']}" if cr.get("note") else "")
             )
         elif cr.get("note"):
             lines.append(f"- crossed interval (participants x trials): none ({cr['note']})")

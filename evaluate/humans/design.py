@@ -444,6 +444,10 @@ def plan(d: Design, main: list[dict], held: list[dict]) -> list[list[dict]]:
         for i, t in enumerate(trials):
             t["position"] = i
         attention_videos(trials, random.Random(f"{participant_seed(d.seed, p)}/attention"))
+        if constant:  # an attention check's video, too, never comes next to a video of its trial
+            cs.settle(trials, _trial_key)
+            for i, t in enumerate(trials):
+                t["position"] = i
         for t in trials:  # the repeated trial by position, now that positions exist
             if isinstance(t.get("repeat_of"), dict):
                 t["repeat_of"] = t["repeat_of"]["position"]

@@ -96,8 +96,10 @@ def _trial(t: dict) -> str:
 
 
 def _assert_never_back_to_back(plans):
+    """No two videos of one trial in a row after practice: judged ones, repeats, and attention checks (which re-show
+    a video seen earlier, or a catch video made from one)."""
     for p in plans:
-        vids = _videos(p)
+        vids = [t for t in p if t["phase"] != "practice" and t.get("video")]
         clashes = [
             (a["video_id"], b["video_id"])
             for a, b in zip(vids, vids[1:])
@@ -108,8 +110,14 @@ def _assert_never_back_to_back(plans):
 
 @pytest.mark.parametrize(
     "given",
-    [{}, {"per_participant": 16}, {"per_participant": 40, "repeat_fraction": 0.2}, {"per_participant": 9}],
-    ids=["everything", "k16", "k40-repeats", "k9"],
+    [
+        {},
+        {"per_participant": 16},
+        {"per_participant": 40, "repeat_fraction": 0.2},
+        {"per_participant": 9},
+        {"per_participant": 30, "familiarization": 0, "attention_checks": 4, "catch_videos": 3},
+    ],
+    ids=["everything", "k16", "k40-repeats", "k9", "checks-from-judged-videos"],
 )
 def test_levels_balanced_and_no_trial_back_to_back(tmp_path, given):
     root = make_sweep_set(str(tmp_path / "set"), {"t08": 12, "t09": 8})
@@ -117,7 +125,8 @@ def test_levels_balanced_and_no_trial_back_to_back(tmp_path, given):
     _assert_never_back_to_back(plans)
     practice = {t["entry"]["pair_id"] for p in plans for t in p if t["phase"] == "practice"}
     judged = Counter(t["video_id"] for p in plans for t in p if t["phase"] == "main")
-    assert practice and not practice & {t["entry"]["pair_id"] for p in plans for t in _videos(p)}
+    assert not practice & {t["entry"]["pair_id"] for p in plans for t in _videos(p)}
+    assert bool(practice) == (given.get("familiarization") != 0)
     for p in plans:
         main_t = [t for t in p if t["phase"] == "main"]
         assert len({t["video_id"] for t in main_t}) == len(main_t)  # no video twice (repeats aside)
@@ -128,8 +137,12 @@ def test_levels_balanced_and_no_trial_back_to_back(tmp_path, given):
         for t in main_t:
             if t["entry"]["pair_id"] in {u["entry"]["pair_id"] for u in main_t if u is not t}:
                 assert t["twin_order"] >= 1  # a trial seen twice or more: each video's place recorded
-        assert [t["phase"] for t in p[:2]] == ["practice", "practice"]
-        assert sorted((t["truth"], t["entry"]["violation_level"]) for t in p[:2]) == [("no", 0.6), ("yes", 0.0)]
+        if practice:  # one plausible and the clearest violation (the largest level), of a trial nobody judges
+            assert [t["phase"] for t in p[:2]] == ["practice", "practice"]
+            assert sorted((t["truth"], t["entry"]["violation_level"]) for t in p[:2]) == [("no", 0.6), ("yes", 0.0)]
+        assert sum(t["phase"] == "attention" for t in p) == given.get("attention_checks", 2) + given.get(
+            "catch_videos", 0
+        )
     # across participants each (trial, level) is judged about equally often
     in_play = {e["id"] for e in main if e["pair_id"] not in practice}
     counts = [judged.get(v, 0) for v in in_play]
@@ -282,7 +295,7 @@ def test_report_fits_per_participant_and_pooled(tmp_path, monkeypatch):
     md = open(os.path.join(run_dir, "report.md")).read()
     assert "### Psychometric curves (constant stimuli)" in md
     assert "| P007 |" in md and "too few answers to fit" in md
-    assert "participants (7) x trials (12), crossed" in md
+    assert "participants (7) x trials (12) resampled (crossed)" in md
     levels = [r["level"] for r in t08["levels"]]
     assert levels == [0.0, *LEVELS]
     assert t08["levels"][0]["proportion"] < 0.3 < 0.8 < t08["levels"][-1]["proportion"]
