@@ -146,7 +146,8 @@ def cmd_serve(args) -> int:
     }
     from voebench.evaluate.humans.store import NAME, study_path  # noqa: PLC0415
 
-    checks.check_out_folder(args.study, (NAME, NAME + "-*"), flag="--study")  # a new study, or this one reopened
+    # a new study, or this one reopened; texts/ may be written first, catch/ is the study's own (texts.py, catch.py)
+    checks.check_out_folder(args.study, (NAME, NAME + "-*", "texts", "catch"), flag="--study")
     if given["design"] is None and not os.path.exists(study_path(args.study)):  # auto, for a new study
         from voebench.evaluate.humans.design import choose_design  # noqa: PLC0415
         from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415

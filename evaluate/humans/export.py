@@ -117,6 +117,7 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
                 "trials": len(rs),
                 "attention_checks": len(answered),
                 "attention_failed": failed,
+                "quiz_attempts": rs[0].get("quiz_attempts"),
                 "excluded": reason,
             }
         )

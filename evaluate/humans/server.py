@@ -7,6 +7,7 @@ Routes (TOKEN = the participant's link; every API call acts on that participant 
     GET  /api/TOKEN/state              where the participant is (consent, instructions, the current trial, done)
     POST /api/TOKEN/consent            {"consent": true|false}
     POST /api/TOKEN/instructions       {}
+    POST /api/TOKEN/quiz               {"answers": [choice, ...]}: the comprehension quiz, where the study has one
     POST /api/TOKEN/answer             {"position": n, "answer": "yes"|"no"|0..100|"continue", "rt_ms": n,
                                         "rt_start_ms": n, "key": "f"|"j"|"Enter"|null,
                                         "media": {"played": bool, "error": bool, "replays": n}}
@@ -196,6 +197,12 @@ def create_app(study: Study, set_root: str) -> Starlette:
         await run_in_threadpool(study.instructions, token)
         return JSONResponse(await run_in_threadpool(study.state, token))
 
+    async def quiz(request: Request) -> Response:
+        token = _token(request)
+        data = await read_json(request, {"answers": (list,)})
+        result = await run_in_threadpool(study.quiz, token, data["answers"])
+        return JSONResponse({**result, **await run_in_threadpool(study.state, token)})
+
     async def answer(request: Request) -> Response:
         token = _token(request)
         data = await read_json(
@@ -239,6 +246,7 @@ def create_app(study: Study, set_root: str) -> Starlette:
         Route("/api/{token}/state", state),
         Route("/api/{token}/consent", consent, methods=["POST"]),
         Route("/api/{token}/instructions", instructions, methods=["POST"]),
+        Route("/api/{token}/quiz", quiz, methods=["POST"]),
         Route("/api/{token}/answer", answer, methods=["POST"]),
         Route("/api/{token}/video/{position}", video, methods=["GET", "HEAD"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

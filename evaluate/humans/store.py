@@ -28,6 +28,7 @@ import threading
 import time
 
 from voebench.errors import UsageError
+from voebench.evaluate.humans import texts
 from voebench.evaluate.humans.design import SLIDER_LABELS, SLIDER_MAX
 
 NAME = "study.sqlite3"
@@ -39,17 +40,22 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS participants (
     token TEXT PRIMARY KEY, number INTEGER UNIQUE NOT NULL, seed INTEGER NOT NULL,
-    consent INTEGER, consent_at REAL, instructions_at REAL, finished_at REAL);
+    consent INTEGER, consent_at REAL, instructions_at REAL, finished_at REAL,
+    quiz_attempts INTEGER, quiz_passed_at REAL);
 CREATE TABLE IF NOT EXISTS trials (
     token TEXT NOT NULL REFERENCES participants(token), position INTEGER NOT NULL, spec TEXT NOT NULL,
     answer TEXT, rt_ms INTEGER, media TEXT, answered_at REAL,
     rt_start_ms INTEGER, response_key TEXT, views INTEGER, first_shown_at REAL,
     PRIMARY KEY (token, position));
 """
-#: 1: the first schema; 2: rt_start_ms, response_key, views, first_shown_at (issue 25, defect 9).
-SCHEMA_VERSION = 2
-#: Columns added after version 1, with their types (the migration adds them to an older study file).
-_ADDED = {"rt_start_ms": "INTEGER", "response_key": "TEXT", "views": "INTEGER", "first_shown_at": "REAL"}
+#: 1: the first schema; 2: rt_start_ms, response_key, views, first_shown_at (issue 25, defect 9); 3: the
+#: comprehension quiz's quiz_attempts, quiz_passed_at (texts.py).
+SCHEMA_VERSION = 3
+#: Columns added after version 1, per table, with their types (the migration adds them to an older study file).
+_ADDED = {
+    "trials": {"rt_start_ms": "INTEGER", "response_key": "TEXT", "views": "INTEGER", "first_shown_at": "REAL"},
+    "participants": {"quiz_attempts": "INTEGER", "quiz_passed_at": "REAL"},
+}
 #: The answer keys of a yes/no trial (participants with an even number; odd numbers get them swapped, so the hand
 #: that answers "yes" is counterbalanced). Slider and watch trials are submitted with Enter.
 DEFAULT_KEYS = {"yes": "f", "no": "j"}
@@ -96,6 +102,11 @@ class Study:
         except (sqlite3.DatabaseError, TypeError, ValueError) as e:
             raise UsageError(f"{path}: not a voebench study file ({e})") from None
         self._migrate(path)
+        try:
+            self.texts = texts.load(study_dir)  # the researcher's pages and quiz (texts.py)
+        except UsageError:
+            self.con.close()
+            raise
 
     def _migrate(self, path: str) -> None:
         """Bring an older study file to SCHEMA_VERSION (one transaction: columns added, nothing else changes);
@@ -107,14 +118,16 @@ class Study:
             raise UsageError(
                 f"{path}: study schema {version} is newer than this voebench reads ({SCHEMA_VERSION}); upgrade voebench"
             )
-        have = {r[1] for r in self.con.execute("PRAGMA table_info(trials)")}
-        missing = {k: v for k, v in _ADDED.items() if k not in have}
+        missing = []
+        for table, columns in _ADDED.items():
+            have = {r[1] for r in self.con.execute(f"PRAGMA table_info({table})")}
+            missing += [(table, k, v) for k, v in columns.items() if k not in have]
         if version == SCHEMA_VERSION and not missing:
             return
         try:
             self.con.execute("BEGIN IMMEDIATE")
-            for name, kind in missing.items():
-                self.con.execute(f"ALTER TABLE trials ADD COLUMN {name} {kind}")
+            for table, name, kind in missing:
+                self.con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
             self.con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             self.con.execute("COMMIT")
         except sqlite3.DatabaseError as e:
@@ -183,31 +196,70 @@ class Study:
         ).fetchone()
         return int(answered), int(total), (json.loads(row[0]) if row else None)
 
+    def _quiz_pending(self, token: str) -> bool:
+        """The study has a quiz (texts.py) and this participant has not passed it yet."""
+        if not self.texts["quiz"]:
+            return False
+        row = self.con.execute("SELECT quiz_passed_at FROM participants WHERE token=?", (token,)).fetchone()
+        return row is None or row[0] is None
+
+    def _started(self, token: str, consent, instructions_at) -> bool:
+        """Consent given, instructions read and the quiz (if any) passed: the trials may begin."""
+        return bool(consent) and instructions_at is not None and not self._quiz_pending(token)
+
     def state(self, token: str, shown: bool = False) -> dict:
-        """Where the participant is: consent, instructions, a trial (public fields only), done or declined.
-        `shown`: the page will show this trial (GET state): count the showing (see the module's Timing)."""
+        """Where the participant is: consent, instructions, quiz, a trial (public fields only), done or declined.
+        `shown`: the page will show this trial (GET state): count the showing (see the module's Timing). The
+        researcher's texts (texts.py) come with the consent, instructions, quiz and end stages."""
         with self.lock:
             number, consent, instructions_at, _ = self._participant(token)
             answered, total, spec = self._next(token)
-            if shown and consent and instructions_at is not None and spec is not None:
+            quiz = instructions_at is not None and self._quiz_pending(token)
+            if shown and consent and instructions_at is not None and not quiz and spec is not None:
                 self._mark_shown(token, spec["position"])
         out: dict = {"answered": answered, "total": total}
+        pages = self.texts["pages"]
         if consent is None:
-            out["stage"] = "consent"
+            out.update(stage="consent", text=pages.get("consent"))
         elif not consent:
             out["stage"] = "declined"
-        elif instructions_at is None:
+        elif instructions_at is None or quiz:
             out.update(
-                stage="instructions",
+                stage="quiz" if quiz else "instructions",
                 protocol=self.meta["design"]["protocol"],
                 response=self._response(),
                 keys=self.keys(number),
+                text=pages.get("instructions"),
             )
+            if quiz:
+                out["quiz"] = texts.public_quiz(self.texts["quiz"])
         elif spec is None:
-            out["stage"] = "done"
+            out.update(stage="done", text=pages.get("end"))
         else:
             out.update(stage="trial", trial=public_trial(spec, self.keys(number)))
         return out
+
+    def quiz(self, token: str, answers: list[int]) -> dict:
+        """Check the comprehension quiz: {"passed": bool, "wrong": [question indexes]}; every attempt counted, the
+        first pass recorded (then the trials begin)."""
+        quiz = self.texts["quiz"]
+
+        def go(con):
+            _, consent, instructions_at, _ = self._participant(token)
+            if not consent or instructions_at is None:
+                raise Refused(409, "consent and read the instructions first")
+            if not self._quiz_pending(token):
+                raise Refused(409, "no quiz to answer" if not quiz else "the quiz was already passed")
+            if len(answers) != len(quiz) or any(type(a) is not int or not 0 <= a < 100 for a in answers):
+                raise Refused(400, f"answers must be {len(quiz)} choice numbers")
+            wrong = texts.wrong_answers(quiz, answers)
+            con.execute(
+                "UPDATE participants SET quiz_attempts=COALESCE(quiz_attempts, 0) + 1, quiz_passed_at=? WHERE token=?",
+                (None if wrong else time.time(), token),
+            )
+            return {"passed": not wrong, "wrong": wrong}
+
+        return self._write(go)
 
     def keys(self, number: int) -> dict[str, str]:
         """Participant `number`'s answer keys: the study's, swapped for odd numbers (counterbalanced hands)."""
@@ -242,7 +294,7 @@ class Study:
         manifest path) or ("study", a path in the study folder: a catch video with a dot, catch.py)."""
         with self.lock:
             _, consent, instructions_at, _ = self._participant(token)
-            if not consent or instructions_at is None:
+            if not self._started(token, consent, instructions_at):
                 raise Refused(403, "consent and read the instructions first")
             row = self.con.execute("SELECT spec FROM trials WHERE token=? AND position=?", (token, position)).fetchone()
             _, _, spec = self._next(token)
@@ -260,18 +312,35 @@ class Study:
         """Every trial of every participant with its answer (None where not answered), by participant, position."""
         with self.lock:
             rows = self.con.execute(
-                "SELECT p.number, p.seed, p.consent, p.finished_at, t.position, t.spec, t.answer, t.rt_ms, "
-                "t.media, t.answered_at, t.rt_start_ms, t.response_key, t.views, t.first_shown_at "
+                "SELECT p.number, p.seed, p.consent, p.finished_at, p.quiz_attempts, t.position, t.spec, t.answer, "
+                "t.rt_ms, t.media, t.answered_at, t.rt_start_ms, t.response_key, t.views, t.first_shown_at "
                 "FROM trials t JOIN participants p ON p.token = t.token ORDER BY p.number, t.position"
             ).fetchall()
         out = []
-        for number, seed, consent, finished, position, spec, answer, rt, media, at, rt0, key, views, shown in rows:
+        for (
+            number,
+            seed,
+            consent,
+            finished,
+            quiz,
+            position,
+            spec,
+            answer,
+            rt,
+            media,
+            at,
+            rt0,
+            key,
+            views,
+            shown,
+        ) in rows:
             out.append(
                 {
                     "participant": int(number),
                     "participant_seed": int(seed),
                     "consent": None if consent is None else bool(consent),
                     "finished": finished is not None,
+                    "quiz_attempts": quiz,
                     "position": int(position),
                     "trial": json.loads(spec),
                     "answer": json.loads(answer) if answer is not None else None,
@@ -338,7 +407,7 @@ class Study:
 
         def go(con):
             number, consent, instructions_at, _ = self._participant(token)
-            if not consent or instructions_at is None:
+            if not self._started(token, consent, instructions_at):
                 raise Refused(409, "consent and read the instructions first")
             _, _, spec = self._next(token)
             if spec is None:

@@ -80,15 +80,49 @@ async function loadState() {
     return showError(e.message);
   }
   progress(state.answered, state.total);
-  if (state.stage === "consent") return consentPage();
+  if (state.stage === "consent") return consentPage(state);
   if (state.stage === "instructions") return instructionsPage(state);
+  if (state.stage === "quiz") return quizPage(state);
   if (state.stage === "trial") return trialPage(state.trial);
   if (state.stage === "declined") {
     return show("declined", el("h1", { text: "Thank you" }),
       el("p", { text: "You chose not to take part. Nothing was recorded. You can close this page." }));
   }
+  if (state.text) return show("done", ...markdown(state.text));
   return show("done", el("h1", { text: "Thank you!" }),
     el("p", { text: "All your answers are saved. You can close this page." }));
+}
+
+// The researcher's texts (STUDY/texts/*.md, evaluate/humans/texts.py): a small Markdown subset (paragraphs,
+// "#" headings, "-" or "*" lists, **bold**, *italics*) built from text nodes only, so nothing in a text becomes HTML.
+function inline(text) {
+  const out = [];
+  const re = /\*\*([^*]+)\*\*|\*([^*]+)\*/g;
+  let at = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m.index > at) out.push(document.createTextNode(text.slice(at, m.index)));
+    out.push(m[1] !== undefined ? el("strong", { text: m[1] }) : el("em", { text: m[2] }));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(document.createTextNode(text.slice(at)));
+  return out;
+}
+
+function markdown(text) {
+  const nodes = [];
+  for (const block of text.replace(/\r\n?/g, "\n").split(/\n\s*\n/)) {
+    const lines = block.split("\n").map((l) => l.trim()).filter(Boolean);
+    if (!lines.length) continue;
+    const heading = /^(#{1,3})\s+(.*)$/.exec(lines[0]);
+    if (heading && lines.length === 1) {
+      nodes.push(el(`h${heading[1].length}`, {}, ...inline(heading[2])));
+    } else if (lines.every((l) => /^[-*]\s+/.test(l))) {
+      nodes.push(el("ul", {}, ...lines.map((l) => el("li", {}, ...inline(l.replace(/^[-*]\s+/, ""))))));
+    } else {
+      nodes.push(el("p", {}, ...inline(lines.join(" "))));
+    }
+  }
+  return nodes;
 }
 
 function showError(message) {
@@ -106,12 +140,13 @@ async function post(path, body) {
   return load();
 }
 
-function consentPage() {
+function consentPage(state) {
   const agree = el("button", { id: "agree", class: "primary", text: "I agree to take part" });
   const decline = el("button", { id: "decline", text: "I do not agree" });
   agree.onclick = () => post("consent", { consent: true });
   decline.onclick = () => post("consent", { consent: false });
-  show("consent",
+  if (state.text) return show("consent", ...markdown(state.text), el("div", { class: "buttons" }, agree, decline));
+  return show("consent",
     el("h1", { text: "Taking part in this study" }),
     el("p", { text: "You will watch short computer-generated videos of objects moving and answer one question " +
       "about each. It takes a few minutes." }),
@@ -137,9 +172,11 @@ function keysText(keys) {
   return `Press ${keyName(keys.yes)} for Yes and ${keyName(keys.no)} for No (or click).`;
 }
 
-function instructionsPage(state) {
-  const start = el("button", { id: "start", class: "primary", text: "Start" });
-  start.onclick = () => post("instructions", {});
+function instructionsText(state) {
+  const keys = el("p", { class: "hint", id: "keys-info", text: state.response === "slider"
+    ? "Keys: the arrow keys move the slider, Enter continues."
+    : `Keys: ${keysText(state.keys || { yes: "f", no: "j" })}` });
+  if (state.text) return [...markdown(state.text), keys];
   const task = state.response === "slider"
     ? "After each video, move the slider to say how surprising what happened was (the arrow keys move it too), " +
       "then press Continue or Enter."
@@ -147,15 +184,60 @@ function instructionsPage(state) {
   const familiar = state.protocol === "avoe"
     ? "The first videos show how things normally behave: just watch them."
     : "The first videos are practice: you will be told the right answer.";
-  show("instructions",
+  return [
     el("h1", { text: "Instructions" }),
     el("p", { text: "Each video plays once by itself; you can play it again. The answer unlocks when the " +
       "video has finished. The Full screen button makes the video as large as your screen allows." }),
     el("p", { text: task }),
     el("p", { text: familiar }),
-    el("p", { text: "Some questions check that you are paying attention: they say exactly which answer to give." }),
+    el("p", { text: "Some questions check that you are paying attention, to the question or to the video." }),
     el("p", { text: "If you reload the page or lose the connection, you continue where you were." }),
-    el("div", { class: "buttons" }, start));
+  ];
+}
+
+function instructionsPage(state) {
+  const start = el("button", { id: "start", class: "primary", text: "Start" });
+  start.onclick = () => post("instructions", {});
+  show("instructions", ...instructionsText(state), el("div", { class: "buttons" }, start));
+}
+
+// The comprehension quiz (where the study has one): the instructions again, then the questions; the trials begin
+// once every answer is right. The server checks the answers (the page never gets them) and counts the attempts.
+function quizPage(state, wrong = null) {
+  const groups = state.quiz.map((q, i) => {
+    const choices = q.choices.map((c, j) => el("label", { class: "choice" },
+      el("input", { type: "radio", name: `q${i}`, value: String(j), id: `q${i}-${j}` }), ` ${c}`));
+    const box = el("fieldset", { class: `quiz${wrong && wrong.includes(i) ? " wrong" : ""}`, id: `q${i}` },
+      el("legend", { text: q.question }), ...choices);
+    return box;
+  });
+  const check = el("button", { id: "check", class: "primary", text: "Check my answers" });
+  const missing = el("p", { class: "hint", id: "quiz-missing", hidden: "", text: "Please answer every question." });
+  check.onclick = async () => {
+    const answers = state.quiz.map((_, i) => {
+      const picked = app.querySelector(`input[name="q${i}"]:checked`);
+      return picked ? Number(picked.value) : null;
+    });
+    if (answers.includes(null)) { missing.hidden = false; return; }
+    check.disabled = true;
+    let result;
+    try {
+      result = await call("quiz", { answers });
+    } catch (e) {
+      if (e.status === 409) return load();
+      return showError(e.message);
+    }
+    if (result.passed) return load();
+    window.scrollTo(0, 0);
+    return quizPage(result, result.wrong);
+  };
+  const message = wrong
+    ? el("p", { class: "feedback wrong", id: "quiz-wrong", text: `Not quite: ${wrong.length === 1 ? "one answer" :
+      `${wrong.length} answers`} (marked) ${wrong.length === 1 ? "was" : "were"} not right. Please read the ` +
+      "instructions again and answer once more." })
+    : el("p", { text: "Before the videos start, please answer these questions about the instructions." });
+  show("quiz", ...instructionsText(state), el("h2", { text: "Questions" }), message, ...groups, missing,
+    el("div", { class: "buttons" }, check));
 }
 
 function fullscreenButton() {

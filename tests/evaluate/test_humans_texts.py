@@ -1,0 +1,126 @@
+"""The researcher's texts and comprehension quiz (issue 25): consent, instructions and end page from
+STUDY/texts/*.md, a quiz from STUDY/texts/quiz.json that must be passed before any trial (attempts counted and
+exported), bad files refused in one line. The page's rendering (text nodes only) is in test_humans_browser.py."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+QUIZ = [
+    {"question": "When do the answer buttons unlock?", "choices": ["At once", "When the video has ended"], "answer": 1},
+    {"question": "Which key means yes?", "choices": ["The one shown on the Yes button", "Space"], "answer": 0},
+]
+
+
+def write_texts(study_dir: str, quiz=QUIZ, **pages: str) -> None:
+    folder = os.path.join(study_dir, "texts")
+    os.makedirs(folder, exist_ok=True)
+    for name, text in pages.items():
+        with open(os.path.join(folder, name + ".md"), "w", encoding="utf-8") as f:
+            f.write(text)
+    if quiz is not None:
+        with open(os.path.join(folder, "quiz.json"), "w", encoding="utf-8") as f:
+            json.dump(quiz, f)
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "message"),
+    [
+        ("quiz.json", "[{", "not JSON"),
+        ("quiz.json", "[]", "must be a list of 1..20 questions"),
+        ("quiz.json", json.dumps([{**QUIZ[0], "answer": 2}]), "question 1 must be"),
+        ("quiz.json", json.dumps([{**QUIZ[0], "answer": True}]), "question 1 must be"),
+        ("quiz.json", json.dumps([QUIZ[0], {**QUIZ[1], "choices": ["a", "a"]}]), "question 2 must be"),
+        ("quiz.json", json.dumps([{**QUIZ[0], "hint": "x"}]), "question 1 must be"),
+        ("consent.md", "  \n", "empty; delete it to use the built-in text"),
+        ("end.md", b"\xff\xfe bad", "not UTF-8 text"),
+        ("instructions.md", "x" * (64 * 1024 + 1), "over 64 kB"),
+    ],
+)
+def test_bad_text_files_are_refused_in_one_line(tiny_set, tmp_path, name, content, message):
+    from conftest import voebench
+
+    study_dir = str(tmp_path / "study")
+    args = ("humans", "serve", tiny_set, "--study", study_dir, "--create-only")
+    voebench(*args, "--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2", "--twins")
+    os.makedirs(os.path.join(study_dir, "texts"))
+    with open(os.path.join(study_dir, "texts", name), "wb") as f:
+        f.write(content if isinstance(content, bytes) else content.encode())
+    proc = voebench(*args, check=False)
+    assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_texts_and_quiz_over_http(tiny_set, tmp_path):
+    from humans_fixtures import Server, request
+
+    from voebench.evaluate.humans.export import export
+
+    study_dir = str(tmp_path / "study")
+    args = ("--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2", "--twins")
+    write_texts(study_dir, consent="# Our study\n\nConsent text.", instructions="Read me.", end="Debrief: thanks.")
+    server = Server(tiny_set, study_dir, *args).start()
+    try:
+        from voebench.evaluate.humans.store import Study
+
+        s = Study(study_dir)
+        token = s.tokens()[0][1]
+        s.close()
+
+        def api(method, what, body=None):
+            status, data, _ = request(server.base, method, f"/api/{token}/{what}", body)
+            return status, data
+
+        state = api("GET", "state")[1]
+        assert (state["stage"], state["text"]) == ("consent", "# Our study\n\nConsent text.")
+        assert api("POST", "quiz", {"answers": [1, 0]})[0] == 409  # not before consent and instructions
+        api("POST", "consent", {"consent": True})
+        assert api("GET", "state")[1]["text"] == "Read me."
+        state = api("POST", "instructions", {})[1]
+        assert state["stage"] == "quiz" and state["text"] == "Read me."
+        assert state["quiz"] == [{"question": q["question"], "choices": q["choices"]} for q in QUIZ]  # no answers
+        # no trial before the quiz is passed
+        assert api("GET", "video/0")[0] == 403
+        assert api("POST", "answer", {"position": 0, "answer": "yes"})[0] == 409
+        for bad in ([1], [1, 0, 0], [1, "0"], [1, True], [1, -1]):
+            status, data = api("POST", "quiz", {"answers": bad})
+            assert status == 400 and data == {"error": "answers must be 2 choice numbers"}, bad
+        status, data = api("POST", "quiz", {"answers": [0, 0]})
+        assert status == 200 and (data["passed"], data["wrong"], data["stage"]) == (False, [0], "quiz")
+        status, data = api("POST", "quiz", {"answers": [1, 0]})
+        assert (data["passed"], data["wrong"], data["stage"]) == (True, [], "trial")
+        assert api("POST", "quiz", {"answers": [1, 0]}) == (409, {"error": "the quiz was already passed"})
+        while (state := api("GET", "state")[1])["stage"] == "trial":
+            t = state["trial"]
+            assert api("POST", "answer", {"position": t["position"], "answer": "yes"})[0] == 200
+        assert (state["stage"], state["text"]) == ("done", "Debrief: thanks.")
+    finally:
+        server.stop()
+    out = str(tmp_path / "run")
+    export(study_dir, out)
+    with open(os.path.join(out, "run.json")) as f:
+        assert json.load(f)["humans"]["participants"][0]["quiz_attempts"] == 2
+
+
+def test_no_texts_no_quiz(tiny_set, tmp_path):
+    """Without a texts folder the built-in pages are used (no `text`) and the trials follow the instructions."""
+    from voebench.evaluate.humans import study
+    from voebench.evaluate.humans.design import default_design
+    from voebench.evaluate.humans.store import Refused
+
+    s = study.create(
+        tiny_set, str(tmp_path / "study"), default_design("grasp", 1, votes=1, suites=["grasp-l2"], twins=True)
+    )
+    try:
+        token = s.tokens()[0][1]
+        assert s.state(token)["text"] is None
+        s.consent(token, True)
+        s.instructions(token)
+        assert s.state(token)["stage"] == "trial"
+        with pytest.raises(Refused, match="no quiz to answer"):
+            s.quiz(token, [0])
+    finally:
+        s.close()
