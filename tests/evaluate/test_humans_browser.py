@@ -447,3 +447,72 @@ def test_video_box_keeps_the_aspect_ratio_fills_the_window_and_cannot_seek_ahead
     assert all(a["media"]["played"] and a["trial"]["video"] for a in stored.values())
     assert [a["media"]["focus_lost"] > 0 for a in stored.values()] == [True] + [False] * (len(stored) - 1)
     assert all(a["media"]["fullscreen"] for a in stored.values())
+
+
+def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):
+    """The researcher's consent, instructions and end page (Markdown subset; markup in them stays text) and a
+    comprehension quiz that must be passed before the first trial: a wrong answer is marked and retried."""
+    from selenium.webdriver.common.by import By
+    from test_humans_texts import QUIZ, write_texts
+
+    study_dir = str(tmp_path / "study")
+    write_texts(
+        study_dir,
+        consent="# Consent\n\nWe study **judgement**. <script>window.pwned = 1</script> <b>not bold</b>\n\n"
+        "- one\n- two",
+        instructions="Watch each video, then *answer*.",
+        end="## Debrief\n\nThe videos were made by a simulator.",
+    )
+    from humans_fixtures import Server
+
+    server = Server(
+        tiny_set, study_dir, "--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2",
+        "--familiarization", "0", "--attention-checks", "0", "--twins",
+    ).start()  # fmt: skip
+    from voebench.evaluate.humans.store import Study
+
+    s = Study(study_dir)
+    token = s.tokens()[0][1]
+    plan = {a["position"]: a["trial"] for a in s.answers()}
+    s.close()
+    try:
+        d = browser
+        d.get(f"{server.base}/p/{token}")
+        _wait_page(d, {"consent"})
+        app = d.find_element(By.ID, "app")
+        assert app.find_element(By.TAG_NAME, "h1").text == "Consent"
+        assert app.find_element(By.TAG_NAME, "strong").text == "judgement"
+        assert [li.text for li in app.find_elements(By.TAG_NAME, "li")] == ["one", "two"]
+        assert "<script>window.pwned = 1</script> <b>not bold</b>" in app.text  # shown as text
+        assert not app.find_elements(By.TAG_NAME, "script") and not app.find_elements(By.TAG_NAME, "b")
+        assert d.execute_script("return window.pwned === undefined")
+        d.find_element(By.ID, "agree").click()
+        _wait_page(d, {"instructions"})
+        assert d.find_element(By.TAG_NAME, "em").text == "answer"
+        d.find_element(By.ID, "start").click()
+        _wait_page(d, {"quiz"})
+        d.find_element(By.ID, "check").click()  # nothing chosen: asked to answer all, nothing sent
+        assert d.find_element(By.ID, "quiz-missing").is_displayed()
+        d.find_element(By.ID, "q0-0").click()  # wrong
+        d.find_element(By.ID, "q1-0").click()
+        d.find_element(By.ID, "check").click()
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        WebDriverWait(d, 10).until(lambda d: d.find_elements(By.ID, "quiz-wrong"))
+        assert "wrong" in d.find_element(By.ID, "q0").get_attribute("class")
+        assert "wrong" not in d.find_element(By.ID, "q1").get_attribute("class")
+        d.save_screenshot(os.path.join(shots, "humans-quiz.png"))
+        d.find_element(By.ID, f"q0-{QUIZ[0]['answer']}").click()
+        d.find_element(By.ID, f"q1-{QUIZ[1]['answer']}").click()
+        d.find_element(By.ID, "check").click()
+        for position in range(len(plan)):
+            _wait_page(d, {"trial"}, position)
+            _wait_enabled(d, plan[position]["truth"]).click()
+        _wait_page(d, {"done"})
+        assert d.find_element(By.TAG_NAME, "h2").text == "Debrief"
+    finally:
+        server.stop()
+    s = Study(study_dir)
+    rows = s.answers()
+    s.close()
+    assert rows[0]["quiz_attempts"] == 2 and all(r["answer"] is not None for r in rows)
