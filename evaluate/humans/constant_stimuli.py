@@ -18,9 +18,10 @@ gives one level of each trial: a Latin-square-like design), then a seeded random
 **Order** (`balanced_order`). The participant's videos are laid out in blocks: block b holds the b-th video of each
 of the participant's cells (each cell's videos shuffled), so every level comes about once per block and no level
 drifts to the start or the end of the session; each block is shuffled. Two videos of one trial never come back to
-back: within a block the next video is drawn among those of another trial than the last, and a clash left at a
-block's end is repaired by swapping with the nearest video that clashes with nothing. A participant whose videos
-cannot be ordered so (more than half from one trial) is refused in one line. Repeated trials (`--repeat-fraction`)
+back: the next video is the first of the block (else of a later block) whose trial differs from the last one's
+and that leaves the rest orderable (no trial holds more than about half of what is left), so the order never gets
+stuck. A participant whose videos cannot be ordered so (more than half, rounded up, from one trial) is refused in
+one line. Repeated trials (`--repeat-fraction`)
 are placed where their neighbours are of other trials, too; attention checks show no video of the set and may go
 anywhere. `twin_order` records each video's place among the videos of its trial that this participant sees.
 
@@ -155,54 +156,54 @@ def assign(judged: list[dict], participants: int, k: int, seed: int) -> list[lis
     return out
 
 
-def _clash(seq: list[dict], i: int) -> bool:
-    """True when video i and video i + 1 are of the same trial."""
-    return 0 <= i < len(seq) - 1 and trial_of(seq[i]) == trial_of(seq[i + 1])
-
-
-def _repair(seq: list[dict]) -> None:
-    """Removes every back-to-back clash by swapping the second video with the nearest one whose move leaves no
-    clash around either position; refuses (one line) where none exists."""
-    for i in range(len(seq) - 1):
-        if not _clash(seq, i):
-            continue
-        j_found = None
-        for dist in range(1, len(seq)):
-            for j in (i + 1 + dist, i + 1 - dist):
-                if not 0 <= j < len(seq) or j == i + 1:
-                    continue
-                seq[i + 1], seq[j] = seq[j], seq[i + 1]
-                if not any(_clash(seq, x) for x in {i, i + 1, j - 1, j}):
-                    j_found = j
-                    break
-                seq[i + 1], seq[j] = seq[j], seq[i + 1]
-            if j_found is not None:
-                break
-        if j_found is None:
-            worst, n = Counter(trial_of(e) for e in seq).most_common(1)[0]
-            raise UsageError(
-                f"--design constant-stimuli: {n} of a participant's {len(seq)} videos are of one trial ({worst}): they "
-                "cannot be ordered without two back to back; select more trials or lower --per-participant"
-            )
+def _can_follow(counts: Counter[str], last: str | None) -> bool:
+    """Whether videos with these per-trial `counts` can be ordered, after a video of trial `last`, with no two of
+    one trial in a row: the last trial at most half of them (rounded down), any other at most half rounded up."""
+    total = sum(counts.values())
+    return all(n <= (total // 2 if t == last else (total + 1) // 2) for t, n in counts.items())
 
 
 def balanced_order(mine: list[dict], rng: random.Random) -> list[dict]:
-    """The participant's videos in blocks of one video per cell, shuffled, never two of one trial back to back."""
+    """The participant's videos in blocks of one video per cell (each cell's videos shuffled, each block
+    shuffled), never two of one trial back to back: the next video is the first of the current block whose trial
+    differs from the last one and leaves the rest orderable (`_can_follow`); where the block has none, the first
+    such video of a later block. Refuses (one line) videos that cannot be so ordered at all (more than half of
+    them, rounded up, from one trial)."""
+    counts = Counter(trial_of(e) for e in mine)
+    if mine and not _can_follow(counts, None):
+        worst, n = counts.most_common(1)[0]
+        raise UsageError(
+            f"--design constant-stimuli: {n} of a participant's {len(mine)} videos are of one trial ({worst}): they "
+            "cannot be ordered without two back to back; select more trials or lower --per-participant"
+        )
     cells: dict[tuple, list[dict]] = {}
     for e in sorted(mine, key=lambda e: e["id"]):
         cells.setdefault(cell_of(e), []).append(e)
     for c in sorted(cells):
         rng.shuffle(cells[c])
     depth = max((len(v) for v in cells.values()), default=0)
-    seq: list[dict] = []
+    blocks = []
     for b in range(depth):
         block = [cells[c][b] for c in sorted(cells) if b < len(cells[c])]
         rng.shuffle(block)
-        while block:
-            last = trial_of(seq[-1]) if seq else None
-            allowed = [i for i, e in enumerate(block) if trial_of(e) != last]
-            seq.append(block.pop(allowed[0] if allowed else 0))
-    _repair(seq)
+        blocks.append(block)
+    seq: list[dict] = []
+    while any(blocks):
+        last = trial_of(seq[-1]) if seq else None
+        pick = None
+        for block in blocks:
+            for e in block:
+                t = trial_of(e)
+                counts[t] -= 1
+                if t != last and _can_follow(counts, t):
+                    pick = e
+                    break
+                counts[t] += 1
+            if pick is not None:
+                block.remove(pick)
+                break
+        assert pick is not None  # the first check guarantees a next video (the most frequent trial's, at worst)
+        seq.append(pick)
     return seq
 
 

@@ -28,6 +28,7 @@ from collections import defaultdict
 import numpy as np
 
 from voebench.evaluate.psychometrics import Fit, Table, fit, level_table
+from voebench.evaluate.psychometrics.responses import manifest_levels
 
 #: Bootstrap draws of the pooled fit and its goodness-of-fit draws (psychometrics.fit's defaults).
 POOLED_BOOT = 1000
@@ -117,6 +118,17 @@ def crossed(responses: list[tuple], n_boot: int, seed: int = 0) -> dict:
     return out
 
 
+def _with_level(r: dict, from_set: dict[str, tuple[float | None, str]]) -> dict:
+    """The record with the set's level and unit where it has none."""
+    level, unit = from_set.get(str(r.get("video_id")), (None, ""))
+    out = dict(r)
+    if out.get("violation_level") is None and level is not None:
+        out["violation_level"] = level
+    if not out.get("violation_unit") and unit:
+        out["violation_unit"] = unit
+    return out
+
+
 def _summary(f: Fit) -> dict:
     """The fit as results.json keeps it (psychometrics.Fit.as_dict)."""
     return f.as_dict()
@@ -128,9 +140,17 @@ def curves(
     participant_boot: int | None = None,
     gof: int | None = None,
     seed: int = 0,
+    set_root: str | None = None,
 ) -> dict | None:
-    """The psychometric section of the humans results, or None when no scored answer has a violation level."""
+    """The psychometric section of the humans results, or None when no scored answer has a violation level.
+    `set_root` (run.json's `dataset`): where the records lack a level or a unit (studies made before the study
+    kept them, or an export that does not copy the unit), they are read from the set's manifest when it is there."""
     graded = [r for r in records if r.get("violation_level") is not None]
+    if set_root and (not graded or any(not r.get("violation_unit") for r in graded)):
+        from_set, _unreadable = manifest_levels(set_root)
+        if from_set:
+            records = [_with_level(r, from_set) for r in records]
+            graded = [r for r in records if r.get("violation_level") is not None]
     if not graded:
         return None
     pooled_boot = POOLED_BOOT if pooled_boot is None else pooled_boot

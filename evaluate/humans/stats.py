@@ -261,7 +261,7 @@ def summarize(run_dir: str, records: list[dict], info: dict) -> dict:
         "videos": videos,
         "flagged": [v for v in videos if v["flagged"]],
         "flag_rule": f"accuracy < {FLAG_BELOW} with at least {FLAG_MIN_ANSWERS} answers",
-        "psychometric": curves.curves(scored),
+        "psychometric": curves.curves(scored, set_root=info.get("dataset")),
     }
 
 

@@ -284,6 +284,7 @@ def test_report_fits_per_participant_and_pooled(tmp_path, monkeypatch):
     lo, hi = pooled["threshold"]["lo"], pooled["threshold"]["hi"]
     assert lo is not None and hi is not None and lo <= TRUE["threshold"] <= hi and hi - lo < 0.15
     assert "participants are not resampled" in t08["pooled_resampled"]
+    assert t08["unit"] == "m"  # samples carry no unit: read from the set the run names
     cr = t08["crossed"]  # participants and trials resampled: wider, and it holds the truth too
     assert cr["draws"] == 300 and cr["lo"] is not None and cr["hi"] is not None
     assert cr["lo"] <= TRUE["threshold"] <= cr["hi"] and cr["hi"] - cr["lo"] >= hi - lo
@@ -293,7 +294,7 @@ def test_report_fits_per_participant_and_pooled(tmp_path, monkeypatch):
     assert len(fitted) == 6 and all(x is not None and abs(x - TRUE["threshold"]) < 0.12 for x in fitted), fitted
     assert abs(t08["participant_thresholds"]["median"] - TRUE["threshold"]) < 0.06
     md = open(os.path.join(run_dir, "report.md")).read()
-    assert "### Psychometric curves (constant stimuli)" in md
+    assert "### Psychometric curves (constant stimuli)" in md and "#### grasp-l2 / t08 (m)" in md
     assert "| P007 |" in md and "too few answers to fit" in md
     assert "participants (7) x trials (12) resampled (crossed)" in md
     levels = [r["level"] for r in t08["levels"]]
@@ -301,10 +302,25 @@ def test_report_fits_per_participant_and_pooled(tmp_path, monkeypatch):
     assert t08["levels"][0]["proportion"] < 0.3 < 0.8 < t08["levels"][-1]["proportion"]
 
 
-def test_no_levels_no_curves():
-    """A panel of an ungraded set: no psychometric section, and the report's markdown is unchanged by it."""
+def test_no_levels_no_curves_and_levels_from_the_set(tmp_path):
+    """A panel of an ungraded set: no psychometric section, and the report's markdown is unchanged by it. Records
+    without levels (a study made before its entries kept them) get them from the set the run names."""
     from voebench.evaluate.humans import curves
 
     records = [{"suite": "s", "test": "t", "video_id": "v", "parsed": "no", "valid": True, "participant": "P001"}]
     assert curves.curves(records) is None
+    assert curves.curves(records, set_root=str(tmp_path / "gone")) is None  # an absent set: no curves, no error
     assert curves.markdown(None) == ""
+    root = make_sweep_set(str(tmp_path / "set"), {"t08": 4})
+    rng = random.Random(0)
+    stems = ["plausible", *[f"implausible-{r}" for r in range(1, 7)]]
+    records = [
+        {"suite": "grasp-l2", "test": "t08", "video_id": f"grasp-l2/t08/{i:05d}-{stems[r]}",
+         "pair_id": f"grasp-l2/t08/{i:05d}", "parsed": _observer(([0.0, *LEVELS])[r], rng), "valid": True,
+         "participant": f"P{p:03d}"}
+        for p in range(3) for i in range(4) for r in range(7)
+    ]  # fmt: skip
+    c = curves.curves(records, pooled_boot=20, participant_boot=0, gof=0, set_root=root)
+    assert c is not None
+    (t,) = c["tests"]
+    assert t["unit"] == "m" and [r["level"] for r in t["levels"]] == [0.0, *LEVELS] and t["answers"] == 84
