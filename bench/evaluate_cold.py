@@ -5,9 +5,8 @@ For each random-weight Qwen2.5-VL (the 418M `base` preset and, with `--7b`, the 
 disk so the normal `--model hf:DIR` path loads it), in ONE session on one GPU:
 
 1. `bench`: bench/bench_hf_adapter.py's timed run (one discarded warm-up run first), in its own process;
-2. `cold-no-warmup`: `voebench evaluate` in a fresh process with `--no-warmup --frame-store off` (the path before
-   issue 28);
-3. `cold`: `voebench evaluate` in a fresh process with the defaults (warm-up on) and an empty frame store;
+2. `cold-no-warmup`: `voebench evaluate` in a fresh process with `--frame-store off` (the path before issue 28);
+3. `cold`: `voebench evaluate` in a fresh process with `--warmup` and an empty frame store;
 4. `second`: the same again in a fresh process, reading the frame store the cold run filled.
 
 Every run asks the same 128 plausibility questions (one per synthetic 320x240 50 fps 10 s video) with 16 frames,
@@ -144,9 +143,9 @@ def main():
         shutil.rmtree(store, ignore_errors=True)
         runs = [
             ("bench", None),
-            ("cold-no-warmup", ["--no-warmup", "--frame-store", "off"]),
-            ("cold", ["--frame-store", store]),
-            ("second", ["--frame-store", store]),
+            ("cold-no-warmup", ["--frame-store", "off"]),
+            ("cold", ["--warmup", "--frame-store", store]),
+            ("second", ["--warmup", "--frame-store", store]),
         ]
         for name, extra in runs:
             if extra is None:

@@ -125,10 +125,10 @@ def register(subparsers) -> None:
     )
     p.add_argument("--max-new-tokens", type=positive_int("--max-new-tokens"), default=32)
     p.add_argument(
-        "--no-warmup",
+        "--warmup",
         action="store_true",
-        help="hf on CUDA: skip the discarded warm-up batch before the first timed one (run.json reports warmup_s, "
-        "time_to_first_answer_s and the speed after the warm-up)",
+        help="hf on CUDA: generate the first batch once, discarded, before timing (for throughput measurements: "
+        "run.json then reports the speed after it; it costs a whole run one batch, docs/evaluate.md)",
     )
     p.add_argument(
         "--frame-store",
@@ -317,7 +317,7 @@ def cmd_evaluate(args) -> int:
         system_prompt=_system_prompt(args.system_prompt, args.model),
         num_workers=frames_mod.default_workers() if args.num_workers is None else args.num_workers,
         frame_store=_frame_store(args.frame_store),
-        warmup=not args.no_warmup,
+        warmup=args.warmup,
     )
     extra = {
         "dataset": os.path.abspath(args.dataset),

@@ -147,8 +147,9 @@ class EvalConfig:
     #: the decoded-frame store on disk (evaluate/frame_store.py), shared by runs, models and repeats; None: off
     frame_store: str | None = None
     #: one discarded batch before the first timed one, where the adapter has a warm-up (hf on CUDA: kernels chosen
-    #: for these shapes, the allocator's pools), so a cold run answers at its steady speed from the first batch
-    warmup: bool = True
+    #: for these shapes, the allocator's pools): the speed after it is the steady one; off by default, because it
+    #: costs a whole run one batch's work (measured: docs/evaluate.md, "The normal command, cold")
+    warmup: bool = False
 
 
 class EvalRunner:
