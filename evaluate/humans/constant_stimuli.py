@@ -25,7 +25,7 @@ one line. Repeated trials (`--repeat-fraction`)
 are placed where their neighbours are of other trials, too; attention checks show no video of the set and may go
 anywhere. `twin_order` records each video's place among the videos of its trial that this participant sees.
 
-Everything is drawn from generators seeded by the study seed and the participant's number: the same study seed
+Everything is drawn by random generators seeded by the study seed and the participant's number: the same study seed
 gives the same plan.
 """
 
