@@ -40,14 +40,20 @@ def _all_spaces():
             yield suite, test
 
 
+def _without_levels(tree: dict) -> dict:
+    """A space or draw without its graded-violation leaves (issue 24: `violation`, a Level leaf that takes no draw
+    when unset), so the records below keep checking that every other leaf draws and reads as before."""
+    return {k: v for k, v in tree.items() if k != "violation"}
+
+
 def _digest(suite, test) -> str:
     space = suite.space(test)
-    samples = [suite.sample(test, space, seed, i)[1] for seed in (0, 7) for i in range(6)]
+    samples = [_without_levels(suite.sample(test, space, seed, i)[1]) for seed in (0, 7) for i in range(6)]
     return hashlib.sha256(canonical_json(samples).encode()).hexdigest()[:16]
 
 
 def _described(suite, test) -> str:
-    return hashlib.sha256(canonical_json(suite.space(test).describe()).encode()).hexdigest()[:16]
+    return hashlib.sha256(canonical_json(_without_levels(suite.space(test).describe())).encode()).hexdigest()[:16]
 
 
 def _is_number(v) -> bool:
