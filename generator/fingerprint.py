@@ -1,7 +1,10 @@
 """Fingerprints of the code that makes the videos, so a folder is only resumed by the code that began it.
 
-Two kinds, each a sha256 over the sorted (path relative to its package root, file bytes) of a set of `.py`
-files (so the value does not depend on where voebench is installed):
+Two kinds, each a sha256 over the sorted (path relative to its package root, code) of a set of `.py` files (so
+the value does not depend on where voebench is installed). The code of a file is its Python tokens without
+comments, blank lines and docstrings (`code_text`): editing a comment or a docstring keeps every existing set
+resumable, while any change to what the code does changes the fingerprint. (Prompts live in the suites' modules and
+are part of the fingerprint: the manifest entries carry them, and one set must not mix two wordings.)
 
 - **core**: every module of `voebench.generator` (recursively) except those that only read finished sets or
   parse the command line (`CORE_EXCLUDED`), plus every module of `voebench.contract`. A change here can
@@ -17,15 +20,51 @@ dataset.json records both (`identity.code`) and every HDF5 its own (`code_finger
 
 from __future__ import annotations
 
+import ast
 import functools
 import glob
 import hashlib
 import importlib
+import io
 import os
+import tokenize
 
 #: Modules of voebench.generator that never run while a video is made (paths relative to the package). The
 #: audit is not among them: it decides which draws the generation gate keeps (generator/trial.py).
 CORE_EXCLUDED = ("cli.py", "preview.py", "verify.py", "progress.py", "limits.py")
+
+
+def _docstring_starts(tree: ast.AST) -> set[tuple[int, int]]:
+    """(line, column) where each docstring of a module, class or function begins."""
+    starts = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                starts.add((first.value.lineno, first.value.col_offset))
+    return starts
+
+
+def code_text(data: bytes) -> bytes:
+    """The part of a module's source that can change what it does: its tokens without comments, blank lines and
+    docstrings (a docstring becomes an empty string, so the structure stays valid). A file that does not
+    tokenize as Python is taken whole."""
+    try:
+        source = data.decode("utf-8")
+        docstrings = _docstring_starts(ast.parse(source))
+        out = []
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in (tokenize.COMMENT, tokenize.NL):
+                continue
+            text = '""' if tok.type == tokenize.STRING and tok.start in docstrings else tok.string
+            out.append(f"{tok.type}:{text}")
+        return "\n".join(out).encode()
+    except (SyntaxError, UnicodeDecodeError, tokenize.TokenError, ValueError):
+        return data
 
 
 def _digest(root: str, files) -> str:
@@ -33,7 +72,7 @@ def _digest(root: str, files) -> str:
     for path in sorted(files, key=lambda p: os.path.relpath(p, root)):
         rel = os.path.relpath(path, root).replace(os.sep, "/")
         with open(path, "rb") as f:
-            data = f.read()
+            data = code_text(f.read())
         h.update(f"{rel}\0{len(data)}\0".encode())
         h.update(data)
     return h.hexdigest()[:16]
