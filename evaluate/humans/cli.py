@@ -80,8 +80,9 @@ def register(subparsers) -> None:
         help="constant-stimuli: for graded videos (a sweep): each participant judges every level of the trials "
         "(or --per-participant videos), levels balanced per participant and over participants, in a random "
         "order in blocks, never two videos of one trial back to back; the report fits psychometric curves per "
-        "participant and pooled. standard: the protocol's design above. auto (default): constant-stimuli when "
-        "the selection is a sweep (a trial with two or more violation levels), else standard",
+        "participant and pooled. standard: the protocol's own design (GRASP votes, AVoE everyone sees all). auto "
+        "(default): constant-stimuli when the selection is a sweep (a trial with two or more violation levels), "
+        "else standard",
     )
     s.add_argument("--suite", action="append", help="only these suites (repeatable or comma-separated)")
     s.add_argument("--tests", action="append", help="only these tests")
