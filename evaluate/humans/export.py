@@ -118,6 +118,8 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
                 "attention_checks": len(answered),
                 "attention_failed": failed,
                 "quiz_attempts": rs[0].get("quiz_attempts"),
+                "demographics": rs[0].get("demographics"),
+                "comment": rs[0].get("comment"),
                 "excluded": reason,
             }
         )
@@ -166,6 +168,7 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
         w = csv.DictWriter(fh, fieldnames=CSV_COLUMNS, extrasaction="ignore")
         w.writeheader()
         w.writerows(answers)
+    _write_people_csv(os.path.join(out_dir, "participants.csv"), people)
     samples = _samples(rows, excluded, design)
     _write_jsonl(os.path.join(out_dir, SAMPLES), samples)
     votes: dict[str, int] = defaultdict(int)
@@ -278,6 +281,27 @@ def _samples(rows: list[dict], excluded: set, design: dict) -> list[dict]:
             }
         )
     return out
+
+
+def csv_safe(value):
+    """A cell a spreadsheet shows as text: a participant's text starting with =, +, -, @ (or a tab or carriage
+    return) would be read as a formula, so it gets a leading apostrophe (OWASP's advice on CSV injection)."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def _write_people_csv(path: str, people: list[dict]) -> None:
+    """participants.csv: one row per participant, the optional end questions as columns; free text made safe for
+    spreadsheets (csv_safe) and quoted by the csv module (commas, quotes and line breaks stay inside the cell)."""
+    questions = list(dict.fromkeys(q for p in people for q in (p.get("demographics") or {})))
+    base = [k for k in people[0] if k not in ("demographics", "comment")] if people else []
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow([*base, *questions, "comment"])
+        for p in people:
+            demo = p.get("demographics") or {}
+            w.writerow([csv_safe(v) for v in (*(p[k] for k in base), *(demo.get(q) for q in questions), p["comment"])])
 
 
 def _write_jsonl(path: str, rows: list[dict]) -> None:

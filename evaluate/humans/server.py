@@ -8,6 +8,8 @@ Routes (TOKEN = the participant's link; every API call acts on that participant 
     POST /api/TOKEN/consent            {"consent": true|false}
     POST /api/TOKEN/instructions       {}
     POST /api/TOKEN/quiz               {"answers": [choice, ...]}: the comprehension quiz, where the study has one
+    POST /api/TOKEN/about              {"demographics": [choice|null, ...]|null, "comment": text|null}: after the
+                                       last trial, where the study asks (texts.py)
     POST /api/TOKEN/answer             {"position": n, "answer": "yes"|"no"|0..100|"continue", "rt_ms": n,
                                         "rt_start_ms": n, "key": "f"|"j"|"Enter"|null,
                                         "media": {"played": bool, "error": bool, "replays": n}}
@@ -37,8 +39,10 @@ from starlette.staticfiles import StaticFiles
 from voebench.evaluate.humans.store import TOKEN_CHARS, Refused, Study
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
-#: The largest request body accepted: an answer is under 200 bytes.
+#: The largest request body accepted: an answer is under 200 bytes. The end questions' body (a comment of up to
+#: 1000 characters, 4 bytes each at most in UTF-8, JSON-escaped) may take ABOUT_BODY.
 MAX_BODY = 2048
+ABOUT_BODY = 8192
 _TOKEN = re.compile(rf"^[A-Za-z0-9_-]{{{TOKEN_CHARS}}}$")
 
 HEADERS = {
@@ -83,9 +87,9 @@ def _token(request: Request) -> str:
     return token
 
 
-async def read_json(request: Request, keys: dict[str, tuple]) -> dict:
-    """The request's JSON object, refused unless it is small, well-formed and has only `keys` (name -> allowed
-    types; a key whose types include type(None) may be missing)."""
+async def read_json(request: Request, keys: dict[str, tuple], limit: int = MAX_BODY) -> dict:
+    """The request's JSON object, refused unless it is small (`limit` bytes), well-formed and has only `keys`
+    (name -> allowed types; a key whose types include type(None) may be missing)."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != "application/json":
         raise Refused(415, "send the body as application/json")
@@ -93,13 +97,13 @@ async def read_json(request: Request, keys: dict[str, tuple]) -> dict:
     if length is not None:
         if not length.isdigit():
             raise Refused(400, "malformed Content-Length")
-        if int(length) > MAX_BODY:
-            raise Refused(413, f"request body over {MAX_BODY} bytes")
+        if int(length) > limit:
+            raise Refused(413, f"request body over {limit} bytes")
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > MAX_BODY:
-            raise Refused(413, f"request body over {MAX_BODY} bytes")
+        if len(body) > limit:
+            raise Refused(413, f"request body over {limit} bytes")
     try:
         data = json.loads(body.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -203,6 +207,14 @@ def create_app(study: Study, set_root: str) -> Starlette:
         result = await run_in_threadpool(study.quiz, token, data["answers"])
         return JSONResponse({**result, **await run_in_threadpool(study.state, token)})
 
+    async def about(request: Request) -> Response:
+        token = _token(request)
+        data = await read_json(
+            request, {"demographics": (list, type(None)), "comment": (str, type(None))}, limit=ABOUT_BODY
+        )
+        await run_in_threadpool(study.about, token, data.get("demographics"), data.get("comment"))
+        return JSONResponse(await run_in_threadpool(study.state, token))
+
     async def answer(request: Request) -> Response:
         token = _token(request)
         data = await read_json(
@@ -247,6 +259,7 @@ def create_app(study: Study, set_root: str) -> Starlette:
         Route("/api/{token}/consent", consent, methods=["POST"]),
         Route("/api/{token}/instructions", instructions, methods=["POST"]),
         Route("/api/{token}/quiz", quiz, methods=["POST"]),
+        Route("/api/{token}/about", about, methods=["POST"]),
         Route("/api/{token}/answer", answer, methods=["POST"]),
         Route("/api/{token}/video/{position}", video, methods=["GET", "HEAD"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

@@ -41,7 +41,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS participants (
     token TEXT PRIMARY KEY, number INTEGER UNIQUE NOT NULL, seed INTEGER NOT NULL,
     consent INTEGER, consent_at REAL, instructions_at REAL, finished_at REAL,
-    quiz_attempts INTEGER, quiz_passed_at REAL);
+    quiz_attempts INTEGER, quiz_passed_at REAL, about_at REAL, demographics TEXT, comment TEXT);
 CREATE TABLE IF NOT EXISTS trials (
     token TEXT NOT NULL REFERENCES participants(token), position INTEGER NOT NULL, spec TEXT NOT NULL,
     answer TEXT, rt_ms INTEGER, media TEXT, answered_at REAL,
@@ -49,17 +49,26 @@ CREATE TABLE IF NOT EXISTS trials (
     PRIMARY KEY (token, position));
 """
 #: 1: the first schema; 2: rt_start_ms, response_key, views, first_shown_at (issue 25, defect 9); 3: the
-#: comprehension quiz's quiz_attempts, quiz_passed_at (texts.py).
+#: comprehension quiz's quiz_attempts, quiz_passed_at, the optional end questions' about_at, demographics, comment
+#: (texts.py).
 SCHEMA_VERSION = 3
 #: Columns added after version 1, per table, with their types (the migration adds them to an older study file).
 _ADDED = {
     "trials": {"rt_start_ms": "INTEGER", "response_key": "TEXT", "views": "INTEGER", "first_shown_at": "REAL"},
-    "participants": {"quiz_attempts": "INTEGER", "quiz_passed_at": "REAL"},
+    "participants": {
+        "quiz_attempts": "INTEGER",
+        "quiz_passed_at": "REAL",
+        "about_at": "REAL",
+        "demographics": "TEXT",
+        "comment": "TEXT",
+    },
 }
 #: The answer keys of a yes/no trial (participants with an even number; odd numbers get them swapped, so the hand
 #: that answers "yes" is counterbalanced). Slider and watch trials are submitted with Enter.
 DEFAULT_KEYS = {"yes": "f", "no": "j"}
 SUBMIT_KEY = "Enter"
+#: The longest free-text comment (characters).
+MAX_COMMENT = 1000
 
 
 class Refused(Exception):
@@ -203,6 +212,13 @@ class Study:
         row = self.con.execute("SELECT quiz_passed_at FROM participants WHERE token=?", (token,)).fetchone()
         return row is None or row[0] is None
 
+    def _about_pending(self, token: str) -> bool:
+        """The study asks optional questions or a comment at the end (texts.py) and they were not sent yet."""
+        if not (self.texts["demographics"] or self.texts["pages"].get("comment")):
+            return False
+        row = self.con.execute("SELECT about_at FROM participants WHERE token=?", (token,)).fetchone()
+        return row is None or row[0] is None
+
     def _started(self, token: str, consent, instructions_at) -> bool:
         """Consent given, instructions read and the quiz (if any) passed: the trials may begin."""
         return bool(consent) and instructions_at is not None and not self._quiz_pending(token)
@@ -215,6 +231,7 @@ class Study:
             number, consent, instructions_at, _ = self._participant(token)
             answered, total, spec = self._next(token)
             quiz = instructions_at is not None and self._quiz_pending(token)
+            about = spec is None and bool(consent) and self._about_pending(token)
             if shown and consent and instructions_at is not None and not quiz and spec is not None:
                 self._mark_shown(token, spec["position"])
         out: dict = {"answered": answered, "total": total}
@@ -233,6 +250,12 @@ class Study:
             )
             if quiz:
                 out["quiz"] = texts.public_quiz(self.texts["quiz"])
+        elif spec is None and about:
+            out.update(
+                stage="about",
+                demographics=texts.public_quiz(self.texts["demographics"] or []),
+                comment=pages.get("comment"),
+            )
         elif spec is None:
             out.update(stage="done", text=pages.get("end"))
         else:
@@ -312,28 +335,15 @@ class Study:
         """Every trial of every participant with its answer (None where not answered), by participant, position."""
         with self.lock:
             rows = self.con.execute(
-                "SELECT p.number, p.seed, p.consent, p.finished_at, p.quiz_attempts, t.position, t.spec, t.answer, "
+                "SELECT p.number, p.seed, p.consent, p.finished_at, p.quiz_attempts, p.demographics, p.comment, "
+                "t.position, t.spec, t.answer, "
                 "t.rt_ms, t.media, t.answered_at, t.rt_start_ms, t.response_key, t.views, t.first_shown_at "
                 "FROM trials t JOIN participants p ON p.token = t.token ORDER BY p.number, t.position"
             ).fetchall()
         out = []
-        for (
-            number,
-            seed,
-            consent,
-            finished,
-            quiz,
-            position,
-            spec,
-            answer,
-            rt,
-            media,
-            at,
-            rt0,
-            key,
-            views,
-            shown,
-        ) in rows:
+        for row in rows:
+            number, seed, consent, finished, quiz, demo, comment, position, spec, answer, rt, media, at = row[:13]
+            rt0, key, views, shown = row[13:]
             out.append(
                 {
                     "participant": int(number),
@@ -341,6 +351,8 @@ class Study:
                     "consent": None if consent is None else bool(consent),
                     "finished": finished is not None,
                     "quiz_attempts": quiz,
+                    "demographics": json.loads(demo) if demo else None,
+                    "comment": comment,
                     "position": int(position),
                     "trial": json.loads(spec),
                     "answer": json.loads(answer) if answer is not None else None,
@@ -387,6 +399,53 @@ class Study:
             if instructions_at is not None:
                 raise Refused(409, "the instructions were already read")
             con.execute("UPDATE participants SET instructions_at=? WHERE token=?", (time.time(), token))
+
+        self._write(go)
+
+    def about(self, token: str, demographics: list | None, comment: str | None) -> None:
+        """Store the optional end questions (a choice index or None = skipped, per question) and the comment (None
+        or text of at most MAX_COMMENT characters, stored as given: escaping is the reader's job, and the page and
+        the export do it), once, after the last trial."""
+        questions = self.texts["demographics"] or []
+        if demographics is not None and (
+            len(demographics) != len(questions)
+            or any(
+                a is not None and (type(a) is not int or not 0 <= a < len(q["choices"]))
+                for a, q in zip(demographics, questions)
+            )
+        ):
+            raise Refused(400, f"demographics must be {len(questions)} choice numbers or null")
+        if comment is not None:
+            if not self.texts["pages"].get("comment"):
+                raise Refused(400, "this study asks for no comment")
+            if len(comment) > MAX_COMMENT or any(ord(c) < 32 and c not in "\n\t" for c in comment):
+                raise Refused(400, f"comment must be text of at most {MAX_COMMENT} characters")
+
+        def go(con):
+            _, consent, instructions_at, _ = self._participant(token)
+            if not self._started(token, consent, instructions_at) or self._next(token)[2] is not None:
+                raise Refused(409, "these questions come after the last trial")
+            if not self._about_pending(token):
+                raise Refused(
+                    409,
+                    "already sent"
+                    if self.texts["demographics"] or self.texts["pages"].get("comment")
+                    else "no questions to answer",
+                )
+            chosen = None
+            if demographics is not None:
+                chosen = {
+                    q["question"]: (q["choices"][a] if a is not None else None) for a, q in zip(demographics, questions)
+                }
+            con.execute(
+                "UPDATE participants SET about_at=?, demographics=?, comment=? WHERE token=?",
+                (
+                    time.time(),
+                    json.dumps(chosen) if chosen else None,
+                    comment.strip() if comment and comment.strip() else None,
+                    token,
+                ),
+            )
 
         self._write(go)
 

@@ -5,6 +5,10 @@
     STUDY/texts/end.md            the end page / debrief (else "Thank you! All your answers are saved.")
     STUDY/texts/quiz.json         a comprehension quiz that must be passed before the first trial (optional):
                                   [{"question": "...", "choices": ["...", "..."], "answer": 1}, ...]
+    STUDY/texts/demographics.json optional questions after the last trial, each answerable or skipped:
+                                  [{"question": "...", "choices": ["...", "..."]}, ...]
+    STUDY/texts/comment.md        the prompt of an optional free-text comment after the last trial (no file: no
+                                  comment box, so no free text, which could hold personal data, is asked for)
 
 The texts are Markdown of a small subset (paragraphs, `#` headings, `-` lists, **bold**, *italics*), sent to the
 page as text and built there with DOM text nodes, so no markup in a file (or anywhere) becomes HTML. They are read
@@ -21,7 +25,7 @@ import os
 from voebench.errors import UsageError
 
 FOLDER = "texts"
-PAGES = ("consent", "instructions", "end")
+PAGES = ("consent", "instructions", "end", "comment")
 #: The largest text file read (a consent form is a few kB).
 MAX_BYTES = 64 * 1024
 MAX_QUESTIONS = 20
@@ -45,7 +49,17 @@ def load(study_dir: str) -> dict:
     if raw is not None:
         quiz = check_quiz(os.path.join(folder, "quiz.json"), raw)
         h.update(f"quiz\0{raw}\0".encode())
-    return {"pages": pages, "quiz": quiz, "sha256": h.hexdigest() if pages or quiz else None}
+    demographics = None
+    raw = _read(os.path.join(folder, "demographics.json"))
+    if raw is not None:
+        demographics = check_quiz(os.path.join(folder, "demographics.json"), raw, answers=False)
+        h.update(f"demographics\0{raw}\0".encode())
+    return {
+        "pages": pages,
+        "quiz": quiz,
+        "demographics": demographics,
+        "sha256": h.hexdigest() if pages or quiz or demographics else None,
+    }
 
 
 def _read(path: str) -> str | None:
@@ -60,9 +74,9 @@ def _read(path: str) -> str | None:
         raise UsageError(f"{path}: not UTF-8 text") from None
 
 
-def check_quiz(path: str, raw: str) -> list[dict]:
+def check_quiz(path: str, raw: str, answers: bool = True) -> list[dict]:
     """The quiz, checked: 1..MAX_QUESTIONS questions, each a non-empty question, 2..MAX_CHOICES distinct
-    non-empty choices and the index of the right one."""
+    non-empty choices and the index of the right one (`answers`; demographics have none)."""
     try:
         quiz = json.loads(raw)
     except ValueError as e:
@@ -72,20 +86,20 @@ def check_quiz(path: str, raw: str) -> list[dict]:
     for n, q in enumerate(quiz, 1):
         ok = (
             isinstance(q, dict)
-            and set(q) == {"question", "choices", "answer"}
+            and set(q) == ({"question", "choices", "answer"} if answers else {"question", "choices"})
             and isinstance(q["question"], str)
             and q["question"].strip() != ""
             and isinstance(q["choices"], list)
             and 2 <= len(q["choices"]) <= MAX_CHOICES
             and all(isinstance(c, str) and c.strip() for c in q["choices"])
             and len(set(q["choices"])) == len(q["choices"])
-            and type(q["answer"]) is int
-            and 0 <= q["answer"] < len(q["choices"])
+            and (not answers or (type(q["answer"]) is int and 0 <= q["answer"] < len(q["choices"])))
         )
         if not ok:
+            right = ', "answer": index of the right choice' if answers else ""
             raise UsageError(
-                f'{path}: question {n} must be {{"question": text, "choices": [2..{MAX_CHOICES} different '
-                'texts], "answer": index of the right choice}'
+                f'{path}: question {n} must be {{"question": text, "choices": [2..{MAX_CHOICES} different texts]'
+                f"{right}}}"
             )
     return quiz
 

@@ -11,6 +11,7 @@ Screenshots of each page kind go to $VOEBENCH_SCREENSHOTS when set (docs/img/ fo
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -453,7 +454,7 @@ def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):
     """The researcher's consent, instructions and end page (Markdown subset; markup in them stays text) and a
     comprehension quiz that must be passed before the first trial: a wrong answer is marked and retried."""
     from selenium.webdriver.common.by import By
-    from test_humans_texts import QUIZ, write_texts
+    from test_humans_texts import COMMENT, DEMOGRAPHICS, QUIZ, write_texts
 
     study_dir = str(tmp_path / "study")
     write_texts(
@@ -462,7 +463,10 @@ def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):
         "- one\n- two",
         instructions="Watch each video, then *answer*.",
         end="## Debrief\n\nThe videos were made by a simulator.",
+        comment="Anything to **tell** us?",
     )
+    with open(os.path.join(study_dir, "texts", "demographics.json"), "w") as f:
+        json.dump(DEMOGRAPHICS, f)
     from humans_fixtures import Server
 
     server = Server(
@@ -508,6 +512,11 @@ def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):
         for position in range(len(plan)):
             _wait_page(d, {"trial"}, position)
             _wait_enabled(d, plan[position]["truth"]).click()
+        _wait_page(d, {"about"})  # the optional questions and the comment
+        d.find_element(By.ID, "d0-1").click()
+        d.find_element(By.ID, "comment").send_keys(COMMENT)
+        d.save_screenshot(os.path.join(shots, "humans-about.png"))
+        d.find_element(By.ID, "finish").click()
         _wait_page(d, {"done"})
         assert d.find_element(By.TAG_NAME, "h2").text == "Debrief"
     finally:
@@ -516,3 +525,4 @@ def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):
     rows = s.answers()
     s.close()
     assert rows[0]["quiz_attempts"] == 2 and all(r["answer"] is not None for r in rows)
+    assert rows[0]["demographics"] == {"Age group": "30-49", "Glasses?": None} and rows[0]["comment"] == COMMENT

@@ -124,3 +124,88 @@ def test_no_texts_no_quiz(tiny_set, tmp_path):
             s.quiz(token, [0])
     finally:
         s.close()
+
+
+DEMOGRAPHICS = [
+    {"question": "Age group", "choices": ["18-29", "30-49", "50+"]},
+    {"question": "Glasses?", "choices": ["yes", "no"]},
+]
+COMMENT = '=HYPERLINK("http://x","click") <script>alert(1)</script>, "quoted"\nsecond line'
+
+
+def test_optional_questions_and_comment_after_the_last_trial(tiny_set, tmp_path):
+    """Demographics (each skippable) and a free-text comment after the last trial, where the study asks; stored as
+    typed, exported in run.json as JSON and in participants.csv with a formula-looking comment made text."""
+    import csv
+
+    from humans_fixtures import Server, request
+
+    from voebench.evaluate.humans.export import export
+
+    study_dir = str(tmp_path / "study")
+    write_texts(study_dir, quiz=None, comment="Anything to tell us?")
+    with open(os.path.join(study_dir, "texts", "demographics.json"), "w") as f:
+        json.dump(DEMOGRAPHICS, f)
+    args = ("--protocol", "grasp", "--participants", "2", "--votes", "1", "--suite", "grasp-l2", "--twins")
+    server = Server(tiny_set, study_dir, *args).start()
+    try:
+        from voebench.evaluate.humans.store import Study
+
+        s = Study(study_dir)
+        tokens = [t for _, t in s.tokens()]
+        s.close()
+        for n, token in enumerate(tokens):
+
+            def api(method, what, body=None, token=token):
+                status, data, _ = request(server.base, method, f"/api/{token}/{what}", body)
+                return status, data
+
+            api("POST", "consent", {"consent": True})
+            api("POST", "instructions", {})
+            body = {"demographics": [0, None], "comment": COMMENT}
+            assert api("POST", "about", body) == (409, {"error": "these questions come after the last trial"})
+            while (state := api("GET", "state")[1])["stage"] == "trial":
+                assert api("POST", "answer", {"position": state["trial"]["position"], "answer": "yes"})[0] == 200
+            assert state["stage"] == "about" and state["comment"] == "Anything to tell us?"
+            assert state["demographics"] == DEMOGRAPHICS
+            for bad, why in (
+                ({"demographics": [3, None]}, "demographics must be 2 choice numbers or null"),
+                ({"demographics": [0]}, "demographics must be 2 choice numbers or null"),
+                ({"demographics": [True, None]}, "demographics must be 2 choice numbers or null"),
+                ({"comment": "x" * 1001}, "comment must be text of at most 1000 characters"),
+                ({"comment": "nul\x00"}, "comment must be text of at most 1000 characters"),
+                ({"comment": 5}, "field comment has the wrong type"),
+            ):
+                assert api("POST", "about", bad) == (400, {"error": why}), bad
+            if n == 0:
+                assert api("POST", "about", body)[1]["stage"] == "done"
+            else:  # everything skipped
+                assert api("POST", "about", {"demographics": [None, None], "comment": None})[1]["stage"] == "done"
+            assert api("POST", "about", body) == (409, {"error": "already sent"})
+    finally:
+        server.stop()
+    out = str(tmp_path / "run")
+    export(study_dir, out)
+    with open(os.path.join(out, "run.json")) as f:
+        people = json.load(f)["humans"]["participants"]
+    assert people[0]["demographics"] == {"Age group": "18-29", "Glasses?": None} and people[0]["comment"] == COMMENT
+    assert people[1]["demographics"] == {"Age group": None, "Glasses?": None} and people[1]["comment"] is None
+    with open(os.path.join(out, "participants.csv"), newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert rows[0]["comment"] == "'" + COMMENT  # a spreadsheet shows it as text, not a formula; the line break kept
+    assert (rows[0]["Age group"], rows[0]["Glasses?"], rows[1]["comment"]) == ("18-29", "", "")
+
+
+def test_no_comment_box_unless_asked(tiny_set, tmp_path):
+    from voebench.evaluate.humans import study
+    from voebench.evaluate.humans.design import default_design
+    from voebench.evaluate.humans.store import Refused
+
+    study_dir = str(tmp_path / "study")
+    s = study.create(tiny_set, study_dir, default_design("grasp", 1, votes=1, suites=["grasp-l2"], twins=True))
+    try:
+        token = s.tokens()[0][1]
+        with pytest.raises(Refused, match="this study asks for no comment"):
+            s.about(token, None, "hello")
+    finally:
+        s.close()

@@ -83,6 +83,7 @@ async function loadState() {
   if (state.stage === "consent") return consentPage(state);
   if (state.stage === "instructions") return instructionsPage(state);
   if (state.stage === "quiz") return quizPage(state);
+  if (state.stage === "about") return aboutPage(state);
   if (state.stage === "trial") return trialPage(state.trial);
   if (state.stage === "declined") {
     return show("declined", el("h1", { text: "Thank you" }),
@@ -199,6 +200,32 @@ function instructionsPage(state) {
   const start = el("button", { id: "start", class: "primary", text: "Start" });
   start.onclick = () => post("instructions", {});
   show("instructions", ...instructionsText(state), el("div", { class: "buttons" }, start));
+}
+
+// After the last trial, where the study asks: optional questions (each may be left unanswered) and an optional
+// comment (its prompt is the researcher's text). Typed text is sent as it is; the page shows nothing of it back.
+function aboutPage(state) {
+  const groups = state.demographics.map((q, i) => el("fieldset", { class: "quiz", id: `d${i}` },
+    el("legend", { text: q.question }),
+    ...q.choices.map((c, j) => el("label", { class: "choice" },
+      el("input", { type: "radio", name: `d${i}`, value: String(j), id: `d${i}-${j}` }), ` ${c}`))));
+  const nodes = [el("h1", { text: "Almost done" }),
+    el("p", { text: "These questions are optional: answer what you like, then press Finish." }), ...groups];
+  let box = null;
+  if (state.comment) {
+    box = el("textarea", { id: "comment", rows: "4", maxlength: "1000", "aria-label": "comment" });
+    nodes.push(...markdown(state.comment), box);
+  }
+  const finish = el("button", { id: "finish", class: "primary", text: "Finish" });
+  finish.onclick = () => {
+    const demographics = state.demographics.map((_, i) => {
+      const picked = app.querySelector(`input[name="d${i}"]:checked`);
+      return picked ? Number(picked.value) : null;
+    });
+    const comment = box && box.value.trim() ? box.value : null;
+    post("about", { demographics: state.demographics.length ? demographics : null, comment });
+  };
+  show("about", ...nodes, el("div", { class: "buttons" }, finish));
 }
 
 // The comprehension quiz (where the study has one): the instructions again, then the questions; the trials begin
