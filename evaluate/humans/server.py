@@ -128,6 +128,8 @@ def _no_constant(name: str):
 
 #: The largest trial position a request may name (a study has a few hundred trials per participant at most).
 MAX_POSITION = 100_000
+#: The largest video size (CSS pixels) a page may report.
+MAX_PX = 20_000
 #: The most replays of one video a page may report.
 MAX_REPLAYS = 1000
 _POSITION = re.compile(r"^[0-9]{1,6}$")
@@ -157,17 +159,22 @@ def _ms(data: dict, name: str) -> int | None:
 
 
 def _media(value) -> dict | None:
-    """{played: bool, error: bool, replays: 0..MAX_REPLAYS, focus_lost: 0..MAX_REPLAYS, fullscreen: bool}, each
-    optional; exact types (JSON true is no count). focus_lost: how often the page lost the focus or was hidden
-    during the trial; fullscreen: whether the page was full screen when the answer was given."""
+    """{played: bool, error: bool, replays: 0..MAX_REPLAYS, focus_lost: 0..MAX_REPLAYS, fullscreen: bool,
+    video_px: [w, h]}, each optional; exact types (JSON true is no count). focus_lost: how often the page lost the
+    focus or was hidden during the trial; fullscreen: whether the page was full screen when the answer was given;
+    video_px: the size the video was shown at, in CSS pixels."""
     if value is None:
         return None
-    allowed = {"played": bool, "error": bool, "replays": int, "focus_lost": int, "fullscreen": bool}
+    allowed = {"played": bool, "error": bool, "replays": int, "focus_lost": int, "fullscreen": bool, "video_px": list}
     if set(value) - set(allowed) or any(type(value[k]) is not t for k, t in allowed.items() if k in value):
         raise Refused(
             400,
-            "field media must be {played: bool, error: bool, replays: int, focus_lost: int, fullscreen: bool}",
+            "field media must be {played: bool, error: bool, replays: int, focus_lost: int, fullscreen: bool, "
+            "video_px: [int, int]}",
         )
+    px = value.get("video_px", [0, 0])
+    if len(px) != 2 or any(type(v) is not int or not 0 <= v <= MAX_PX for v in px):
+        raise Refused(400, f"media.video_px must be [width, height], integers 0..{MAX_PX}")
     for name in ("replays", "focus_lost"):
         if not 0 <= value.get(name, 0) <= MAX_REPLAYS:
             raise Refused(400, f"media.{name} must lie in 0..{MAX_REPLAYS}")

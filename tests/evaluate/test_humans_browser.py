@@ -448,6 +448,9 @@ def test_video_box_keeps_the_aspect_ratio_fills_the_window_and_cannot_seek_ahead
     assert all(a["media"]["played"] and a["trial"]["video"] for a in stored.values())
     assert [a["media"]["focus_lost"] > 0 for a in stored.values()] == [True] + [False] * (len(stored) - 1)
     assert all(a["media"]["fullscreen"] for a in stored.values())
+    for a in stored.values():  # the size it was shown at, recorded with the answer
+        w, h = a["media"]["video_px"]
+        assert w > 400 and abs(w / h - 64 / 36) < 0.03, (w, h)
 
 
 def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):

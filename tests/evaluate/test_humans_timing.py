@@ -156,6 +156,21 @@ def test_keys_must_match_the_answer_and_are_counterbalanced(served):
         ({"position": 0, "answer": "yes", "rt_start_ms": -1}, "rt_start_ms out of range"),
         ({"position": 0, "answer": "yes", "rt_start_ms": 1.5}, "field rt_start_ms has the wrong type"),
         ({"position": 0, "answer": "yes", "rt_start_ms": 24 * 3600 * 1000 + 1}, "rt_start_ms out of range"),
+        *(
+            ({"position": 0, "answer": "yes", "media": {"video_px": px}}, why)
+            for px, why in (
+                ([640], "media.video_px must be [width, height], integers 0..20000"),
+                ([640, "360"], "media.video_px must be [width, height], integers 0..20000"),
+                ([640, -1], "media.video_px must be [width, height], integers 0..20000"),
+                ([True, 360], "media.video_px must be [width, height], integers 0..20000"),
+                (
+                    {"w": 1},
+                    "field media must be {played: bool, error: bool, replays: int, focus_lost: int, "
+                    "fullscreen: bool, video_px: [int, int]}",
+                ),
+            )
+        ),
+        ({"position": 0, "answer": "yes", "media": {"focus_lost": 1001}}, "media.focus_lost must lie in 0..1000"),
     ]
     for body, why in bad:
         assert post(a, body) == (400, why), body

@@ -390,6 +390,11 @@ function trialPage(trial) {
     const from = trial.video ? timing.end : timing.shown;
     const ms = (t0) => (t0 === null ? null : Math.max(0, Math.round(stamp - t0)));
     media.fullscreen = Boolean(document.fullscreenElement);
+    const shownVideo = document.getElementById("video");
+    if (shownVideo) {  // the size the video was shown at (CSS pixels), e.g. to compute its visual angle
+      const r = shownVideo.getBoundingClientRect();
+      media.video_px = [Math.round(r.width), Math.round(r.height)];
+    }
     const body = { position: trial.position, answer: value, rt_ms: ms(from), rt_start_ms: ms(timing.start),
       key, media };
     let ack;
