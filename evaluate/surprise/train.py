@@ -4,8 +4,10 @@ The objective is the scoring protocol itself (vjepa2.window_surprise): from the 
 window (C drawn from the protocol's context lengths each step) the predictor predicts the layer-normed latents of
 the remaining frames, as encoded by a target encoder that is an exponential moving average (EMA) of the trained
 encoder (V-JEPA's guard against collapse: the targets move slowly and receive no gradient). Loss: mean L1. The
-saved model holds the EMA encoder and the predictor, as the released V-JEPA checkpoints do, so `voebench evaluate
---model vjepa2:<folder>` scores it with no special case.
+saved folder (checkpoint.py) holds both encoders: the EMA encoder with the predictor (save_pretrained, as the
+released V-JEPA checkpoints hold one encoder) and the online encoder beside it, so that `voebench evaluate --model
+vjepa2:<folder>` encodes the context with the online encoder the predictor was trained on and the targets with
+the EMA encoder, as the reference protocol does.
 
 Only plausible (`plausible` / `expected`) videos are used; `check_disjoint` refuses a training set that shares a
 trial seed with the test set. The per-step log records the target latents' spread across tokens: a value falling
@@ -25,6 +27,7 @@ import numpy as np
 import torch
 
 from voebench.evaluate import frames as frames_mod
+from voebench.evaluate.surprise import checkpoint
 from voebench.evaluate.surprise.protocol import Protocol
 from voebench.evaluate.surprise.score import is_plausible
 from voebench.evaluate.surprise.vjepa2 import PRESETS, VJEPA2Scorer, prediction_error, random_model, targets
@@ -38,8 +41,10 @@ def check_disjoint(train_entries: list[dict], test_entries: list[dict]) -> None:
     """Refuse training videos whose trial also appears in the test set (same seed)."""
     shared = {e["seed"] for e in train_entries} & {e["seed"] for e in test_entries}
     if shared:
-        raise ValueError(f"{len(shared)} trial seed(s) are in both the training and the test set; render the "
-                         "training set with another --seed")
+        raise ValueError(
+            f"{len(shared)} trial seed(s) are in both the training and the test set; render the "
+            "training set with another --seed"
+        )
 
 
 def load_videos(manifest, entries: list[dict], protocol: Protocol) -> list[np.ndarray]:
@@ -142,15 +147,23 @@ def train_world_model(
         if on_step is not None:
             on_step(i, loss.detach())
         if i % log_every == 0 or i == steps - 1:
-            log.append({"step": i, "loss": float(loss.detach()), "target_spread": spread, "context": c,
-                        "lr": lr_at(i), "seconds": time.perf_counter() - t0})
+            log.append(
+                {
+                    "step": i,
+                    "loss": float(loss.detach()),
+                    "target_spread": spread,
+                    "context": c,
+                    "lr": lr_at(i),
+                    "seconds": time.perf_counter() - t0,
+                }
+            )
         if max_seconds and time.perf_counter() - t0 > max_seconds:
             break
     seconds = time.perf_counter() - t0
-    model.encoder.load_state_dict(target.state_dict())  # keep the EMA encoder, as released checkpoints do
     model.eval()
-    os.makedirs(out, exist_ok=True)
-    model.save_pretrained(out)
+    online = copy.deepcopy(model.encoder)
+    gap = checkpoint.encoder_gap(online, target)  # how far the EMA encoder trails the online one
+    checkpoint.save(model, online, target, out)  # model.encoder now holds the EMA weights
     info = {
         "preset": preset if isinstance(preset, str) else "custom",
         "config": PRESETS[preset] if isinstance(preset, str) else preset,
@@ -165,6 +178,11 @@ def train_world_model(
         "clips_per_s": done * batch / seconds if seconds > 0 else None,
         "parameters": sum(p.numel() for p in model.parameters()),
         "device": str(dev),
+        "encoders": {
+            "context": f"online ({checkpoint.ONLINE_ENCODER})",
+            "target": "ema (model.safetensors)",
+            "max_abs_weight_difference": gap,
+        },
         "log": log,
     }
     with open(os.path.join(out, "train.json"), "w", encoding="utf-8") as fh:

@@ -12,8 +12,15 @@ For a batch of windows (B, T, H, W, 3) uint8 and each context length C:
 
 Tokens are ordered tubelet-major (the patch embedding is a Conv3d whose output is flattened as T', H', W'), so the
 first C / tubelet_size * (crop / patch)^2 tokens are exactly the first C frames; `tests/evaluate` checks this.
-Frames are resized to the model's square `crop_size` and normalised with ImageNet's mean and std (V-JEPA 2's video
-processor uses those).
+Frames: the central square of each frame (side = the shorter edge, offset (edge difference) // 2) is cut out, then
+resized to the model's `crop_size` (bilinear, antialiased) and normalised with ImageNet's mean and std. This is the
+reference's evaluation transform (random_resized_crop with scale 1 and ratio 1 falls back to that central square)
+and, up to a margin, transformers' `VJEPA2VideoProcessor` (shorter edge to crop * 256/224, then the central crop:
+it also drops the outer 12.5% of the square). A frame is never squashed: a 16:9 or 4:3 frame loses its left and
+right borders, as with both.
+
+Self-trained models have two encoders (checkpoint.py): the EMA (target) encoder, `model.encoder`, gives the
+targets; the online encoder the predictor was trained with encodes the context (`context_encoder`).
 """
 
 from __future__ import annotations
@@ -77,13 +84,24 @@ class VJEPA2Scorer:
     """Surprise of windows under a V-JEPA 2 model. `dtype`: bfloat16 autocast on CUDA by default (the reference
     protocol runs in bf16); float32 on CPU."""
 
-    def __init__(self, model, device: str = "auto", dtype: str = "auto", name: str = "vjepa2"):
+    def __init__(
+        self,
+        model,
+        device: str = "auto",
+        dtype: str = "auto",
+        name: str = "vjepa2",
+        context_encoder=None,
+        encoders: str = "single",
+    ):
         self.device = resolve_device(device)
         if dtype == "auto":
             dtype = "bfloat16" if self.device.type == "cuda" else "float32"
         self.autocast_dtype = {"bfloat16": torch.bfloat16, "float16": torch.float16, "float32": None}[dtype]
         self.dtype_name = dtype
         self.model = model.to(self.device).eval()
+        #: the online encoder for the context (None: `model.encoder` serves both roles); see checkpoint.py
+        self.context_encoder = context_encoder.to(self.device).eval() if context_encoder is not None else None
+        self.encoders = encoders
         cfg = model.config
         self.crop = int(cfg.crop_size)
         self.tubelet = int(cfg.tubelet_size)
@@ -94,11 +112,19 @@ class VJEPA2Scorer:
 
     @classmethod
     def from_pretrained(cls, path_or_id: str, device: str = "auto", dtype: str = "auto") -> VJEPA2Scorer:
-        """A checkpoint folder or a Hub id (e.g. facebook/vjepa2-vitl-fpc64-256)."""
-        from transformers import VJEPA2Model  # noqa: PLC0415
+        """A checkpoint folder or a Hub id (e.g. facebook/vjepa2-vitl-fpc64-256); a self-trained folder's online
+        encoder encodes the context (checkpoint.load, which warns about an old folder without it)."""
+        from voebench.evaluate.surprise import checkpoint  # noqa: PLC0415
 
-        model = VJEPA2Model.from_pretrained(path_or_id)
-        return cls(model, device=device, dtype=dtype, name=os.path.basename(os.path.normpath(path_or_id)))
+        model, online, encoders = checkpoint.load(path_or_id)
+        return cls(
+            model,
+            device=device,
+            dtype=dtype,
+            name=os.path.basename(os.path.normpath(path_or_id)),
+            context_encoder=online,
+            encoders=encoders,
+        )
 
     def check(self, window: int, context_lengths) -> None:
         """Refuse a protocol the model cannot run (frames that do not fill whole tubelets)."""
@@ -108,18 +134,29 @@ class VJEPA2Scorer:
 
     def info(self) -> dict:
         n = sum(p.numel() for p in self.model.parameters())
-        return {"kind": "vjepa2", "name": self.name, "parameters": n, "crop_size": self.crop,
-                "patch_size": self.patch, "tubelet_size": self.tubelet, "dtype": self.dtype_name,
-                "device": str(self.device)}
+        return {
+            "kind": "vjepa2",
+            "name": self.name,
+            "parameters": n,
+            "crop_size": self.crop,
+            "patch_size": self.patch,
+            "tubelet_size": self.tubelet,
+            "dtype": self.dtype_name,
+            "device": str(self.device),
+            "encoders": self.encoders,
+            "preprocess": "center-square-crop+resize",
+        }
 
     def preprocess(self, clips: np.ndarray | torch.Tensor) -> torch.Tensor:
-        """(B, T, H, W, 3) uint8 -> (B, T, 3, crop, crop) normalised float on the device."""
-        x = torch.as_tensor(clips).to(self.device, non_blocking=True)
-        b, t, h, w, _ = x.shape
+        """(B, T, H, W, 3) uint8 -> (B, T, 3, crop, crop) normalised float on the device: the central square of
+        each frame (`square_box`), resized to the model's crop size."""
+        x = center_square(torch.as_tensor(clips)).to(self.device, non_blocking=True)
+        b, t, side, _, _ = x.shape
         x = x.permute(0, 1, 4, 2, 3).float().div_(255.0)
-        if h != self.crop or w != self.crop:
-            x = F.interpolate(x.flatten(0, 1), size=(self.crop, self.crop), mode="bilinear", antialias=True,
-                              align_corners=False).view(b, t, 3, self.crop, self.crop)
+        if side != self.crop:
+            x = F.interpolate(
+                x.flatten(0, 1), size=(self.crop, self.crop), mode="bilinear", antialias=True, align_corners=False
+            ).view(b, t, 3, self.crop, self.crop)
         return (x - self.mean) / self.std
 
     def _autocast(self):
@@ -131,7 +168,22 @@ class VJEPA2Scorer:
     def surprise(self, clips, context_lengths) -> np.ndarray:
         """(B, len(context_lengths)) surprise of each window for each context length."""
         x = self.preprocess(clips)
-        return window_surprise(self.model, x, context_lengths, self._autocast).float().cpu().numpy()
+        s = window_surprise(self.model, x, context_lengths, self._autocast, context_encoder=self.context_encoder)
+        return s.float().cpu().numpy()
+
+
+def square_box(h: int, w: int) -> tuple[int, int, int]:
+    """(top, left, side) of the central square of an h x w frame: side = min(h, w), the rest split with the odd
+    pixel on the bottom/right (the reference's `(height - h) // 2`, `(width - w) // 2`)."""
+    side = min(h, w)
+    return (h - side) // 2, (w - side) // 2, side
+
+
+def center_square(clips):
+    """The central square (`square_box`) of every frame of (..., H, W, C) clips (a view, no copy)."""
+    h, w = clips.shape[-3], clips.shape[-2]
+    top, left, side = square_box(h, w)
+    return clips[..., top : top + side, left : left + side, :]
 
 
 def _no_autocast(device_type: str):
@@ -145,15 +197,18 @@ def targets(encoder, x: torch.Tensor, autocast=None) -> torch.Tensor:
     return F.layer_norm(full.float(), (full.shape[-1],))
 
 
-def prediction_error(model, target: torch.Tensor, x: torch.Tensor, context: int, autocast=None) -> torch.Tensor:
-    """(B, N_target) mean L1 error per predicted token: `model.encoder` sees the first `context` frames alone,
-    `model.predictor` predicts every token of the remaining frames, compared with `target` (from `targets`)."""
+def prediction_error(
+    model, target: torch.Tensor, x: torch.Tensor, context: int, autocast=None, encoder=None
+) -> torch.Tensor:
+    """(B, N_target) mean L1 error per predicted token: the context encoder (`encoder`, default `model.encoder`)
+    sees the first `context` frames alone, `model.predictor` predicts every token of the remaining frames,
+    compared with `target` (from `targets`, the target encoder's tokens)."""
     B, T = x.shape[:2]
     per_step = target.shape[1] // (T // model.config.tubelet_size)  # tokens per tubelet (time step)
     n_ctx = (context // model.config.tubelet_size) * per_step
     idx = torch.arange(target.shape[1], device=x.device)
     with (autocast or _no_autocast(x.device.type))():
-        ctx = model.encoder(pixel_values_videos=x[:, :context]).last_hidden_state
+        ctx = (encoder or model.encoder)(pixel_values_videos=x[:, :context]).last_hidden_state
         pred = model.predictor(
             encoder_hidden_states=ctx,
             context_mask=[idx[:n_ctx].unsqueeze(0).expand(B, -1)],
@@ -162,9 +217,12 @@ def prediction_error(model, target: torch.Tensor, x: torch.Tensor, context: int,
     return (pred.float() - target[:, n_ctx:]).abs().mean(-1)
 
 
-def window_surprise(model, x: torch.Tensor, context_lengths, autocast=None) -> torch.Tensor:
+def window_surprise(model, x: torch.Tensor, context_lengths, autocast=None, context_encoder=None) -> torch.Tensor:
     """(B, len(context_lengths)) surprise of preprocessed windows x (B, T, 3, H, W): the mean over predicted tokens
-    of `prediction_error`, the targets coming from the same encoder (one pass per window, shared by all context
-    lengths). Training (train.py) minimises the same `prediction_error` with an EMA target encoder."""
+    of `prediction_error`. The targets come from `model.encoder` (the EMA encoder of a self-trained model; one pass
+    per window, shared by all context lengths), the context from `context_encoder` (the online encoder; None: the
+    same `model.encoder`). Training (train.py) minimises the same `prediction_error` with the same two roles."""
     tgt = targets(model.encoder, x, autocast)
-    return torch.stack([prediction_error(model, tgt, x, c, autocast).mean(1) for c in context_lengths], 1)
+    return torch.stack(
+        [prediction_error(model, tgt, x, c, autocast, encoder=context_encoder).mean(1) for c in context_lengths], 1
+    )
