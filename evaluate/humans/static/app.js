@@ -273,12 +273,14 @@ function fullscreenButton() {
   const root = document.documentElement;
   if (!document.fullscreenEnabled || !root.requestFullscreen) return null;
   const b = el("button", { id: "fullscreen", type: "button" });
-  const label = () => { b.textContent = document.fullscreenElement ? "Exit full screen" : "Full screen"; };
-  label();
-  document.addEventListener("fullscreenchange", label);
+  fullscreenLabel(b);
   b.onclick = () => (document.fullscreenElement ? document.exitFullscreen() : root.requestFullscreen())
     .catch(() => {});  // refused (e.g. by the browser's policy): the page still works in the window
   return b;
+}
+
+function fullscreenLabel(b) {
+  if (b) b.textContent = document.fullscreenElement ? "Exit full screen" : "Full screen";
 }
 
 // The video's width: as wide as its column allows, and no taller than the window leaves once everything else on the
@@ -295,6 +297,10 @@ function fitVideo(video) {
   video.style.width = `${Math.floor(Math.max(minimum, Math.min(column, room * ar)))}px`;
 }
 window.addEventListener("resize", () => { if (fit) fit(); });
+document.addEventListener("fullscreenchange", () => {
+  fullscreenLabel(document.getElementById("fullscreen"));
+  if (fit) fit();
+});
 
 // Focus lost during a trial (another window or tab in front, the page hidden): counted per trial and stored with
 // the answer (media.focus_lost), so a researcher can see who looked away.
@@ -305,7 +311,6 @@ const lost = () => { if (!away) { away = true; if (onBlur) onBlur(); } };
 window.addEventListener("blur", lost);
 window.addEventListener("focus", () => { away = false; });
 document.addEventListener("visibilitychange", () => { if (document.hidden) lost(); });
-document.addEventListener("fullscreenchange", () => { if (fit) fit(); });
 
 // The video's box: as large as the window allows at the video's own aspect ratio (from the set's width and height,
 // else from the file once its size is known). No controls: the participant cannot seek ahead.
