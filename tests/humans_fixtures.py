@@ -175,9 +175,11 @@ class Participant:
                 if t["position"] in self.acked:
                     self.foreign.append(f"server offers answered trial {t['position']} again")
                 spec = self.plan[t["position"]]
-                if self.set_dir and t["video"]:
+                if self.set_dir and t["video"] and spec.get("video_root") != "study":  # catch videos: the study's
                     self.check_video(t["position"], spec["video"])
                 value = answer_for(t, spec.get("truth"), self.rng, self.accuracy)
+                if spec.get("check") == "catch":  # a catch video: an attentive participant saw the dot or not
+                    value = spec["expect"]
                 body = {"position": t["position"], "answer": value, "rt_ms": 1000, "media": None}
                 self.sent[t["position"]] = value
                 status, ack, _ = self.api("POST", "answer", body)

@@ -117,3 +117,30 @@ def test_catch_videos_need_a_decodable_video(tmp_path):
     with pytest.raises(UsageError, match="cannot read this video to make a catch video"):
         study.create(root, str(tmp_path / "study"), d)
     assert not os.path.exists(os.path.join(tmp_path, "study", "study.sqlite3"))
+
+
+def test_a_scripted_panel_passes_its_catch_videos(tiny_set, tmp_path):
+    """Six scripted AVoE participants (humans_fixtures.Participant, as in the load test) through a study with two
+    catch videos each: every catch answer is the one an attentive participant gives, nobody is excluded."""
+    import json
+
+    from humans_fixtures import Participant, Server, plans
+
+    from voebench.evaluate.humans.export import export
+    from voebench.evaluate.humans.store import Study
+
+    study_dir = str(tmp_path / "study")
+    args = ("--protocol", "avoe", "--participants", "6", "--suite", "avoe", "--catch-videos", "2")
+    with Server(tiny_set, study_dir, *args) as server:
+        plan = plans(study_dir)
+        s = Study(study_dir)
+        tokens = s.tokens()
+        s.close()
+        for n, token in tokens:
+            assert Participant(server.base, token, plan[n], seed=n, set_dir=tiny_set).run()
+    info = export(study_dir, str(tmp_path / "run"))
+    with open(tmp_path / "run" / "answers.jsonl") as f:
+        catches = [
+            r for r in map(json.loads, f) if r["question"] == "Attention check: did a red dot appear in this video?"
+        ]
+    assert len(catches) == 12 and all(r["correct"] for r in catches) and info["excluded"] == 0
