@@ -33,6 +33,10 @@ from voebench.evaluate.humans.stats import ANSWERS
 from voebench.evaluate.humans.store import Study
 from voebench.evaluate.run import RUN, SAMPLES
 
+#: How much longer than the server's own span (first showing to answer) the page's times may be: rounding and the
+#: two clocks' resolution; the page measures strictly inside that span.
+RT_SLACK_MS = 100
+
 CSV_COLUMNS = (
     "participant",
     "position",
@@ -52,6 +56,7 @@ CSV_COLUMNS = (
     "rt_ms",
     "rt_start_ms",
     "rt_valid",
+    "rt_invalid",
     "reloads",
     "server_ms",
     "response_key",
@@ -208,16 +213,28 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
 
 def timing(r: dict) -> dict:
     """An answer's times (store.py, Timing): rt_ms from the video's end and rt_start_ms from its first frame, as
-    the page measured them; rt_valid only where the trial was shown once (a reload restarts the page's clock and
-    the video; None for answers stored before views were counted); reloads; server_ms from the first showing to
-    the answer on the server's clock (spans reloads; includes the video and the network)."""
+    the page measured them; reloads; server_ms from the first showing to the answer on the server's clock (spans
+    reloads; includes the video and the network). rt_valid (None for answers stored before showings were counted)
+    is false, with rt_invalid saying why, where the trial was shown more than once (a reload restarts the page's
+    clock and the video), or where the page's times cannot be right: longer than the server saw between sending the
+    trial and receiving the answer (plus RT_SLACK_MS), or from the end longer than from the start."""
     views, shown, at = r.get("views"), r.get("first_shown_at"), r.get("answered_at")
+    rt, rt0 = r["rt_ms"], r.get("rt_start_ms")
+    server_ms = round((at - shown) * 1000) if shown is not None and at is not None else None
+    why = None
+    if views is not None and views > 1:
+        why = "reloaded"
+    elif server_ms is not None and max(rt or 0, rt0 or 0) > server_ms + RT_SLACK_MS:
+        why = "longer than the server saw"
+    elif rt is not None and rt0 is not None and rt > rt0:
+        why = "from the end longer than from the start"
     return {
-        "rt_ms": r["rt_ms"],
-        "rt_start_ms": r.get("rt_start_ms"),
-        "rt_valid": None if views is None else views == 1,
+        "rt_ms": rt,
+        "rt_start_ms": rt0,
+        "rt_valid": None if views is None else why is None,
+        "rt_invalid": why,
         "reloads": None if views is None else max(views - 1, 0),
-        "server_ms": round((at - shown) * 1000) if shown is not None and at is not None else None,
+        "server_ms": server_ms,
         "response_key": r.get("response_key"),
     }
 

@@ -240,6 +240,13 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
     assert all(0 < a["rt_ms"] < a["rt_start_ms"] and a["rt_start_ms"] - a["rt_ms"] >= 800 for a in stored.values())
     # the reload of trial 4 is recorded (shown twice); every other trial was shown once
     assert {p: a["views"] for p, a in stored.items()} == {p: 2 if p == 4 else 1 for p in stored}
+    # the page's times lie inside the server's span from sending the trial to receiving the answer; only the
+    # reloaded trial's are invalid
+    from voebench.evaluate.humans.export import timing
+
+    assert {p: timing(a)["rt_invalid"] for p, a in stored.items()} == {
+        p: "reloaded" if p == 4 else None for p in stored
+    }
     catches = [a for a in stored.values() if a["trial"].get("check") == "catch"]
     assert sorted(a["answer"] for a in catches) == ["no", "yes"]  # answered right, one of each
 

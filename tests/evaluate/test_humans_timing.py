@@ -109,28 +109,36 @@ def test_showings_counted_and_a_reload_marks_the_rt(served, tmp_path):
     assert api("POST", "instructions", {})["trial"]["position"] == 0  # not a showing
     t0 = api("GET", "state")["trial"]
     assert t0["keys"] == {"yes": "f", "no": "j"} and t0["size"] == [64, 48]
-    api("POST", "answer", {"position": 0, "answer": "yes", "rt_ms": 400, "rt_start_ms": 1400, "key": "f"})
+    # times inside what the server saw (a few ms here: the page measures within the server's span)
+    api("POST", "answer", {"position": 0, "answer": "yes", "rt_ms": 1, "rt_start_ms": 2, "key": "f"})
     assert api("GET", "state")["trial"]["position"] == 1
     between = time.time()
     assert api("GET", "state")["trial"]["position"] == 1  # a reload: shown again
-    api("POST", "answer", {"position": 1, "answer": "no", "rt_ms": 300, "rt_start_ms": 1300})
+    api("POST", "answer", {"position": 1, "answer": "no", "rt_ms": 1, "rt_start_ms": 2})
     answered = time.time()
+    # times the page cannot have measured: longer than the server's span, or from the end longer than from the start
+    api("GET", "state")
+    api("POST", "answer", {"position": 2, "answer": "no", "rt_ms": 1000, "rt_start_ms": 60_000})
+    api("GET", "state")
+    api("POST", "answer", {"position": 3, "answer": "no", "rt_ms": 3, "rt_start_ms": 1})
     rows = {r["position"]: r for r in _rows(study_dir) if r["participant"] == 0}
-    assert (rows[0]["views"], rows[1]["views"], rows[2]["views"]) == (1, 2, 0)
+    assert (rows[0]["views"], rows[1]["views"], rows[2]["views"]) == (1, 2, 1)
     assert (rows[0]["response_key"], rows[1]["response_key"]) == ("f", None)
     assert rows[1]["first_shown_at"] <= between  # the first showing's time, not the reload's
     out = str(tmp_path / "run")
     export(study_dir, out)
     with open(os.path.join(out, "answers.jsonl")) as f:
         got = {r["position"]: r for r in map(json.loads, f) if r["participant"] == "P001"}
-    assert {k: got[0][k] for k in ("rt_ms", "rt_start_ms", "rt_valid", "reloads", "response_key")} == {
-        "rt_ms": 400, "rt_start_ms": 1400, "rt_valid": True, "reloads": 0, "response_key": "f"
+    assert {k: got[0][k] for k in ("rt_ms", "rt_start_ms", "rt_valid", "rt_invalid", "reloads", "response_key")} == {
+        "rt_ms": 1, "rt_start_ms": 2, "rt_valid": True, "rt_invalid": None, "reloads": 0, "response_key": "f"
     }  # fmt: skip
-    assert (got[1]["rt_valid"], got[1]["reloads"]) == (False, 1)
+    assert (got[1]["rt_valid"], got[1]["rt_invalid"], got[1]["reloads"]) == (False, "reloaded", 1)
+    assert (got[2]["rt_valid"], got[2]["rt_invalid"]) == (False, "longer than the server saw")
+    assert (got[3]["rt_valid"], got[3]["rt_invalid"]) == (False, "from the end longer than from the start")
     assert 0 <= got[1]["server_ms"] <= (answered - rows[1]["first_shown_at"]) * 1000 + 1
     with open(os.path.join(out, "answers.csv")) as f:
         header = f.readline().strip().split(",")
-    assert {"rt_start_ms", "rt_valid", "reloads", "server_ms", "response_key"} <= set(header)
+    assert {"rt_start_ms", "rt_valid", "rt_invalid", "reloads", "server_ms", "response_key"} <= set(header)
 
 
 def test_keys_must_match_the_answer_and_are_counterbalanced(served):
