@@ -18,6 +18,9 @@ the test's unit:
   as a swap to a replacement object);
 - `window_time` (s): the length of the record's window, for violations whose size is a duration the states show
   only as the window itself (kept last resort: the record and the states come from the same edit).
+- `overhang` (m): how far the object's centre lies, horizontally, beyond the edge of the top face it rests on at
+  the record's last frame (a box pushed past the point where it would tip): the support is the box whose top is
+  level with the object's bottom (both upright; the support may be turned about the vertical), the nearest one.
 
 A measure that cannot read its size (the object does not move after the onset, say) returns None, which fails
 the check with its reason.
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from voebench.generator.audit.findings import Finding
+from voebench.generator.geometry import quat_to_matrix
 
 if TYPE_CHECKING:
     from voebench.generator.audit.video import Video
@@ -120,6 +124,23 @@ def window_time(v: Video, twin: Video, rec: dict) -> float | None:
     return float((int(rec["last_frame"]) - int(rec["first_frame"]) + 1) / v.fps)
 
 
+def overhang(v: Video, twin: Video, rec: dict) -> float | None:
+    """Distance beyond the support's edge at the last frame (the twin is not needed: its box rests on the top)."""
+    name, last = rec["object"], int(rec["last_frame"])
+    obj = v.tracks[name]
+    centre = obj.position[last]
+    bottom = centre[2] - obj.shape.dims[2] / 2
+    beyond = []
+    for t in v.tracks.values():
+        if t.name == name or t.shape.kind != "box" or abs(t.position[last, 2] + t.shape.dims[2] / 2 - bottom) > 1e-3:
+            continue
+        q = t.quaternion[last] / np.linalg.norm(t.quaternion[last])
+        local = quat_to_matrix(q).T @ (centre - t.position[last])
+        out = np.maximum(np.abs(local[:2]) - t.shape.dims[:2] / 2, 0.0)
+        beyond.append(float(np.hypot(*out)))
+    return min(beyond) if beyond else None
+
+
 MEASURES: dict[str, Measure] = {
     "displacement": displacement,
     "direction": direction,
@@ -129,6 +150,7 @@ MEASURES: dict[str, Measure] = {
     "color_distance": color_distance,
     "size_ratio": size_ratio,
     "window_time": window_time,
+    "overhang": overhang,
 }
 
 

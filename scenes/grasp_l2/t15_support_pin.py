@@ -8,14 +8,21 @@ cube, so the cube stays against the pin and stops with it (exact quasi-static pu
 the two videos share the push until the plausible pin starts braking; the recorded window starts there (the
 implausible push goes on) and lasts to the end; the cube's centre passes the edge a little later.
 
+Graded (`violation`, m): how far the cube's centre ends beyond the block's edge, unsupported; today's size is
+(overhang - 0.5) x size, 0.1-0.63 m. Level 0 (the centre right over the edge) is the balance point, the
+furthest a real cube could be pushed and stay; the plausible twin stops `gap` short of the edge. The audit
+measures, at the last frame, the horizontal distance from the cube's centre to the edge of the block's top (the
+`overhang` measure).
+
 Unity original (reference Part 3, Test 15): table top y = 11.794, block 3.5 x s x s (s ~ U(0.5, 0.9)) at
 x = 3.728, cube of edge s, pin 3.5 x 0.2 x 0.2 at constant U(1.5, 2) units/s. Coordinates via apparatus.U.
 """
 
 import numpy as np
 
+from voebench.errors import Infeasible
 from voebench.generator import edits
-from voebench.generator.params import NON_NEGATIVE, POSITIVE, Fixed, Range
+from voebench.generator.params import NON_NEGATIVE, POSITIVE, Fixed, Level, Range
 from voebench.scenes.common import BRIGHT_HSV, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL, timing
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, look, smooth_profile
@@ -52,7 +59,21 @@ SPACE = {
     "start_delay": Range(0.4, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 20-100 frames)
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=50.0),  # GRASP fov 70
     **VISUAL,
+    # m of the cube's centre beyond the block's edge where the push ends (declared last: unset, it takes no draw)
+    "violation": Level(
+        "m",
+        "overhang",
+        "how far the cube's centre is pushed beyond the block's edge",
+        default="(overhang - 0.5) x size: 0.1-0.63 m",
+        hi=0.9,  # the pin's far end stays inside its housing even for the smallest cube (0.5 m): 0.998 m
+        tol=1e-6,
+    ),
 }
+
+
+def level(p) -> float:
+    """The violation's size in m: the one asked for, else today's (overhang - 0.5) x size."""
+    return (p.overhang - 0.5) * p.size if p.violation is None else p.violation
 
 
 def build(scene, p, condition):
@@ -101,8 +122,10 @@ def build(scene, p, condition):
 
     if condition == "plausible":
         x_end = x_edge + s / 2 + p.gap
-    else:
+    elif p.violation is None:
         x_end = x_edge + s / 2 - p.overhang * s
+    else:
+        x_end = x_edge - p.violation  # the edge is at x_edge, the cube pushed toward -x (before mirroring)
     push_len = (tip0 - (x_start + s / 2)) + (x_start - x_end)  # pin travel: reach the cube, then push it
     go = scene.frame(p.start_delay)
     sp, done = smooth_profile(push_len, p.pin.speed, p.pin.accel, T, go, fps)
@@ -123,7 +146,13 @@ def build(scene, p, condition):
             differs.size > 0, scene, "t15", "the push past the plausible stopping point", ("start_delay", "pin.speed")
         )
         diverge = int(differs[0])
+        if done >= T:
+            raise Infeasible(
+                f"t15: the push to {level(p):g} m beyond the edge does not end within the video",
+                ("violation", "start_delay", "pin.speed"),
+            )
         edits.record(scene, PRINCIPLES, "unsupported", "cube", diverge, T - 1, hidden=False)
+        edits.grade(scene, level(p))
     finish(scene, p, X0)
 
 
@@ -137,6 +166,8 @@ def describe(scene, p, condition):
         text += "Before the box reaches the edge of the surface the pin is retracted. "
     else:
         text += "After the box has been pushed more than halfway over the edge of the surface, the pin is retracted. "
+        if p.violation is not None:
+            text += f"Its centre is {level(p):.2f} m beyond the edge. "
     return (
         text
         + "The box rests at its new position. It has a different horizontal but the same vertical position as before."
