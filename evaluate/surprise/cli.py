@@ -30,8 +30,12 @@ def add_arguments(p) -> None:
     g.add_argument("--window", type=int, default=16, help="frames per window")
     g.add_argument("--stride", type=int, default=2, help="sampled frames between window starts")
     g.add_argument("--windows-per-batch", type=int, default=32, help="windows per forward pass")
-    g.add_argument("--threshold-quantile", type=float, default=0.9,
-                   help="absolute accuracy: quantile of plausible surprise used as the threshold")
+    g.add_argument(
+        "--threshold-quantile",
+        type=float,
+        default=0.9,
+        help="absolute accuracy: quantile of plausible surprise used as the threshold",
+    )
 
 
 def protocol_from_args(args):
@@ -79,6 +83,13 @@ def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
         + f" -> {os.path.join(args.out, report.RESULTS)}",
         file=sys.stderr,
     )
+    left = summary.get("left_out") or {}
+    if left.get("comparisons"):
+        print(
+            f"  {left['comparisons']} comparison(s) left out: the violation cannot appear in the scored frames "
+            f"({', '.join(f'{n} {r}' for r, n in left['by_reason'].items())}; see report.md)",
+            file=sys.stderr,
+        )
     c = summary["fixed_context"]
     for s in summary["suites"]:
         f = s["fixed"]["avg"]

@@ -33,6 +33,7 @@ from collections import defaultdict
 import numpy as np
 
 from voebench.evaluate import uncertainty
+from voebench.evaluate.surprise import visibility
 
 AGGREGATES = ("avg", "max", "onset")
 N_BOOT = 2000
@@ -210,8 +211,9 @@ def test_scores(
 
 
 def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, quantile: float = 0.9) -> dict:
-    """Per test and per suite (all pairs of the suite pooled) scores; chance levels."""
-    compared = comparisons(records)
+    """Per test and per suite (all pairs of the suite pooled) scores; chance levels. Comparisons whose violation
+    cannot appear in the scored frames are left out and counted (visibility.py), not scored as ties."""
+    compared, left_out = visibility.split(comparisons(records))
     pairs = {p["pair_id"] for p, _v in compared}
     by_test: dict[tuple[str, str], list] = defaultdict(list)
     by_suite: dict[str, list] = defaultdict(list)
@@ -226,7 +228,8 @@ def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, q
         {"suite": s, **test_scores(pv, contexts, fixed, n_boot, quantile, by_test=True)}
         for s, pv in sorted(by_suite.items())
     ]
-    unpaired = len([r for r in records if r.get("pair_id") and r["pair_id"] not in pairs])
+    twinned = pairs | {it["pair_id"] for it in left_out["items"]}
+    unpaired = len([r for r in records if r.get("pair_id") and r["pair_id"] not in twinned])
     return {
         "chance": {"relative": 0.5, "auroc": 0.5, "absolute": 0.5},
         "contexts": list(contexts),
@@ -236,6 +239,7 @@ def summarize(records: list[dict], contexts, fixed: int, n_boot: int = N_BOOT, q
         "pairs": len(pairs),
         "comparisons": len(compared),
         "videos_without_twin": unpaired,
+        "left_out": left_out,
         "tests": tests,
         "suites": suites,
     }

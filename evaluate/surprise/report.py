@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 
-from voebench.evaluate.surprise import metrics
+from voebench.evaluate.surprise import metrics, visibility
 from voebench.evaluate.surprise.score import CURVES, RUN, load_curves
 
 RESULTS = "results.json"
@@ -97,7 +97,29 @@ def markdown(summary: dict, info: dict) -> str:
             f"| {_pct(r['best']['avg']['relative'])} | {_pct2(fa['auroc'])} | {_pct(fa['absolute'])} | {gap} |"
         )
     lines += _resampling_lines(rows, notes)
+    lines += left_out_lines(summary.get("left_out"))
     return "\n".join(lines) + "\n"
+
+
+def left_out_lines(left: dict | None) -> list[str]:
+    """The comparisons left out because their violation cannot appear in the scored frames (visibility.py)."""
+    if not left or not left["comparisons"]:
+        return []
+    out = [
+        "",
+        f"Left out: {left['comparisons']} comparison(s) of {left['pairs']} pair(s) whose violation cannot appear "
+        "in the frames the model sees (not scored, not counted as ties; results.json `left_out.items` lists each):",
+    ]
+    for row in left["by_test"]:
+        reasons = ", ".join(f"{row[r]} {r}" for r in visibility.REASONS if row.get(r))
+        out.append(f"- {row['suite']} {row['test']}: {reasons}")
+    moved = [it for it in left["items"] if it["reason"] == "between-sampled-frames" and it["frames_differ"]]
+    if moved:
+        out.append(
+            f"- {len(moved)} of the between-sampled-frames comparisons differ in later sampled frames (the edit's "
+            "effect persists, e.g. a displaced object); they are left out all the same: the edit itself is unseen"
+        )
+    return out
 
 
 def _pct2(x) -> str:

@@ -9,6 +9,7 @@ already in surprise.jsonl are skipped.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -104,6 +105,7 @@ def score_videos(
     n_windows = 0
     pending: list[tuple[int, int, np.ndarray]] = []  # (plan index, window index, clip)
     results: dict[int, np.ndarray] = {}
+    digests: dict[int, list[str]] = {}
     written = 0
 
     def flush(force: bool) -> None:
@@ -119,20 +121,23 @@ def score_videos(
         for p, (it, idx, starts) in enumerate(plans):
             frames_mod.prefetch((q[0]["path"], q[1]) for q in plans[p + 1 : p + 4])
             video = frames_mod.read_frames(it["path"], idx)
+            digests[p] = frame_digests(video, getattr(scorer, "visible", None))
             results[p] = np.full((len(starts), len(cs)), np.nan, dtype=np.float64)
             for w, s in enumerate(starts):
                 pending.append((p, w, video[s : s + protocol.window]))
             flush(force=False)
             # write every video whose windows are all scored, in order
             while written <= p and not np.isnan(results[written]).any():
-                out.write(json.dumps(_record(plans[written], results.pop(written), protocol)) + "\n")
+                out.write(
+                    json.dumps(_record(plans[written], results.pop(written), protocol, digests.pop(written))) + "\n"
+                )
                 out.flush()
                 written += 1
                 if progress:
                     progress(1)
         flush(force=True)
         while written < len(plans):
-            out.write(json.dumps(_record(plans[written], results.pop(written), protocol)) + "\n")
+            out.write(json.dumps(_record(plans[written], results.pop(written), protocol, digests.pop(written))) + "\n")
             written += 1
             if progress:
                 progress(1)
@@ -140,13 +145,23 @@ def score_videos(
     return {"seconds": seconds, "videos": len(plans), "windows": n_windows, "skipped_done": len(done)}
 
 
-def _record(plan, surprise: np.ndarray, protocol: Protocol) -> dict:
+def frame_digests(video: np.ndarray, visible: Callable | None = None) -> list[str]:
+    """A short hash of each sampled frame as the model sees it (`visible`: the scorer's crop, e.g. the central
+    square; None: the whole frame). Equal digests in both videos of a pair mean the model cannot tell them apart
+    there (visibility.py)."""
+    view = visible(video) if visible is not None else video
+    return [hashlib.blake2b(np.ascontiguousarray(f).tobytes(), digest_size=8).hexdigest() for f in view]
+
+
+def _record(plan, surprise: np.ndarray, protocol: Protocol, digests: list[str] | None = None) -> dict:
     it, idx, starts = plan
     rec = {k: v for k, v in it.items() if k not in ("path",)}
     rec["frame_step"] = idx[1] - idx[0] if len(idx) > 1 else 1
     rec["sampled_frames"] = len(idx)
     rec["window"] = protocol.window
     rec["window_end"] = window_ends(idx, starts, protocol.window)
+    if digests is not None:
+        rec["frame_digest"] = digests
     rec["surprise"] = {str(c): [float(x) for x in surprise[:, j]] for j, c in enumerate(protocol.context_lengths)}
     return rec
 

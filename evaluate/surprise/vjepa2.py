@@ -159,6 +159,10 @@ class VJEPA2Scorer:
             ).view(b, t, 3, self.crop, self.crop)
         return (x - self.mean) / self.std
 
+    def visible(self, video):
+        """What of a (T, H, W, 3) video the model sees before resizing: the central square of each frame."""
+        return center_square(video)
+
     def _autocast(self):
         if self.autocast_dtype is None:
             return torch.autocast(self.device.type, enabled=False)
