@@ -12,7 +12,11 @@ unlocks) and from its first frame (`rt_start_ms`), and says which key gave it (`
 The server counts how often each trial was shown (`views`: every `GET state` that returns it, i.e. every page
 load) and when it was first shown (`first_shown_at`). A trial shown more than once was reloaded: the page's clock
 restarted and the video played again, so its RTs are not comparable (export: `rt_valid` false, `reloads`); the
-server's own time from the first showing to the answer (`server_ms`, the original time base) is kept.
+server's own time from the first showing to the answer (`server_ms`, the original time base) is kept, and the
+page's times must fit inside it (export.timing).
+
+The researcher's texts, comprehension quiz and end questions (texts.py) are read when the study is opened: the
+quiz gates the trials (`_started`), the end questions come after the last one (`about`).
 
 Schema: version SCHEMA_VERSION; a study file of an older version is migrated when opened (columns added, its old
 answers keep NULL where nothing was measured); a newer one is refused.
