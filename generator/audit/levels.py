@@ -18,6 +18,9 @@ the test's unit:
   as a swap to a replacement object);
 - `window_time` (s): the length of the record's window, for violations whose size is a duration the states show
   only as the window itself (kept last resort: the record and the states come from the same edit).
+- `speed_loss` (x): 1 - the object's displacement over the first frame of the record's window (from the frame
+  before) in the violated video over that in the twin (a collision that passes on only part of the speed); the
+  object starts from the same place in both, so only the speed it got (and the friction both share) differs;
 - `overhang` (m): how far the object's centre lies, horizontally, beyond the edge of the top face it rests on at
   the record's last frame (a box pushed past the point where it would tip): the support is the box whose top is
   level with the object's bottom (both upright; the support may be turned about the vertical), the nearest one.
@@ -124,6 +127,16 @@ def window_time(v: Video, twin: Video, rec: dict) -> float | None:
     return float((int(rec["last_frame"]) - int(rec["first_frame"]) + 1) / v.fps)
 
 
+def speed_loss(v: Video, twin: Video, rec: dict) -> float | None:
+    """1 - the violated object's first-frame step over the twin's (None where the twin's does not move)."""
+    name, first = rec["object"], int(rec["first_frame"])
+    if first < 1 or name not in twin.tracks:
+        return None
+    mine = np.linalg.norm(v.tracks[name].position[first] - v.tracks[name].position[first - 1])
+    theirs = np.linalg.norm(twin.tracks[name].position[first] - twin.tracks[name].position[first - 1])
+    return float(1.0 - mine / theirs) if theirs > 1e-9 else None
+
+
 def overhang(v: Video, twin: Video, rec: dict) -> float | None:
     """Distance beyond the support's edge at the last frame (the twin is not needed: its box rests on the top)."""
     name, last = rec["object"], int(rec["last_frame"])
@@ -151,6 +164,7 @@ MEASURES: dict[str, Measure] = {
     "size_ratio": size_ratio,
     "window_time": window_time,
     "overhang": overhang,
+    "speed_loss": speed_loss,
 }
 
 

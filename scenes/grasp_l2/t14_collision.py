@@ -10,7 +10,17 @@ Motion is exact 1-D rigid-ball mechanics along the box: rolling without slipping
 (mu g) brings each ball back to rolling; rolling resistance slows rolling balls; ball-ball collisions
 exchange the velocities (spins unchanged); the end wall stops a ball (restitution 0). The implausible
 version runs the same simulation with the resting ball immovable and the collision absorbing the first
-ball's motion. Unity original (reference Part 3, Test 14): frictionless sliding, the implausible target ball
+ball's motion.
+
+Graded (`violation`, x): the fraction of the first ball's speed (and spin) that every collision between the
+balls fails to pass on: the struck ball leaves at (1 - level) of the first ball's speed, and the first ball keeps
+(1 - level) of its spin. 0 is the plausible exchange; today's size is 1 (nothing passed on: the struck ball stays
+and the first ball stops dead). The audit measures 1 - the struck ball's displacement over the first frame after
+the collision in the violated video over that in the twin (`speed_loss`); both balls slide under the same
+friction then, which biases the reading by at most level x mu g / (2 v fps) (measured on 4 trials x 5 levels:
+under 0.008 at 30 fps, under 0.02 at 10 fps; the tolerance is 0.03).
+
+Unity original (reference Part 3, Test 14): frictionless sliding, the implausible target ball
 has mass 1000. Built unmirrored (incline on the left), then `apparatus.finish` mirrors it when `p.mirror`.
 """
 
@@ -19,7 +29,7 @@ import numpy as np
 from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import G, quat_from_axis_angle
-from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, Fixed, Range
+from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, Fixed, Level, Range
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, hidden_frames, look, room, wood
@@ -54,12 +64,28 @@ SPACE = {
     },
     "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x +-0.3, y +-0.5
     **VISUAL,
+    # fraction of the speed a collision fails to pass on (declared last: unset, it takes no draw)
+    "violation": Level(
+        "x",
+        "speed_loss",
+        "the fraction of the first ball's speed the collision fails to pass on",
+        default="1: nothing passed on (the struck ball stays, the first ball stops dead)",
+        hi=1.0,
+        tol=0.03,
+    ),
 }
 
 
-def simulate(p, n_frames: int, fps: float, start_frame: int, immovable: bool, substeps: int = 40):
+def level(p) -> float:
+    """The violation's size, a fraction: the one asked for, else today's 1 (nothing passed on)."""
+    return 1.0 if p.violation is None else p.violation
+
+
+def simulate(p, n_frames: int, fps: float, start_frame: int, immovable: bool, substeps: int = 40, loss: float = 0.0):
     """(x1, z1, phi1, x2, phi2) per frame: the first ball's centre (x, z) and roll angle, the second ball's
-    centre x and roll angle (rotation about +y, radians)."""
+    centre x and roll angle (rotation about +y, radians). `immovable`: the second ball never moves once hit
+    (today's implausible video); `loss`: each collision passes on only (1 - loss) of the first ball's speed, and
+    the first ball keeps (1 - loss) of its spin (the graded violation; 0 is the plausible exchange)."""
     r = p.balls.diameter / 2
     a = np.radians(p.angle)
     # the first ball's centre runs parallel to the incline at distance r; it lands where its centre is r above
@@ -127,6 +153,8 @@ def simulate(p, n_frames: int, fps: float, start_frame: int, immovable: bool, su
                 st["x1"] = st["x2"] - 2 * r
                 if immovable or st["x2"] >= WALL_RIGHT - r - 1e-9:  # nothing can move on: both stop
                     st.update(v1=0.0, w1=0.0, v2=0.0, w2=0.0)
+                elif loss:  # graded: only (1 - loss) of the first ball's speed passes on, and of its spin stays
+                    st["v1"], st["v2"], st["w1"] = st["v2"], (1 - loss) * st["v1"], (1 - loss) * st["w1"]
                 else:  # equal masses: the velocities are exchanged, the spins stay
                     st["v1"], st["v2"] = st["v2"], st["v1"]
                 st["hit"] = True
@@ -181,7 +209,10 @@ def build(scene, p, condition):
     scene["ball1"].visible[:start] = False  # it comes into existence at the top, behind the panel
     if condition == "implausible":
         good = {n: (scene[n].position.copy(), scene[n].quaternion.copy()) for n in ("ball1", "ball2")}
-        set_tracks(scene, simulate(p, scene.n_frames, scene.fps, start, immovable=True))
+        if p.violation is None:
+            set_tracks(scene, simulate(p, scene.n_frames, scene.fps, start, immovable=True))
+        else:
+            set_tracks(scene, simulate(p, scene.n_frames, scene.fps, start, immovable=False, loss=p.violation))
         differs = [
             np.any(scene[n].position != good[n][0], axis=1) | np.any(scene[n].quaternion != good[n][1], axis=1)
             for n in ("ball1", "ball2")
@@ -196,6 +227,7 @@ def build(scene, p, condition):
         )
         first = int(changed[0])
         edits.record(scene, PRINCIPLES, "no_transfer", "ball2", first, scene.n_frames - 1)
+        edits.grade(scene, level(p))
     look(scene, p, U(3.811, 11.656, -2.544), (X0, U(0, 0, -0.130)[1], FLOOR_TOP + 0.8))  # GRASP aims 1.4 m up
     finish(scene, p, X0)
     if start > 0 and not hidden_frames(scene, "ball1", "panel_left", margin=0.02)[start]:
@@ -203,12 +235,18 @@ def build(scene, p, condition):
 
 
 def describe(scene, p, condition):
-    what = (
-        "it pushes that ball away toward the wall at the end of the box, where it stops; the first ball rolls "
-        "on behind it and comes to rest right behind it"
-        if condition == "plausible"
-        else "that ball stays exactly where it was, and the first ball stops next to it"
-    )
+    if condition == "plausible":
+        what = (
+            "it pushes that ball away toward the wall at the end of the box, where it stops; the first ball rolls "
+            "on behind it and comes to rest right behind it"
+        )
+    elif p.violation is None or level(p) >= 1.0:
+        what = "that ball stays exactly where it was, and the first ball stops next to it"
+    else:
+        what = (
+            f"that ball moves off at only {100 * (1 - level(p)):.0f}% of the first ball's speed, and the first "
+            "ball keeps only that share of its spin"
+        )
     return (
         f"After {p.start_delay:.1f} s a ball rolls down an incline of {p.angle:.0f} degrees, speeding up. "
         f"At the bottom it hits a second ball of the same size and mass lying in its path: {what}."

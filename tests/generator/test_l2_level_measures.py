@@ -1,6 +1,7 @@
-"""The `overhang` level measure (issue 24, Level 2 test 15): how far an object's centre lies beyond the edge of the
-box it rests on, read from the states at the record's last frame, whatever way the support is turned about the
-vertical; nothing to rest on reads as None (the check then fails with its reason)."""
+"""Level measures added for Level 2 tests 14 and 15 (issue 24). `overhang`: how far an object's centre lies beyond
+the edge of the box it rests on, read from the states at the record's last frame, whatever way the support is
+turned about the vertical; nothing to rest on reads as None (the check then fails with its reason). `speed_loss`:
+1 - the object's first step after the onset over its twin's."""
 
 from __future__ import annotations
 
@@ -52,3 +53,18 @@ def test_overhang_is_the_distance_beyond_the_edge(yaw, cube_x, beyond):
 def test_nothing_level_with_the_bottom_reads_none():
     v = _video(1.3, block_top=0.9)
     assert MEASURES["overhang"](v, v, REC) is None
+
+
+def _mover(x) -> SimpleNamespace:
+    """A ball at x (m, per frame) along the x axis."""
+    ball = _track("ball", (0.2, 0.2, 0.2), (0.0, 0.0, 0.0), n=len(x))
+    ball.position[:, 0] = x
+    return SimpleNamespace(tracks={"ball": ball})
+
+
+def test_speed_loss_compares_the_first_step_with_the_twins():
+    twin, v = _mover([0.0, 0.0, 0.0, 0.04, 0.14, 0.24]), _mover([0.0, 0.0, 0.0, 0.01, 0.04, 0.07])
+    rec = {"object": "ball", "first_frame": 3, "last_frame": 5}
+    assert MEASURES["speed_loss"](v, twin, rec) == pytest.approx(0.75)
+    assert MEASURES["speed_loss"](twin, twin, rec) == pytest.approx(0.0)
+    assert MEASURES["speed_loss"](v, twin, {**rec, "first_frame": 2}) is None  # the twin does not move yet
