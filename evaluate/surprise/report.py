@@ -103,9 +103,19 @@ def markdown(summary: dict, info: dict) -> str:
 
 def left_out_lines(left: dict | None) -> list[str]:
     """The comparisons left out because their violation cannot appear in the scored frames (visibility.py)."""
-    if not left or not left["comparisons"]:
+    if not left:
         return []
-    out = [
+    out = []
+    flagged = left.get("scored_but_flagged") or []
+    if flagged:
+        out += [
+            "",
+            f"Flagged, scored: {len(flagged)} comparison(s) whose edit falls between sampled frames but whose sampled "
+            "frames differ afterwards (the edit's effect persists): the model sees the result, not the edit.",
+        ]
+    if not left["comparisons"]:
+        return out
+    out += [
         "",
         f"Left out: {left['comparisons']} comparison(s) of {left['pairs']} pair(s) whose violation cannot appear "
         "in the frames the model sees (not scored, not counted as ties; results.json `left_out.items` lists each):",
@@ -113,12 +123,6 @@ def left_out_lines(left: dict | None) -> list[str]:
     for row in left["by_test"]:
         reasons = ", ".join(f"{row[r]} {r}" for r in visibility.REASONS if row.get(r))
         out.append(f"- {row['suite']} {row['test']}: {reasons}")
-    moved = [it for it in left["items"] if it["reason"] == "between-sampled-frames" and it["frames_differ"]]
-    if moved:
-        out.append(
-            f"- {len(moved)} of the between-sampled-frames comparisons differ in later sampled frames (the edit's "
-            "effect persists, e.g. a displaced object); they are left out all the same: the edit itself is unseen"
-        )
     return out
 
 
