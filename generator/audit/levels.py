@@ -24,6 +24,13 @@ the test's unit:
 - `overhang` (m): how far the object's centre lies, horizontally, beyond the edge of the top face it rests on at
   the record's last frame (a box pushed past the point where it would tip): the support is the box whose top is
   level with the object's bottom (both upright; the support may be turned about the vertical), the nearest one.
+- `end_offset` (m): the distance between the object's positions in the two videos at the record's last frame
+  (where the twin's object has come to rest: a ball hovering this far above where it should lie);
+- `extra_turn` (deg): how much farther an object turns from its first frame's orientation, at the most, in the
+  violated video than in the twin, the largest over the video's objects (a plank swinging on through the place
+  of an object that should have stopped it; the object the record names need not be the one that turns);
+- `float_time` (s): how long, from the record's first frame, the object moves on at its height at that frame
+  while its twin is lower (a ball floating on past an edge before it falls).
 
 A measure that cannot read its size (the object does not move after the onset, say) returns None, which fails
 the check with its reason.
@@ -154,6 +161,41 @@ def overhang(v: Video, twin: Video, rec: dict) -> float | None:
     return min(beyond) if beyond else None
 
 
+def end_offset(v: Video, twin: Video, rec: dict) -> float | None:
+    """Distance between the object's positions in the two videos at the record's last frame."""
+    name, last = rec["object"], int(rec["last_frame"])
+    if name not in twin.tracks or last >= v.n_frames:
+        return None
+    return float(np.linalg.norm(v.tracks[name].position[last] - twin.tracks[name].position[last]))
+
+
+def _peak_turn(quaternion: np.ndarray) -> float:
+    """The largest angle (deg) between a track's orientation and its first frame's."""
+    q = quaternion / np.linalg.norm(quaternion, axis=1, keepdims=True)
+    dots = np.abs(q @ q[0])
+    return float(np.degrees(2.0 * np.arccos(np.clip(dots, -1.0, 1.0))).max())
+
+
+def extra_turn(v: Video, twin: Video, rec: dict) -> float | None:
+    """The largest excess, over the objects of both videos, of the violated video's peak turn over the twin's."""
+    names = [n for n in v.tracks if n in twin.tracks]
+    excess = [_peak_turn(v.tracks[n].quaternion) - _peak_turn(twin.tracks[n].quaternion) for n in names]
+    return max(excess) if excess else None
+
+
+def float_time(v: Video, twin: Video, rec: dict) -> float | None:
+    """Frames from the record's first on where the object stays at that frame's height and moves to the next
+    frame while its twin is lower, over the frame rate."""
+    name, first = rec["object"], int(rec["first_frame"])
+    if name not in twin.tracks:
+        return None
+    p, q = v.tracks[name].position[first:], twin.tracks[name].position[first:]
+    level = np.abs(p[:-1, 2] - p[0, 2]) < 1e-9
+    moving = np.linalg.norm(np.diff(p, axis=0), axis=1) > 1e-9
+    below = q[:-1, 2] < p[:-1, 2] - 1e-9
+    return float(np.count_nonzero(level & moving & below) / v.fps)
+
+
 MEASURES: dict[str, Measure] = {
     "displacement": displacement,
     "direction": direction,
@@ -165,6 +207,9 @@ MEASURES: dict[str, Measure] = {
     "window_time": window_time,
     "overhang": overhang,
     "speed_loss": speed_loss,
+    "end_offset": end_offset,
+    "extra_turn": extra_turn,
+    "float_time": float_time,
 }
 
 

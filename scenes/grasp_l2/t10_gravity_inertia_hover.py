@@ -7,7 +7,14 @@ level with two small holder blocks.
 
 The hover starts at the first frame the falling ball is at the hover height (hidden behind the occluder;
 checked geometrically) and the recorded window runs until the plausible ball has come to rest, still before
-the occluder moves. Unity original (reference Part 3, Test 10): ball 0.25 m dropped from 1.88 m above the
+the occluder moves.
+
+Graded (`violation`, m): the ball hovers this far above the floor (from its bottom to the floor, where the
+plausible ball lies); today's size is `hover_gap` (0.25-0.4 m, GRASP 0.3). A level near 0 leaves it just above
+the floor, close to the plausible video. The audit measures the distance between the ball's positions in the two
+videos at the record's last frame, when the plausible ball has come to rest (`end_offset`).
+
+Unity original (reference Part 3, Test 10): ball 0.25 m dropped from 1.88 m above the
 floor, occluder 1.5 x 0.8 dropping at 0.5 units/s. Built unmirrored, mirrored by `apparatus.finish`.
 """
 
@@ -15,7 +22,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Range
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Level, Range
 from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.motion import require
@@ -45,12 +52,26 @@ SPACE = {
     "ball": ball_space(0.25),
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.3, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
+    # m between the hovering ball's bottom and the floor (declared last: unset, it takes no draw)
+    "violation": Level(
+        "m",
+        "end_offset",
+        "the height the ball hovers above the floor it should lie on",
+        default="hover_gap (0.25-0.4 m)",
+        hi=0.75,  # the 0.25 m ball's top level with the 1.0 m occluder's (OCCLUDER)
+        tol=1e-6,
+    ),
 }
 TOP_PANEL = (1.35, 2.8)  # m above the floor: bottom and top edge of the panel hiding the release point
 OCCLUDER = (
     1.5,
     1.0,
 )  # m, width and height above the floor (GRASP: 1.5 x 0.8; taller so the hovering ball is hidden from every camera)
+
+
+def level(p) -> float:
+    """The violation's size in m: the one asked for, else today's `hover_gap`."""
+    return p.hover_gap if p.violation is None else p.violation
 
 
 def fall(n_frames: int, fps: float, start_frame: int, z0: float, z_rest: float, e: float) -> tuple[np.ndarray, int]:
@@ -121,22 +142,25 @@ def build(scene, p, condition):
     # both conditions: the pair is built only where the reveal fits the video
     require(lowered < scene.n_frames, scene, "t10", "the reveal", ("start_delay", "drop_height", "reveal_wait"))
     if condition == "implausible":
-        z_hover = FLOOR_TOP + p.hover_gap + r
+        z_hover = FLOOR_TOP + level(p) + r
         f = int(np.flatnonzero((np.arange(scene.n_frames) > start) & (z <= z_hover))[0])
         hover = ball.position[f:].copy()
         hover[:, 2] = z_hover
         why = "t10: the occluder does not hide the ball where it stops"
-        hid = must_hide(scene, "occluder", 0.01, why, ("hover_gap", "camera.dz", "camera.dx"))
+        keys = ("hover_gap" if p.violation is None else "violation", "camera.dz", "camera.dx")
+        hid = must_hide(scene, "occluder", 0.01, why, keys)
         edits.replace_track(scene, "ball", f, hover, principles=PRINCIPLES, kind="freeze", hidden=hid, last=rest)
+        edits.grade(scene, level(p))
     finish(scene, p, X0)
 
 
 def describe(scene, p, condition):
-    end = (
-        "the ball lies on the floor"
-        if condition == "plausible"
-        else "the ball hovers in mid-air above the floor, level with the small blocks"
-    )
+    if condition == "plausible":
+        end = "the ball lies on the floor"
+    elif p.violation is None:
+        end = "the ball hovers in mid-air above the floor, level with the small blocks"
+    else:
+        end = f"the ball hovers in mid-air, {level(p):.2f} m above the floor"
     return (
         f"After {p.start_delay:.1f} s a ball falls from the top of a box into view, speeding up, and disappears "
         f"behind an occluder standing in front of the floor. The occluder is lowered: {end}."
