@@ -10,6 +10,10 @@ Both videos are identical until, hidden under the cover after the ball has come 
 from the other corner to the ball's corner (recorded as a hidden `teleport` of the plank): this keeps the
 pair identical before the manipulation. (The Unity original instead places the plank differently from the
 start, always sends the implausible ball to the far corner, and teleports the ball into the triangle.)
+
+Binary (`BINARY`), not graded: the ball is either inside the closed-off triangle or outside it. Every in-between
+end state would have the plank cut through the ball (another violation, of solidity), and the plank's move
+itself happens unseen under the cover, so no size of it reaches the video.
 Tray frame and camera: see `topdown.py`.
 """
 
@@ -23,6 +27,11 @@ OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["continuity"]
 DELAYS = ("start_delay", "cover_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+
+BINARY = (
+    "the ball is either inside the closed-off triangle or not: any in-between plank would cut through the ball "
+    "(a solidity violation), and the plank's move happens unseen under the cover"
+)
 
 SPACE = {
     **td.CORNER_SPACE,
