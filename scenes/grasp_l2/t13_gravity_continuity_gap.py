@@ -12,6 +12,11 @@ geometrically), until both are at rest, still before the occluder moves: that wi
 violation. Unity original (reference Part 3, Test 13):
 the ball moves on a straight kinematic line to a target just past the gap on the lower plank, and the
 implausible ball is teleported to the opposite spawn point. Built unmirrored, mirrored by `apparatus.finish`.
+
+Binary (`BINARY`), not graded: the crossing happens behind the occluder, and what the video shows is where the
+ball lies, on the upper plank beyond the gap or on the lower one: two places the apparatus fixes. No end state
+lies between them (a ball cannot rest over the gap), and a partial crossing would end where the plausible ball
+ends or have the ball hit the gap's far edge, another event.
 """
 
 import numpy as np
@@ -41,6 +46,11 @@ GAP_LEFT = U(4.11, 0, 0)[0]  # the gap's left edge (the ball rolls from the left
 BALL_Y = 8.30  # the ball's depth; the planks run from y 8.1 to the back panel
 FRONT_Y = 8.10  # the occluder's plane
 T_PLANK = 0.02
+
+BINARY = (
+    "the crossing is hidden and the ball ends either on the upper plank beyond the gap or on the lower one, two "
+    "places the apparatus fixes; no end state lies between them"
+)
 
 SPACE = {
     "gap": Range(0.28, 0.34, domain=NON_NEGATIVE),  # m, width of the gap (GRASP: 0.303; the ball is 0.1)
