@@ -31,6 +31,14 @@ the test's unit:
   of an object that should have stopped it; the object the record names need not be the one that turns);
 - `float_time` (s): how long, from the record's first frame, the object moves on at its height at that frame
   while its twin is lower (a ball floating on past an edge before it falls).
+- `mass_dex` (dex): how far the mass ratio a collision shows is off the twin's, |log10 r - log10 r_twin|, with
+  r = -dv_b / dv_a (= m_a / m_b where the pair's x momentum is kept: a frictionless floor), dv the change of an
+  object's x step per frame from the frame before the record's window to the last frame; a is the record's
+  object, b the one other free object of its role;
+- `hue_turn` (deg): the largest angle between the object's hues in the two videos (colours read as sRGB, hue on
+  the HSV circle, 0-180 deg; a colour change that keeps saturation and value);
+- `rest_offset` (m): the distance between the object's positions in the two videos at the video's last frame,
+  where both have come to rest (a ball that ends further along than its twin, past or inside a barrier);
 
 A measure that cannot read its size (the object does not move after the onset, say) returns None, which fails
 the check with its reason.
@@ -196,6 +204,61 @@ def float_time(v: Video, twin: Video, rec: dict) -> float | None:
     return float(np.count_nonzero(level & moving & below) / v.fps)
 
 
+def _shown_mass_ratio(v: Video, a: str, b: str, first: int) -> float | None:
+    """log10(m_a / m_b) as the collision shows it: -dv_b / dv_a of the x step per frame (None: no change)."""
+
+    def change(name: str) -> float:
+        x = v.tracks[name].position[:, 0]
+        return float((x[-1] - x[-2]) - (x[first - 1] - x[first - 2]))
+
+    da, db = change(a), change(b)
+    if abs(da) < 1e-9 or abs(db) < 1e-9 or da * db > 0:
+        return None
+    return float(np.log10(-db / da))
+
+
+def mass_dex(v: Video, twin: Video, rec: dict) -> float | None:
+    """|log10 of the shown mass ratio - the twin's| (None: not two colliding objects, or no change shown)."""
+    name, first = rec["object"], int(rec["first_frame"])
+    own = v.tracks.get(name)
+    if own is None or first < 2 or first >= v.n_frames - 1:
+        return None
+    others = [t.name for t in v.tracks.values() if t.name != name and t.role == own.role and t.free]
+    if len(others) != 1 or any(n not in twin.tracks for n in (name, *others)):
+        return None
+    mine, theirs = _shown_mass_ratio(v, name, others[0], first), _shown_mass_ratio(twin, name, others[0], first)
+    return None if mine is None or theirs is None else abs(mine - theirs)
+
+
+def _hue(linear: np.ndarray) -> np.ndarray:
+    """Hue (deg, 0-360) of linear-RGB colours (N, 3), read as sRGB like the scenes draw them (HSV)."""
+    c = np.clip(linear, 0.0, 1.0)
+    rgb = np.where(c <= 0.0031308, 12.92 * c, 1.055 * np.power(c, 1 / 2.4) - 0.055)
+    mx, mn = rgb.max(axis=1), rgb.min(axis=1)
+    span = np.where(mx - mn > 1e-12, mx - mn, 1.0)
+    r, g, b = rgb[:, 0], rgb[:, 1], rgb[:, 2]
+    h = np.where(mx == r, (g - b) / span, np.where(mx == g, 2.0 + (b - r) / span, 4.0 + (r - g) / span))
+    return np.where(mx - mn > 1e-12, (60.0 * h) % 360.0, np.nan)
+
+
+def hue_turn(v: Video, twin: Video, rec: dict) -> float | None:
+    """The largest hue difference (deg, on the circle) of the object between the videos (None: a grey)."""
+    name = rec["object"]
+    if name not in twin.tracks:
+        return None
+    d = np.abs(_hue(v.tracks[name].color) - _hue(twin.tracks[name].color))
+    d = np.minimum(d, 360.0 - d)
+    return None if np.isnan(d).any() else float(d.max())
+
+
+def rest_offset(v: Video, twin: Video, rec: dict) -> float | None:
+    """Distance between the object's positions in the two videos at the last frame."""
+    name = rec["object"]
+    if name not in twin.tracks:
+        return None
+    return float(np.linalg.norm(v.tracks[name].position[-1] - twin.tracks[name].position[-1]))
+
+
 MEASURES: dict[str, Measure] = {
     "displacement": displacement,
     "direction": direction,
@@ -207,6 +270,9 @@ MEASURES: dict[str, Measure] = {
     "window_time": window_time,
     "overhang": overhang,
     "speed_loss": speed_loss,
+    "hue_turn": hue_turn,
+    "rest_offset": rest_offset,
+    "mass_dex": mass_dex,
     "end_offset": end_offset,
     "extra_turn": extra_turn,
     "float_time": float_time,

@@ -3,6 +3,11 @@ casing, slowing down (rolling resistance), passes behind a narrow occluder in th
 until it reaches the far side wall, where it comes to rest. Plausible: it reappears looking the same.
 Implausible: it reappears with a different colour (changed while it was completely hidden).
 
+Graded (`violation`, deg): the hue turn of the changed colour on the HSV colour circle (0-180 deg; saturation
+and value stay), turned forward from the ball's hue; today's change turns the hue by `new_hue_shift` of the
+circle, 108-180 deg (the shorter way round). The audit measures the largest hue difference of the ball between
+the two videos (`hue_turn`).
+
 Unity original (reference Part 3, Test 2): floor top y = 11.326, ball 0.2 from x 2.511 to 5.111, occluder
 0.4 x 0.7 at (3.811, 11.676, -0.407), entry panel 0.6 x 2.0. Coordinates via apparatus.U.
 """
@@ -11,7 +16,8 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Range
+from voebench.generator.audit import COLOR_TOL
+from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Level, Range
 from voebench.scenes.common import ball_space, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need
@@ -37,7 +43,26 @@ SPACE = {
     "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
     "camera": camera_space(dx=(-0.4, 0.4), dy=(0.0, 0.0), dz=(-0.4, 0.4)),  # GRASP: x, y offsets +-0.4
     **VISUAL,
+    # deg the implausible ball's hue turns (declared last: unset, it takes no draw)
+    "violation": Level(
+        "deg",
+        "hue_turn",
+        "the hue turn of the ball's colour on the colour circle",
+        default="new_hue_shift x 360, the shorter way round: 108-180 deg",
+        hi=180.0,
+        tol=0.5,
+    ),
 }
+
+
+def level(p) -> float:
+    """The violation's size in degrees of hue: the one asked for, else today's turn by `new_hue_shift`."""
+    return 360.0 * min(p.new_hue_shift, 1.0 - p.new_hue_shift) if p.violation is None else p.violation
+
+
+def new_hue(hue: float, p) -> float:
+    """The changed colour's hue (0-1): today's `new_hue_shift` on, or the asked level's turn forward."""
+    return (hue + (p.new_hue_shift if p.violation is None else p.violation / 360.0)) % 1.0
 
 
 def build(scene, p, condition):
@@ -76,8 +101,14 @@ def build(scene, p, condition):
             ("fps", "seconds", "speed", "start_delay", "camera.dx", "camera.dz"),
         )
         f = int(hidden[len(hidden) // 2])
-        new = hsv_color((hue + p.new_hue_shift) % 1.0, p.ball.saturation, p.ball.value)
+        new = hsv_color(new_hue(hue, p), p.ball.saturation, p.ball.value)
+        need(
+            np.abs(np.subtract(new, ball.color[f])).max() > COLOR_TOL,
+            f"t02: a hue turn of {level(p):g} deg does not change the ball's colour",
+            ("violation",),
+        )
         edits.recolor(scene, "ball", f, new, PRINCIPLES, hidden=True)
+        edits.grade(scene, level(p))
     finish(scene, p, X0)
 
 
@@ -92,5 +123,7 @@ def describe(scene, p, condition):
     if condition == "plausible":
         text += "When the sphere reappears it looks exactly the same as before."
     else:
-        text += "When the sphere reappears it has a different color."
+        text += "When the sphere reappears it has a different color" + (
+            "." if p.violation is None else f" (its hue turned by {level(p):.0f} degrees on the color circle)."
+        )
     return text + " The sphere continues to roll until it reaches a wall where it comes to rest."
