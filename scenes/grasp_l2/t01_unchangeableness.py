@@ -3,6 +3,13 @@ plywood box. A screen rises from a slot behind the box's front panel until the o
 up for a moment and goes down again. Plausible: every object is as before. Implausible: one object has
 changed its colour or its shape (ball <-> cube) while the screen hid it.
 
+Graded (`violation`, deg), for the colour change only: the hue turn of the changed object's colour on the HSV
+colour circle (0-180 deg; saturation and value stay), turned forward from its hue; today's colour change turns
+the hue by `new_hue_shift` of the circle, 108-180 deg (the shorter way round). The audit measures the largest hue
+difference of the object between the two videos (`hue_turn`). A shape change (ball -> cube -> cylinder) is
+binary, with no size: a trial that draws one is ungraded (`level_key` is None, no `violation_level`), and a trial
+asked for a level is a colour change (a shape-change draw is Infeasible, and the gate redraws).
+
 Unity original (reference Part 3, Test 1): platform top y = 11.228, 7 candidate spawn points, screen 2.8 wide
 rising at 0.5 units/s behind a 1.0 high front panel. Coordinates via apparatus.U (Unity -> ours).
 """
@@ -10,6 +17,7 @@ rising at 0.5 units/s behind a 1.0 high front panel. Coordinates via apparatus.U
 import numpy as np
 
 from voebench.generator import edits
+from voebench.generator.audit import COLOR_TOL
 from voebench.generator.params import (
     COORDINATE,
     COUNT,
@@ -20,8 +28,10 @@ from voebench.generator.params import (
     SIGNED_FRACTION,
     Choice,
     Domain,
+    Level,
     Range,
 )
+from voebench.errors import Infeasible
 from voebench.scenes.common import hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
@@ -81,7 +91,31 @@ SPACE = {
     "hold": Range(0.4, 1.2, domain=NON_NEGATIVE),  # s the screen stays fully up
     "camera": camera_space(dx=(-0.5, 0.5), dy=(-0.5, 0.0), dz=(-0.2, 0.2), fov=50.0),  # GRASP: fov 70, no dz
     **VISUAL,
+    # deg the changed object's hue turns, for a colour change (declared last: unset, it takes no draw)
+    "violation": Level(
+        "deg",
+        "hue_turn",
+        "the hue turn of the changed object's colour on the colour circle (colour changes only)",
+        default="new_hue_shift x 360, the shorter way round: 108-180 deg (a shape change: ungraded)",
+        hi=180.0,
+        tol=0.5,
+    ),
 }
+
+
+def level_key(p) -> str | None:
+    """The colour change is graded by its hue turn; the shape change is binary (a ball is a cube or not)."""
+    return "violation" if p.change == "color" else None
+
+
+def level(p) -> float:
+    """The colour change's size in degrees of hue: the one asked for, else today's turn by `new_hue_shift`."""
+    return 360.0 * min(p.new_hue_shift, 1.0 - p.new_hue_shift) if p.violation is None else p.violation
+
+
+def new_hue(hue: float, p) -> float:
+    """The changed colour's hue (0-1): today's `new_hue_shift` on, or the asked level's turn forward."""
+    return (hue + (p.new_hue_shift if p.violation is None else p.violation / 360.0)) % 1.0
 
 
 def _slots(p):
@@ -148,6 +182,11 @@ def build(scene, p, condition):
     look(scene, p, U(3.811, 12.347, -3.345), U(3.811, 11.699, -0.130))
 
     if condition == "implausible":
+        if p.violation is not None and p.change != "color":
+            raise Infeasible(
+                "t01: a graded level is a colour change's hue turn; this draw changes the shape",
+                ("violation", "change"),
+            )
         # the change happens mid-way through the frames in which the screen hides the object completely
         hidden = np.flatnonzero(
             hidden_frames(scene, name_k, "screen", margin=0.03) & hidden_frames(scene, alt.name, "screen", margin=0.03)
@@ -160,8 +199,14 @@ def build(scene, p, condition):
         )
         f = int(hidden[len(hidden) // 2])
         if p.change == "color":
-            new = hsv_color((hue_k + p.new_hue_shift) % 1.0, p.saturation, p.value)
+            new = hsv_color(new_hue(hue_k, p), p.saturation, p.value)
+            need(
+                np.abs(np.subtract(new, scene[name_k].color[f])).max() > COLOR_TOL,
+                f"t01: a hue turn of {level(p):g} deg does not change the object's colour",
+                ("violation",),
+            )
             edits.recolor(scene, name_k, f, new, PRINCIPLES, hidden=True)
+            edits.grade(scene, level(p))
         else:
             edits.swap(scene, name_k, alt.name, f, PRINCIPLES, hidden=True)
     finish(scene, p, X0)
@@ -187,7 +232,8 @@ def describe(scene, p, condition):
         return text + "All objects are still in the same position as before and have the same shape and color."
     k = int(p.changed) % n
     change = "color" if p.change == "color" else "shape"
+    turn = "" if p.violation is None else f" (its hue turned by {level(p):.0f} degrees on the color circle)"
     return text + (
         f"All objects are still in the same position as before, but one "
-        f"(the {NOUN[objs[k][1]]}) has changed its {change}."
+        f"(the {NOUN[objs[k][1]]}) has changed its {change}{turn}."
     )
