@@ -11,7 +11,7 @@ import os
 import sys
 
 from voebench.errors import UsageError
-from voebench.evaluate import checks
+from voebench.evaluate import ask, checks
 from voebench.evaluate.surprise import cli as surprise_cli
 
 STRATEGY_CHOICES = ("zero-shot", "cot", "one-shot", "open", "text")
@@ -89,7 +89,7 @@ def register(subparsers) -> None:
         "--model",
         required=True,
         help="hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<yes|no|random|oracle|first> | "
-        "vjepa2:<path-or-id> | vjepa2-random:<tiny|small|vitl> (world models, scored by surprise: "
+        "vjepa2:<path-or-id> | vjepa2-random:<tiny|small|vitl> | motion-energy (world models, scored by surprise: "
         "docs/world-models.md)",
     )
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (created; reused to resume)")
@@ -109,21 +109,13 @@ def register(subparsers) -> None:
         help="a paired set missing one video of some pairs is refused; with this, only the complete "
         "pairs are scored (the number dropped is printed and kept in results.json)",
     )
-    frames = p.add_mutually_exclusive_group()
-    frames.add_argument(
-        "--num-frames",
-        type=int,
-        default=8,
-        help="frames per video, uniformly spaced incl. first and last (0 = all; default 8)",
-    )
-    frames.add_argument("--fps", type=float, help="sample this many frames per second instead of --num-frames")
+    ask.add_arguments(p)  # frames, answer length, sampling, system prompt: shared with `export lmms-eval`
     p.add_argument(
         "--batch-size",
         type=positive_int("--batch-size"),
         default=1,
         help="hf: conversations per generate call; openai: requests per round",
     )
-    p.add_argument("--max-new-tokens", type=positive_int("--max-new-tokens"), default=32)
     p.add_argument(
         "--warmup",
         action="store_true",
@@ -142,18 +134,6 @@ def register(subparsers) -> None:
         type=_non_negative("--num-workers"),
         help="processes that decode frames ahead of the model while the next batch is prepared in the background "
         "(default: cores - 2, at least 1, at most 16; 0 = decode in threads and prepare each batch in line)",
-    )
-    p.add_argument(
-        "--sampling",
-        choices=("default", "greedy", "sample"),
-        default="default",
-        help="default = the model's own generation config (the paper's setting)",
-    )
-    p.add_argument("--temperature", type=float)
-    p.add_argument(
-        "--system-prompt",
-        default="auto",
-        help="text, @file, 'none', or 'auto' (supplementary Sec. 4 prompt for models that had one)",
     )
     g = p.add_argument_group("hf adapter")
     g.add_argument("--dtype", default="auto", choices=("auto", "float32", "bfloat16", "float16"))
@@ -226,23 +206,9 @@ def register(subparsers) -> None:
         action="store_true",
         help="lmms-eval: export only the complete pairs of a set that misses one video of some pairs",
     )
+    asking = x.add_argument_group("lmms-eval: how the model is asked (the options and defaults of `evaluate`)")
+    ask.add_arguments(asking)
     x.set_defaults(func=cmd_export)
-
-
-def _system_prompt(value: str, model_name: str) -> str | None:
-    from voebench.evaluate import prompts  # noqa: PLC0415
-
-    if value == "auto":
-        return prompts.default_system_prompt(model_name)
-    if value.lower() == "none" or value == "":
-        return None
-    if value.startswith("@"):
-        path = value[1:]
-        if not os.path.isfile(path):
-            raise UsageError(f"--system-prompt {value}: no such file")
-        with open(path, encoding="utf-8") as fh:
-            return fh.read().strip() or None
-    return value
 
 
 def cmd_evaluate(args) -> int:
@@ -252,12 +218,9 @@ def cmd_evaluate(args) -> int:
     from voebench.evaluate.run import EvalConfig, EvalRunner  # noqa: PLC0415
     from voebench.evaluate.tasks import build_samples, load_manifest, select_counted  # noqa: PLC0415
 
-    if args.model.partition(":")[0] in ("vjepa2", "vjepa2-random"):
+    if args.model.partition(":")[0] in ("vjepa2", "vjepa2-random", "motion-energy"):
         return _evaluate_world_model(args)
-    if args.num_frames is not None and args.num_frames < 0:
-        raise UsageError("--num-frames must be 0 (all frames) or positive")
-    if args.fps is not None and args.fps <= 0:
-        raise UsageError("--fps must be positive")
+    asking = ask.from_args(args)  # the same settings `export lmms-eval` writes into a task folder
     parse_spec(args.model)  # a bad spec fails before anything is loaded
     from voebench.evaluate.newton import questionset  # noqa: PLC0415
 
@@ -289,15 +252,14 @@ def cmd_evaluate(args) -> int:
     if not samples:
         raise UsageError(f"--strategy {args.strategy}: the selected videos have no such questions")
     checks.check_out_folder(args.out, kind="evaluate")
-    do_sample = {"default": None, "greedy": False, "sample": True}[args.sampling]
     adapter = make_adapter(
         args.model,
         batch_size=args.batch_size,
         dtype=args.dtype,
         device=args.device,
-        max_new_tokens=args.max_new_tokens,
-        do_sample=do_sample,
-        temperature=args.temperature,
+        max_new_tokens=asking.max_new_tokens,
+        do_sample=asking.do_sample,
+        temperature=asking.temperature,
         api_key_env=args.api_key_env,
         video_mode=args.video_mode,
         concurrency=args.concurrency,
@@ -312,9 +274,9 @@ def cmd_evaluate(args) -> int:
         strategy=args.strategy,
         repeats=args.repeats,
         seed=args.seed,
-        num_frames=None if args.fps is not None or args.num_frames == 0 else args.num_frames,
-        fps=args.fps,
-        system_prompt=_system_prompt(args.system_prompt, args.model),
+        num_frames=asking.num_frames,
+        fps=asking.fps,
+        system_prompt=asking.system_prompt_for(args.model),
         num_workers=frames_mod.default_workers() if args.num_workers is None else args.num_workers,
         frame_store=_frame_store(args.frame_store),
         warmup=args.warmup,
@@ -488,6 +450,7 @@ def cmd_export(args) -> int:
         return 0
     from voebench.evaluate.export.lmms_eval import export_lmms_eval  # noqa: PLC0415
 
+    asking = ask.from_args(args)
     checks.check_out_folder(args.out, ("data.jsonl", "*.yaml", "videos"))  # an empty folder or an earlier export
     info = export_lmms_eval(
         args.source,
@@ -499,10 +462,14 @@ def cmd_export(args) -> int:
         copy_videos=args.copy_videos,
         include_open=not args.no_open,
         complete_pairs_only=args.complete_pairs_only,
+        asking=asking,
     )
+    frames = f"{asking.num_frames} frames" if asking.num_frames else (f"{asking.fps} fps" if asking.fps else "all frames")
     print(
-        f"{info['docs']} questions, tasks {', '.join(info['tasks'])} -> {args.out}\n"
-        f"run: lmms-eval eval --model <model> --tasks {info['tasks'][0]} --include_path {args.out} "
+        f"{info['docs']} questions, tasks {', '.join(info['tasks'])}, groups {', '.join(info['groups'])} -> "
+        f"{args.out}\nasked as `voebench evaluate` asks: {frames}, {asking.max_new_tokens} new tokens, sampling "
+        f"{asking.sampling}, system prompt {asking.system_prompt}\n"
+        f"run: lmms-eval eval --model <model> --tasks {info['groups'][0]} --include_path {args.out} "
         "--verbosity DEBUG --output_path <dir>",
         file=sys.stderr,
     )

@@ -1,4 +1,5 @@
-"""The world-model side of `voebench evaluate` (--model vjepa2:... / vjepa2-random:...) and of `voebench report`.
+"""The world-model side of `voebench evaluate` (--model vjepa2:... / vjepa2-random:... / motion-energy) and of
+`voebench report`.
 
 Only the standard library at module level: evaluate/cli.py adds these options to every `voebench evaluate`.
 """
@@ -23,7 +24,9 @@ def _ints(s: str) -> tuple[int, ...]:
 
 
 def add_arguments(p) -> None:
-    g = p.add_argument_group("world models (--model vjepa2:<path-or-id> | vjepa2-random:<tiny|small|vitl>)")
+    g = p.add_argument_group(
+        "world models (--model vjepa2:<path-or-id> | vjepa2-random:<tiny|small|vitl> | motion-energy)"
+    )
     g.add_argument("--context-lengths", default="2,4,6,8,10", help="frames the model sees per window (protocol)")
     g.add_argument("--fixed-context", type=int, default=8, help="the context length declared in advance (headline)")
     g.add_argument("--frame-step", type=int, help="subsample every N frames (default: ~5 sampled frames/s)")

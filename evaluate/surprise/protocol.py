@@ -6,6 +6,8 @@ predicts the rest. GRASP's videos (50 fps) use frame_step 10, i.e. 5 sampled fra
 keeps that rate for any frame rate, but takes a smaller step where the video would otherwise give fewer than
 `min_windows` windows (AVoE's 2-second clips).
 
+Each frame is cut to its central square (`square_box`, the reference's crop) before a model sees it.
+
 A window's surprise is placed at the (original) index of its last frame: a window that ends before the violation's
 first frame saw only frames that both videos of a pair share, so its surprise must be equal in both.
 """
@@ -73,3 +75,17 @@ def auto_frame_step(n_frames: int, fps: float, window: int = 16, stride: int = 2
 def window_ends(frames: list[int], starts: list[int], window: int) -> list[int]:
     """Original index of the last frame of each window."""
     return [frames[s + window - 1] for s in starts]
+
+
+def square_box(h: int, w: int) -> tuple[int, int, int]:
+    """(top, left, side) of the central square of an h x w frame: side = min(h, w), the rest split with the odd
+    pixel on the bottom/right (the reference's `(height - h) // 2`, `(width - w) // 2`)."""
+    side = min(h, w)
+    return (h - side) // 2, (w - side) // 2, side
+
+
+def center_square(clips):
+    """The central square (`square_box`) of every frame of (..., H, W, C) clips (a view, no copy)."""
+    h, w = clips.shape[-3], clips.shape[-2]
+    top, left, side = square_box(h, w)
+    return clips[..., top : top + side, left : left + side, :]

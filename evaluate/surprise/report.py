@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 
-from voebench.evaluate.surprise import metrics, visibility
+from voebench.evaluate.surprise import metrics, motion, visibility
 from voebench.evaluate.surprise.score import CURVES, RUN, load_curves
 
 RESULTS = "results.json"
@@ -98,7 +98,45 @@ def markdown(summary: dict, info: dict) -> str:
         )
     lines += _resampling_lines(rows, notes)
     lines += left_out_lines(summary.get("left_out"))
+    lines += motion_lines(summary.get("motion_baseline"))
     return "\n".join(lines) + "\n"
+
+
+def motion_baseline(records: list[dict], context: int) -> dict:
+    """Per test and per suite: the model's and the motion-energy baseline's relative accuracy (avg, `context`) on
+    the scored comparisons, and how often their verdicts agree (motion.py)."""
+    kept, _left = visibility.split(metrics.comparisons(records))
+    by_test: dict[tuple[str, str], list] = {}
+    by_suite: dict[tuple[str, str], list] = {}
+    for p, v in kept:
+        by_test.setdefault((p["suite"], p["test"]), []).append((p, v))
+        by_suite.setdefault((p["suite"], "**all**"), []).append((p, v))
+    return {
+        "context": context,
+        "aggregate": "avg",
+        "tests": motion.per_test(by_test, context) + motion.per_test(by_suite, context),
+    }
+
+
+def motion_lines(base: dict | None) -> list[str]:
+    """One line per test: model vs motion-energy relative accuracy and their agreement."""
+    if not base or not base["tests"]:
+        return []
+    out = [
+        "",
+        f"Motion-energy baseline (no model: the frame-difference energy of the frames to predict; avg, C="
+        f"{base['context']}, the same comparisons). A model whose verdicts mostly agree with it may be measuring "
+        "motion, not expectation:",
+        "",
+        "| suite | test | comparisons | model rel avg | motion rel avg | same verdict |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for r in base["tests"]:
+        out.append(
+            f"| {r['suite']} | {r['test']} | {r['comparisons']} | {_pct(r['model'])} | {_pct(r['motion'])} "
+            f"| {_pct(r['agreement'])} |"
+        )
+    return out
 
 
 def left_out_lines(left: dict | None) -> list[str]:
@@ -181,6 +219,7 @@ def write_report(run_dir: str, n_boot: int = metrics.N_BOOT, quantile: float = 0
     contexts = proto.get("context_lengths") or sorted(int(c) for c in records[0]["surprise"])
     fixed = proto.get("fixed_context") or contexts[len(contexts) // 2]
     summary = metrics.summarize(records, contexts, fixed, n_boot=n_boot, quantile=quantile)
+    summary["motion_baseline"] = motion_baseline(records, fixed)
     summary["run"] = {k: info.get(k) for k in ("model", "protocol", "throughput", "dataset", "model_spec")}
     with open(os.path.join(run_dir, RESULTS), "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=1)

@@ -2,7 +2,8 @@
 
 Specs: `vjepa2:<folder-or-hub-id>` (transformers' VJEPA2Model.from_pretrained, e.g.
 `vjepa2:facebook/vjepa2-vitl-fpc64-256`) and `vjepa2-random:<tiny|small|vitl>` (random weights of that
-configuration: the chance control; vitl is the released ViT-L's size).
+configuration: the chance control; vitl is the released ViT-L's size), and `motion-energy` (no model: the
+frame-difference energy of the frames to be predicted, motion.py; the motion confound's control).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from voebench.errors import UsageError
 from voebench.evaluate.surprise.protocol import Protocol
 from voebench.evaluate.surprise.score import RUN, score_videos, video_items
 
-KINDS = ("vjepa2", "vjepa2-random")
+KINDS = ("vjepa2", "vjepa2-random", "motion-energy")
 
 
 def is_surprise_spec(spec: str) -> bool:
@@ -24,8 +25,14 @@ def is_surprise_spec(spec: str) -> bool:
 
 def make_scorer(spec: str, device: str = "auto", dtype: str = "auto", seed: int = 0):
     kind, _, rest = spec.partition(":")
-    if kind not in KINDS or not rest:
-        raise UsageError(f"--model {spec!r}: expected vjepa2:<path-or-id> or vjepa2-random:<tiny|small|vitl>")
+    if kind == "motion-energy" and not rest:
+        from voebench.evaluate.surprise.motion import MotionEnergyScorer  # noqa: PLC0415
+
+        return MotionEnergyScorer()
+    if kind not in KINDS or not rest or kind == "motion-energy":
+        raise UsageError(
+            f"--model {spec!r}: expected vjepa2:<path-or-id>, vjepa2-random:<tiny|small|vitl> or motion-energy"
+        )
     try:
         from voebench.evaluate.surprise import vjepa2  # noqa: PLC0415
     except ImportError as e:

@@ -19,6 +19,7 @@ import numpy as np
 
 from voebench.contract import pairs as pairs_mod
 from voebench.evaluate import frames as frames_mod
+from voebench.evaluate.surprise.motion import MotionEnergyScorer, motion_energy
 from voebench.evaluate.surprise.protocol import Protocol, window_ends
 
 CURVES = "surprise.jsonl"
@@ -106,16 +107,23 @@ def score_videos(
     pending: list[tuple[int, int, np.ndarray]] = []  # (plan index, window index, clip)
     results: dict[int, np.ndarray] = {}
     digests: dict[int, list[str]] = {}
+    # the motion-energy baseline beside every model's curves (motion.py); a motion-energy run needs no copy
+    with_motion = not isinstance(scorer, MotionEnergyScorer)
+    motion: dict[int, np.ndarray] = {}
     written = 0
 
     def flush(force: bool) -> None:
         nonlocal n_windows
         while pending and (force or len(pending) >= batch_windows):
             chunk, pending[:] = pending[:batch_windows], pending[batch_windows:]
-            s = scorer.surprise(np.stack([c for _, _, c in chunk]), cs)
+            clips = np.stack([c for _, _, c in chunk])
+            s = scorer.surprise(clips, cs)
+            m = motion_energy(clips, cs) if with_motion else None
             n_windows += len(chunk)
-            for (p, w, _), row in zip(chunk, s):
-                results[p][w] = row
+            for k, (p, w, _) in enumerate(chunk):
+                results[p][w] = s[k]
+                if m is not None:
+                    motion[p][w] = m[k]
 
     with open(os.path.join(run_dir, CURVES), "a", encoding="utf-8") as out:
         for p, (it, idx, starts) in enumerate(plans):
@@ -123,13 +131,23 @@ def score_videos(
             video = frames_mod.read_frames(it["path"], idx)
             digests[p] = frame_digests(video, getattr(scorer, "visible", None))
             results[p] = np.full((len(starts), len(cs)), np.nan, dtype=np.float64)
+            motion[p] = np.full((len(starts), len(cs)), np.nan, dtype=np.float64)
             for w, s in enumerate(starts):
                 pending.append((p, w, video[s : s + protocol.window]))
             flush(force=False)
             # write every video whose windows are all scored, in order
             while written <= p and not np.isnan(results[written]).any():
                 out.write(
-                    json.dumps(_record(plans[written], results.pop(written), protocol, digests.pop(written))) + "\n"
+                    json.dumps(
+                        _record(
+                            plans[written],
+                            results.pop(written),
+                            protocol,
+                            digests.pop(written),
+                            motion.pop(written) if with_motion else None,
+                        )
+                    )
+                    + "\n"
                 )
                 out.flush()
                 written += 1
@@ -137,7 +155,18 @@ def score_videos(
                     progress(1)
         flush(force=True)
         while written < len(plans):
-            out.write(json.dumps(_record(plans[written], results.pop(written), protocol, digests.pop(written))) + "\n")
+            out.write(
+                json.dumps(
+                    _record(
+                        plans[written],
+                        results.pop(written),
+                        protocol,
+                        digests.pop(written),
+                        motion.pop(written) if with_motion else None,
+                    )
+                )
+                + "\n"
+            )
             written += 1
             if progress:
                 progress(1)
@@ -153,7 +182,9 @@ def frame_digests(video: np.ndarray, visible: Callable | None = None) -> list[st
     return [hashlib.blake2b(np.ascontiguousarray(f).tobytes(), digest_size=8).hexdigest() for f in view]
 
 
-def _record(plan, surprise: np.ndarray, protocol: Protocol, digests: list[str] | None = None) -> dict:
+def _record(
+    plan, surprise: np.ndarray, protocol: Protocol, digests: list[str] | None = None, motion: np.ndarray | None = None
+) -> dict:
     it, idx, starts = plan
     rec = {k: v for k, v in it.items() if k not in ("path",)}
     rec["frame_step"] = idx[1] - idx[0] if len(idx) > 1 else 1
@@ -162,6 +193,8 @@ def _record(plan, surprise: np.ndarray, protocol: Protocol, digests: list[str] |
     rec["window_end"] = window_ends(idx, starts, protocol.window)
     if digests is not None:
         rec["frame_digest"] = digests
+    if motion is not None:
+        rec["motion"] = {str(c): [float(x) for x in motion[:, j]] for j, c in enumerate(protocol.context_lengths)}
     rec["surprise"] = {str(c): [float(x) for x in surprise[:, j]] for j, c in enumerate(protocol.context_lengths)}
     return rec
 

@@ -31,6 +31,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from voebench.evaluate.surprise.protocol import center_square, square_box  # noqa: F401  (square_box: re-exported)
+
 IMAGENET_MEAN = (0.485, 0.456, 0.406)
 IMAGENET_STD = (0.229, 0.224, 0.225)
 
@@ -174,20 +176,6 @@ class VJEPA2Scorer:
         x = self.preprocess(clips)
         s = window_surprise(self.model, x, context_lengths, self._autocast, context_encoder=self.context_encoder)
         return s.float().cpu().numpy()
-
-
-def square_box(h: int, w: int) -> tuple[int, int, int]:
-    """(top, left, side) of the central square of an h x w frame: side = min(h, w), the rest split with the odd
-    pixel on the bottom/right (the reference's `(height - h) // 2`, `(width - w) // 2`)."""
-    side = min(h, w)
-    return (h - side) // 2, (w - side) // 2, side
-
-
-def center_square(clips):
-    """The central square (`square_box`) of every frame of (..., H, W, C) clips (a view, no copy)."""
-    h, w = clips.shape[-3], clips.shape[-2]
-    top, left, side = square_box(h, w)
-    return clips[..., top : top + side, left : left + side, :]
 
 
 def _no_autocast(device_type: str):
