@@ -8,6 +8,14 @@ Expected: Bullet (coefficient of restitution `restitution`). Surprising, as in t
 only (which shows nothing before the contact): D1 the two masses are swapped; D3 the slower object is 100x
 heavier; D2 one side (`d2_side`) is 100x heavier and stops dead at the contact. Not hidden.
 
+Graded (`violation.D1`, `violation.D3`, dex = decimal orders of magnitude): how far the mass ratio the
+collision shows is off the true one, |log10(m_a'/m_b') - log10(m_a/m_b)|. D1: the smaller object is made
+10^(L/2) times heavier and the larger 10^(L/2) times lighter (today's swap of the masses is
+L = 6 |log10(h_right/h_left)|, 0.48-2.86 dex); D3: the slower object is 10^L times heavier (today: 100x, 2 dex).
+The audit reads the ratio from the outcome (`mass_dex`: on the frictionless floor the pair's x momentum is
+kept, so m_a / m_b = -dv_b / dv_a from each object's change of velocity over the collision) in both videos.
+D2 is binary (`BINARY`): its heavy side also stops dead at the contact, which no mass ratio shows.
+
 Original (docs/scene-facts.md Part 6 D): objects at x = -5 and +5 on the ground at y = 0, friction 0; each is moved
 0.75 v toward the other over frames 1-5 and then released (so v = 1 is 4.5 m/s).
 """
@@ -16,7 +24,8 @@ import numpy as np
 
 from voebench.contract.avoe_labels import make_labels
 from voebench.generator import edits
-from voebench.generator.params import COUNT, FRACTION, POSITIVE, Choice, Fixed
+from voebench.errors import Infeasible
+from voebench.generator.params import COUNT, FRACTION, POSITIVE, Choice, Fixed, Level
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
 from voebench.scenes.avoe.world import ORIGINAL_FPS, UNIT, add_object, object_size, stage
@@ -52,7 +61,51 @@ SPACE = {
     "d2_side": Choice(["left", "right"]),  # D2 surprising: the side that turns heavy and stops dead
     # Bullet substeps per frame (at 10, a cone struck at a 20 m/s closing speed sank 3 cm into the ground)
     "substeps": Fixed(20, domain=COUNT),
+    # dex by which the surprising collision's mass ratio is off (declared last: unset, it takes no draw)
+    "violation": {
+        "D1": Level(
+            "dex",
+            "mass_dex",
+            "the shown mass ratio's error (the smaller object made heavier, the larger lighter)",
+            default="the masses swapped: 6 log10(larger/smaller size), 0.48-2.86 dex",
+            hi=4.0,
+            tol=0.02,
+        ),
+        "D3": Level(
+            "dex",
+            "mass_dex",
+            "the shown mass ratio's error (the slower object made heavier)",
+            default="the slower object 100x heavier: 2 dex",
+            hi=4.0,
+            tol=0.02,
+        ),
+    },
 }
+
+GRADED = ("D1", "D3")
+BINARY = {
+    "D2": "the heavy side also stops dead at the contact (a halt no mass ratio can show), so its size is not "
+    "a mass ratio; the violation is whether it stops"
+}
+
+
+def level_key(p) -> str | None:
+    """The Level leaf that grades this trial's violation (None: D2, binary)."""
+    return f"violation.{p.subtype}" if p.subtype in GRADED else None
+
+
+def asked_level(p) -> float | None:
+    """The level asked for this trial's sub-type (`--set`/`--sweep`), or None (today's violation)."""
+    return (p.get("violation") or {}).get(p.subtype)
+
+
+def level(p) -> float:
+    """D1/D3's size in dex: the one asked for, else today's (the swap; 100x)."""
+    asked = asked_level(p)
+    if asked is not None:
+        return float(asked)
+    hl, hr, _, _ = sizes_speeds(p)
+    return float(abs(6.0 * np.log10(hr / hl))) if p.subtype == "D1" else 2.0
 
 
 def subtype(p) -> str:
@@ -106,13 +159,18 @@ PAIR = ("left_object", "right_object")
 def _violate(scene, p, hl, hr, vl, vr):
     ml, mr = hl**3, hr**3
     stop = None
-    if p.subtype == "D1":
+    asked = asked_level(p)
+    if p.subtype == "D1" and asked is None:
         ml, mr = mr, ml
+    elif p.subtype == "D1" and asked is not None:  # the smaller made 10^(L/2) heavier, the larger 10^(L/2) lighter
+        k = 10.0 ** (asked / 2)
+        ml, mr = (ml * k, mr / k) if hl < hr else (ml / k, mr * k)
     elif p.subtype == "D3":
+        k = 100.0 if asked is None else 10.0**asked
         if vl < vr:
-            ml *= 100
+            ml *= k
         else:
-            mr *= 100
+            mr *= k
     else:
         stop = f"{p.d2_side}_object"
         if stop == "left_object":
@@ -126,6 +184,8 @@ def _violate(scene, p, hl, hr, vl, vr):
     twin = edits.simulate_twin(scene, change, substeps=p.substeps)
     first = edits.twin_divergence(scene, twin, PAIR, rotation=False)
     if first is None:  # no contact within the video: nothing to change
+        if asked is not None:
+            raise Infeasible("D: the objects do not collide within the video", ("seconds", "violation"))
         first = scene.n_frames - 1
     if stop is not None:
         # the heavy side stops dead at the contact: from there on the other object moves against it at rest
@@ -150,6 +210,8 @@ def _violate(scene, p, hl, hr, vl, vr):
     edits.follow_twin(
         scene, twin, PAIR, first, ["momentum", "collision"], "mass_change", stop or "left_object", hold=stop
     )
+    if p.subtype in GRADED:
+        edits.grade(scene, level(p))
 
 
 def _velocities(scene, name, release):
