@@ -4,6 +4,13 @@ ball rolls behind the cover, then the cover drops into a slot. Plausible: the ba
 first barrier on its way. Implausible: it passed through the first barrier (hidden by the cover) and rests at
 the second.
 
+Graded (`violation`, m): how much further along the plank the implausible ball comes to rest than the first
+barrier lets it (its rest place minus the plausible one): below the barrier's thickness plus the ball's diameter
+it is stuck in the first barrier, further on it has passed through and stopped dead between the barriers (hidden
+by the cover), and at the distance between the barriers (today's default, `outer - inner`, 0.75-2.55 m) it rests
+at the second barrier. A level beyond the second barrier is Infeasible for the draw. The audit measures the
+distance between the ball's positions in the two videos at the last frame (`rest_offset`).
+
 Unity original (reference Part 3, Test 3): plank top y = 10.957, barriers 0.05 x 0.85 x 0.5, inner at
 x = 4.025 + U(-0.4, 0.4), outer at 6.177 + U(-1, 0), cover 3.0 x 0.45 at z = -0.137. Coordinates via apparatus.U.
 """
@@ -12,7 +19,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Range
+from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Level, Range
 from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
@@ -48,7 +55,22 @@ SPACE = {
     "start_delay": Range(0.5, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
     **VISUAL,
+    # m the implausible ball rests further along than the first barrier allows (declared last: unset, no draw)
+    "violation": Level(
+        "m",
+        "rest_offset",
+        "how much further along the ball comes to rest than the first barrier lets it",
+        default="the distance between the barriers, outer - inner: 0.75-2.55 m (it rests at the second)",
+        hi=6.177 - (4.025 - 0.4),  # the barriers' largest distance apart
+        tol=0.005,
+    ),
 }
+
+
+def level(p) -> float:
+    """The violation's size in m: the one asked for, else today's, the distance between the barriers."""
+    inner, outer = barriers(p)
+    return outer - inner if p.violation is None else p.violation
 
 
 def barriers(p):
@@ -136,7 +158,18 @@ def build(scene, p, condition):
     f0 = scene.fps
     go = scene.frame(p.start_delay)
     # the ball stops where it touches a barrier (inelastic contact); the implausible one ignores the first
-    stop = d_first if condition == "plausible" else d_second
+    if condition == "plausible":
+        stop = d_first
+    elif p.violation is None:
+        stop = d_second
+    else:
+        stop = d_first + p.violation
+        need(
+            stop <= d_second + 1e-9,
+            f"t03: a ball resting {p.violation:g} m past the first barrier would pass the second one too "
+            f"({d_second - d_first:.2f} m further on)",
+            ("violation", "inner_offset", "outer_offset"),
+        )
     s = roll(ball, start, (1.0, 0.0, 0.0), p.speed, a, go, f0, max_distance=stop)
     # the cover drops at the same time in both conditions: `wait` after the ball would reach the second barrier
     v1 = np.sqrt(p.speed**2 - 2 * a * d_second)
@@ -152,9 +185,14 @@ def build(scene, p, condition):
         overlap = np.flatnonzero((s > d_first + 1e-9) & (s < d_first + 2 * r + BARRIER_T))
         first = int(past[0])
         last = max(first, int(overlap[-1]) if len(overlap) else first)
+        if stop < d_second - 1e-9:
+            # short of the second barrier it stops with nothing to stop it (or inside the first): the window
+            # runs to the frame it comes to rest (the stop is part of the violation)
+            last = max(first, int(np.flatnonzero(s >= stop - 1e-9)[0]))
         why = "t03: the cover does not hide the ball where it passes through the barrier"
         hid = must_hide(scene, "cover", 0.0, why, ("ball.diameter", "camera.dz", "camera.dx"))
         edits.record(scene, PRINCIPLES, "pass_through", "ball", first, last, hidden=hid)
+        edits.grade(scene, level(p))
     finish(scene, p, X0)
 
 
@@ -170,5 +208,12 @@ def describe(scene, p, condition):
         f"removed by a mechanism, revealing the bottom parts of the two walls, which reach all the way down to "
         f"the plank. "
     )
+    if condition == "implausible" and p.violation is not None and p.violation < outer - inner - 1e-9:
+        stuck = p.violation < p.ball.diameter + BARRIER_T
+        where = "stuck partly inside the first wall" if stuck else "between the two walls, past the first one"
+        return text + (
+            f"The sphere has come to rest {where}, {p.violation:.2f} m further along its trajectory than where the "
+            "first wall would have stopped it."
+        )
     where = "first" if condition == "plausible" else "second"
     return text + f"The sphere has come to rest at the {where} wall along its trajectory."
