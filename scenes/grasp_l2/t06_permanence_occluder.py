@@ -7,6 +7,13 @@ violation. Plausible: the ball disappears behind the first tall part, its top is
 middle, and it reappears from behind the second tall part. Implausible: the ball stays entirely out of sight
 behind the low middle (it stops existing from behind the first tall part until behind the second one).
 
+Graded (`violation`, s): the ball is gone for this long, from the middle of its passage fully behind the
+first tall part on; today's size runs until the middle of its passage fully behind the second tall part (about
+1.06-1.64 s over 40 default draws). A shorter absence ends in view: the ball's top reappears above the low middle (or,
+for the shortest, while the first tall part still hides it, the limit where the two videos look alike). An
+absence that would end after the ball has come out from behind the second tall part is infeasible. The audit
+measures how long the ball is invisible where its twin exists (`absence_time`).
+
 The supplementary's plausible video instead has a middle taller than the ball (and the Unity scene uses a
 smaller ball and a taller occluder in P than in IP); see docs/differences-l2a.md.
 
@@ -19,7 +26,8 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Range
+from voebench.errors import Infeasible
+from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Level, Range
 from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need
@@ -37,6 +45,7 @@ FLOOR_TOP = U(0, 11.326, 0)[2]
 BALL_UZ = -0.10  # Unity z of the ball's path (GRASP: ~0; moved nearer the occluder so the tall parts hide it)
 OCC_UZ = -0.305
 START_UX = 1.561  # ball centre touching the left wall
+HI = 2.0  # s, bound on the longest absence a draw allows (slowest ball, nearest stop; 1.2-1.93 s over 60 draws)
 
 SPACE = {
     "ball": ball_space(0.3),
@@ -50,7 +59,33 @@ SPACE = {
     # the camera looks horizontally from the height of the low middle's top (plus dz), straight from the front
     "camera": camera_space(dx=(-0.3, 0.3), dy=(-0.3, 0.3), dz=(0.0, 0.03), fov=60.0),
     **VISUAL,
+    # s the ball is gone, from behind the first tall part on (declared last: unset, it takes no draw)
+    "violation": Level(
+        "s",
+        "absence_time",
+        "how long the ball is gone, from behind the first tall part on",
+        default="until it is behind the second tall part (about 1.0-1.7 s)",
+        hi=HI,
+        tol=0.05,
+    ),
 }
+
+
+def gone(scene, p, first: int, hidden_right) -> int:
+    """The last frame (inclusive) the ball is gone when it vanishes at `first`: today's middle of its passage
+    behind the second tall part, or `p.violation` s (whole frames) later; Infeasible where that is no frame or
+    later than the second tall part hides it."""
+    if p.violation is None:
+        return int(hidden_right[len(hidden_right) // 2])
+    n = int(round(p.violation * scene.fps))
+    if n < 1:
+        raise Infeasible(f"t06: an absence of {p.violation:g} s is shorter than half a frame", ("violation", "fps"))
+    if first + n - 1 > hidden_right[-1]:
+        raise Infeasible(
+            f"t06: an absence of {p.violation:g} s ends after the ball has come out from behind the second tall part",
+            ("violation", "speed", "stop_x"),
+        )
+    return first + n - 1
 
 
 def build(scene, p, condition):
@@ -95,8 +130,9 @@ def build(scene, p, condition):
             )
             runs.append(h)
         first = int(runs[0][len(runs[0]) // 2])
-        last = int(runs[1][len(runs[1]) // 2])
+        last = gone(scene, p, first, runs[1])
         edits.vanish(scene, "ball", first, last, PRINCIPLES, hidden=False)
+        edits.grade(scene, (last - first + 1) / scene.fps if p.violation is None else p.violation)
     finish(scene, p, X0)
 
 
@@ -110,8 +146,13 @@ def describe(scene, p, condition):
     )
     if condition == "plausible":
         text += "While it is behind the low middle part, the top of the sphere can be seen above it."
-    else:
+    elif p.violation is None:
         text += "While it is behind the occluder, it remains entirely out of sight."
+    else:
+        text += (
+            f"Once it is behind the first high part it is gone for {p.violation:.2f} s: for that long not even "
+            "its top can be seen above the low middle part."
+        )
     return text + (
         " The scene is viewed right from the front, with a line of sight exactly at the top of the lower "
         "part of the occluder."
