@@ -226,9 +226,9 @@ def parse_sweeps(suite, items: list[str]) -> dict:
             raise UsageError(f"--sweep: suite {suite.name} has no violated videos to grade")
         suite.module(test)  # UsageError for an unknown test
         levels_of = {k: leaf for k, leaf in suite.space(test).leaves().items() if isinstance(leaf, Level)}
-        if not levels_of:
-            reason = getattr(suite.module(test), "BINARY", "")
-            reason = reason.get(test, "") if isinstance(reason, dict) else reason  # AVoE: per sub-type
+        reason = getattr(suite.module(test), "BINARY", "")
+        reason = reason.get(test, "") if isinstance(reason, dict) else reason  # AVoE: per sub-type
+        if not levels_of or reason:
             raise UsageError(
                 f"--sweep {test}: its violation is binary, with no size to grade" + (f" ({reason})" if reason else "")
             )
