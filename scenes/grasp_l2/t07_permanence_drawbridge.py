@@ -5,6 +5,13 @@ the object. Implausible: the plank turns on through the object's place until it 
 behind the hinge, pauses and turns back; the object is revealed again. The object does not exist from the
 moment the upright plank hides it until the plank hides it again on the way back.
 
+Graded (`violation`, deg): the implausible plank turns on this far past the angle at which it would rest on the
+object's top edge, through the object's place, before it pauses and turns back; today's size turns it on until it
+lies flat behind the hinge (180 deg - the contact angle: 41-57 deg for the 0.4-0.7 m objects). A level near 0
+stops the plank just past the contact angle, close to the plausible video; a level that would turn it past flat
+(for a low object, whose contact angle is larger) is infeasible. The audit measures how much farther the plank
+turns from flat in front than its twin's (`extra_turn`).
+
 Unity original (reference Part 3, Test 7): platform top y = 11.66, plank 5.0 x 1.0 (hinge at z = -1.63),
 object 2.0 x h x 0.1 with h = U(0.4, 0.8) at x = 2.995 + U(-0.3, 0.3), z = -1.13, plank speed U(35, 50) deg/s.
 Coordinates via apparatus.U.
@@ -14,7 +21,8 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import rotate_about
-from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Range
+from voebench.errors import Infeasible
+from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Level, Range
 from voebench.scenes.common import BRIGHT_HSV, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
@@ -33,6 +41,7 @@ PLANK_T = 0.01
 HINGE_UZ = -1.63
 OBJ_UZ = -1.13
 OBJ_DEPTH = 0.1
+HI = 57.0  # deg: the plank flat behind the hinge past the tallest (0.7 m) object, 180 - 123.1 = 56.9 deg
 
 SPACE = {
     # m (GRASP h U(0.4, 0.8)); Unity x 2.995 + x
@@ -47,6 +56,15 @@ SPACE = {
     "start_delay": Range(0.6, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 30-110 frames)
     "camera": camera_space(dx=(0.0, 0.0), dy=(0.0, 0.0), dz=(-0.5, 0.3)),  # GRASP: y +-0.5
     **VISUAL,
+    # deg the plank turns on past resting on the object (declared last: unset, it takes no draw)
+    "violation": Level(
+        "deg",
+        "extra_turn",
+        "the plank's turn on past the object's top edge, through its place",
+        default="until the plank lies flat behind the hinge (180 - contact angle: 41-57 deg)",
+        hi=HI,
+        tol=0.01,
+    ),
 }
 
 
@@ -54,6 +72,26 @@ def contact_angle(h: float) -> float:
     """Angle (deg from flat in front) at which the plank's upper face rests on the object's top front edge."""
     gap = (OBJ_UZ - OBJ_DEPTH / 2) - HINGE_UZ
     return 180.0 - np.degrees(np.arctan2(h - PLANK_T, gap))
+
+
+def level(p) -> float:
+    """The violation's size in deg: the one asked for, else today's turn on until flat (180 - contact angle)."""
+    return 180.0 - contact_angle(p.object.height) if p.violation is None else p.violation
+
+
+def target_angle(p, condition) -> float:
+    """Where the plank pauses (deg from flat in front): on the object's top edge, or `level` past it."""
+    if condition == "plausible":
+        return contact_angle(p.object.height)
+    if p.violation is None:
+        return 180.0
+    target = contact_angle(p.object.height) + p.violation
+    if target > 180.0 + 1e-9:
+        raise Infeasible(
+            f"t07: a turn {p.violation:g} deg past the object's top edge takes the plank past flat behind the hinge",
+            ("violation", "object.height"),
+        )
+    return target
 
 
 def angles(n: int, fps: float, go: int, speed: float, target: float, pause: float):
@@ -94,7 +132,7 @@ def build(scene, p, condition):
     )
     hinge = U(3.745, 11.66 + PLANK_T, HINGE_UZ)
     go = scene.frame(p.start_delay)
-    target = contact_angle(h) if condition == "plausible" else 180.0
+    target = target_angle(p, condition)
     a = angles(scene.n_frames, scene.fps, go, p.speed, target, p.pause)
     # the implausible plank turns 180 deg over and back: the pair is built only where that fits the video
     within_video(
@@ -127,6 +165,7 @@ def build(scene, p, condition):
         edits.vanish(
             scene, "object", int(up_run[len(up_run) // 2]), int(down_run[len(down_run) // 2]), PRINCIPLES, hidden=True
         )
+        edits.grade(scene, level(p))
     finish(scene, p, X0)
 
 
@@ -138,10 +177,15 @@ def describe(scene, p, condition):
     )
     if condition == "plausible":
         text += "and rotated further until it rests on top of the object. "
-    else:
+    elif p.violation is None:
         text += (
             "and rotated further until it lies flat on the surface again on the other side, where the object was "
             "standing before. "
+        )
+    else:
+        text += (
+            f"and rotated further, {p.violation:.0f} degrees past the angle at which it would rest on the object, "
+            "through the place where the object was standing. "
         )
     return text + (
         "Its movement stops and then it is rotated back until it lies flat in its initial position again. "
