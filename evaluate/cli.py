@@ -464,7 +464,7 @@ def cmd_export(args) -> int:
         complete_pairs_only=args.complete_pairs_only,
         asking=asking,
     )
-    frames = f"{asking.num_frames} frames" if asking.num_frames else (f"{asking.fps} fps" if asking.fps else "all frames")
+    frames = f"{asking.num_frames} frames" if asking.num_frames else f"{asking.fps} fps" if asking.fps else "all frames"
     print(
         f"{info['docs']} questions, tasks {', '.join(info['tasks'])}, groups {', '.join(info['groups'])} -> "
         f"{args.out}\nasked as `voebench evaluate` asks: {frames}, {asking.max_new_tokens} new tokens, sampling "

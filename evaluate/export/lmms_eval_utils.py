@@ -40,15 +40,20 @@ def doc_to_text(doc, lmms_eval_specific_kwargs=None):
 
 
 def doc_to_messages(doc, lmms_eval_specific_kwargs=None):
-    return [
-        {
-            "role": "user",
-            "content": [
-                {"type": "video", "url": _video_path(doc)},
-                {"type": "text", "text": doc_to_text(doc, lmms_eval_specific_kwargs)},
-            ],
-        }
-    ]
+    """The conversation of chat models: the system prompt of the task's `lmms_eval_specific_kwargs` (written by the
+    export from the settings `voebench evaluate` uses; none: no system message, as evaluate sends none), then the
+    video and the question."""
+    system = (lmms_eval_specific_kwargs or {}).get("system_prompt")
+    user = {
+        "role": "user",
+        "content": [
+            {"type": "video", "url": _video_path(doc)},
+            {"type": "text", "text": doc_to_text(doc, lmms_eval_specific_kwargs)},
+        ],
+    }
+    if system:
+        return [{"role": "system", "content": [{"type": "text", "text": system}]}, user]
+    return [user]
 
 
 def doc_to_target(doc):
