@@ -10,6 +10,15 @@ if it is narrower and lower than it and is stopped otherwise (E3). Surprising, a
 only: E1 the curtain stops the object like a wall; E2 the object passes through the wall; E3 the outcome flips
 (the doorway acts as closed, or the wall lets the object through). The change happens behind the screen.
 
+Graded (`violation.E1`, `violation.E2`, `violation.E3`, m): how far the surprising object's path departs from
+the plausible one, the largest distance between the object's positions in the two videos (`displacement`; in
+practice where they end). E1 and a closed doorway (E3): the invisible stop stands this much short of where the
+object would slide (today: at the curtain or in the doorway, 4.7-7.1 m short); E2 and an open wall (E3): the
+wall lets the object through and an invisible stop holds it this much past where the wall stops it (today: no
+stop, it slides on, 6.4-8.1 m); small levels leave it stuck partway into the wall or just past the curtain.
+The stop's place is found by re-simulating (up to `SOLVE_STEPS` times) until the measured size is the level
+within a third of the tolerance; a level beyond today's (nothing can send it farther) is Infeasible.
+
 Original (docs/scene-facts.md Part 6 E): object extent 2 m along x, 2w deep, 2h tall, moved from x = -11.5 to -4.5
 over frames 40-50 and released (ours: launched at 12-15 m/s so it reaches -4.5 at frame 50); wall 2 x 8 x 4.3 m
 at x = 0; screen 9 x 6.4 m at y = -5, down over frames 30-40, up over 60-70; frames 20-69 are rendered.
@@ -21,7 +30,7 @@ from voebench.contract.avoe_labels import make_labels
 from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import quat_from_axis_angle
-from voebench.generator.params import COORDINATE, COUNT, INDEX, POSITIVE, Choice, Fixed, Range
+from voebench.generator.params import COORDINATE, COUNT, INDEX, POSITIVE, Choice, Fixed, Level, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
 from voebench.scenes.avoe.world import (
@@ -84,7 +93,36 @@ SPACE = {
         "down": Fixed([25, 40], domain=INDEX),
         "up": Fixed([60, 75], domain=INDEX),
     },
+    # m the surprising object's path departs from the plausible one (declared last: unset, it takes no draw)
+    "violation": {
+        t: Level(
+            "m",
+            "displacement",
+            what,
+            default=default,
+            hi=10.0,
+            tol=0.05,
+        )
+        for t, what, default in (
+            ("E1", "how far short of its plausible end the curtain stops the object", "at the curtain, 4.7-5.8 m"),
+            ("E2", "how far past the wall's stop the object goes", "through the wall and on, 6.4-8.1 m"),
+            ("E3", "how far from its plausible end the object ends", "closed doorway or open wall, 6.2-7.1 m"),
+        )
+    },
 }
+
+BINARY: dict[str, str] = {}  # every sub-type is graded
+SOLVE_STEPS = 6  # re-simulations to place the stop for an asked level
+
+
+def level_key(p) -> str | None:
+    """The Level leaf that grades this trial's violation: every E sub-type's."""
+    return f"violation.{p.subtype}"
+
+
+def asked_level(p) -> float | None:
+    """The level asked for this trial's sub-type (`--set`/`--sweep`), or None (today's violation)."""
+    return (p.get("violation") or {}).get(p.subtype)
 
 
 def subtype(p) -> str:
@@ -226,19 +264,27 @@ def _dense_points(obj):
 
 def _violate(scene, p, kind, barrier):
     passed = passed_through(scene, p)
+    stops = kind == "soft" or (kind == "open" and passed)  # a stop where there is none, else a wall let through
+    plausible = scene["object"].position.copy()
+    asked = asked_level(p)
 
-    def change(twin):
+    def change(twin, at: float | None = None):
+        """`at`: for a stop, how far (m) to move it on along x; for a wall let through, the x of an invisible
+        stop's front face beyond it (None: today's, no stop)."""
         if kind == "soft":  # the curtain acts as a solid sheet
             px, pz = PIVOT
-            _wall_part(twin, "curtain_collider", (0.04, N_STRIPS * STRIP_W, STRIP_L), (px, 0.0, pz - STRIP_L / 2))
+            x = px + (at or 0.0)
+            _wall_part(twin, "curtain_collider", (0.04, N_STRIPS * STRIP_W, STRIP_L), (x, 0.0, pz - STRIP_L / 2))
         elif kind == "open" and passed:  # the doorway acts as closed
             th, L, Hw = WALL["open_thick"], WALL["length"], WALL["height"]
-            _wall_part(twin, "door_collider", (th, L, Hw), (0.0, 0.0, Hw / 2))
+            _wall_part(twin, "door_collider", (th, L, Hw), ((at or 0.0), 0.0, Hw / 2))
         else:  # the wall lets the object through
             for name in barrier:
                 twin[name].body = None
+            if at is not None:
+                dims, centre = (1.0, WALL["length"], WALL["height"]), (at + 0.5, 0.0, WALL["height"] / 2)
+                _wall_part(twin, "stop_collider", dims, centre)
 
-    twin = edits.simulate_twin(scene, change, substeps=p.substeps)
     blockers = ("screen",) + tuple(barrier)
 
     def screened(first, _last) -> bool:
@@ -252,7 +298,40 @@ def _violate(scene, p, kind, barrier):
     # the object reaches the barrier after the video ends (a short --seconds): nothing to show
     never = Infeasible("E: the object does not reach the barrier within the video", ("seconds", "push.speed"))
     kind_name = kinds.get(kind, "closed_opening" if passed else "pass_through")
+    twin = edits.simulate_twin(scene, change, substeps=p.substeps)
+    if asked is not None:
+        twin = _solve(scene, p, twin, change, stops, plausible, asked)
     edits.diverge_hidden(scene, twin, ["solidity"], kind_name, "object", never, hidden=screened)
+    edits.grade(scene, _departure(scene["object"].position, plausible) if asked is None else asked)
+
+
+def _departure(track: np.ndarray, plausible: np.ndarray) -> float:
+    """The largest distance (m) between the object's positions in two tracks (the audit's `displacement`)."""
+    return float(np.linalg.norm(track - plausible, axis=1).max())
+
+
+def _solve(scene, p, free, change, stops: bool, plausible: np.ndarray, asked: float):
+    """The twin whose object departs `asked` m from the plausible track: a stop moved on (`stops`) or put beyond
+    the wall, placed by re-simulating until the measured departure is the level (within a third of the tol)."""
+    full = _departure(free["object"].position, plausible)  # today's: the farthest it can depart
+    leaf_tol = SPACE["violation"][p.subtype].tol
+    if asked > full + leaf_tol / 3:
+        raise Infeasible(
+            f"E: a departure of {asked:g} m is more than this draw's object can make ({full:.2f} m)",
+            ("violation", "push.speed"),
+        )
+    if stops:  # moving the stop on by d shortens the departure by about d
+        at = full - asked
+    else:  # a stop's face at x: the object ends about its half length before it
+        end = plausible[-1, 0]
+        at = end + asked + scene["object"].dimensions[0] / 2
+    for _ in range(SOLVE_STEPS):
+        twin = edits.simulate_twin(scene, lambda t, a=at: change(t, a), substeps=p.substeps)
+        got = _departure(twin["object"].position, plausible)
+        if abs(got - asked) <= leaf_tol / 3:
+            return twin
+        at += (got - asked) if stops else (asked - got)
+    raise Infeasible(f"E: no stop found that makes a departure of {asked:g} m for this draw", ("violation",))
 
 
 def _event_frames(scene, barrier, first: int) -> list[int]:
