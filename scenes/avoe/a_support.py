@@ -50,6 +50,13 @@ SPACE = {
 }
 
 
+BINARY = {
+    t: "the violation is the outcome itself (it stays where it should fall, or falls where it should stay): the "
+    "moved centre of mass is invisible and where the object lands is shared with the plausible video"
+    for t in ("A1", "A2")
+}
+
+
 def subtype(p) -> str:
     return "A1" if p.contact < 0.5 else "A2"
 
