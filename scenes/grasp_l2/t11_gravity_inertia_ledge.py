@@ -6,15 +6,25 @@ same direction until it disappears behind the right panel (where the end wall st
 one of two (supplementary Section 3): it floats on horizontally at the block's height at constant speed,
 or it stops dead just past the edge, drops straight down and stays where it lands.
 
+Graded (`violation`, s), the floating ball only: it floats on past the edge at the block's height for this long,
+then falls in a parabola keeping its sideways speed, lands and rolls on toward the end wall; today's size floats
+it until the end wall stops it (or the video ends; the last half metre lies behind the right panel). A level near
+0 leaves it falling straight off the edge, close to the plausible ball (which first tips over the edge); a float
+that would reach the end wall or outlast the video is infeasible. The dead stop (`implausible` = "drop") has no
+size of this kind (the horizontal motion is gone at once): its videos are binary (`level_key` is None for them)
+and a level asked for redraws to the floating ball. The audit measures how long the ball moves on at the block's
+height while its twin is lower (`float_time`).
+
 Unity original (reference Part 3, Test 11): block 1.3-2.0 long x 1.0-2.0 high, ball 0.2 m at 0.7-2.0 units/s
 moving kinematically at constant speed. Built unmirrored (block on the left), mirrored by `apparatus.finish`.
 """
 
 import numpy as np
 
+from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
+from voebench.generator.params import NON_NEGATIVE, POSITIVE, Choice, Fixed, Level, Range
 from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood, add_ball
@@ -46,7 +56,21 @@ SPACE = {
     "ball": ball_space(0.2),
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
+    # s the floating ball floats on past the edge before it falls (declared last: unset, it takes no draw)
+    "violation": Level(
+        "s",
+        "float_time",
+        "how long the ball floats on past the edge at the block's height before it falls",
+        default="until the end wall stops it or the video ends (about 1-4 s)",
+        hi=4.0,  # the longest float to the end wall: 2.4 m at 0.61 m/s (shortest block, slowest ball): 3.95 s
+        tol=0.1,  # one frame at 10 fps: the float ends between two frames
+    ),
 }
+
+
+def level_key(p) -> str | None:
+    """The floating ball's violation is graded; the dead stop is binary (see the module docstring)."""
+    return "violation" if p.implausible == "float" else None
 
 
 def tracks(scene, p):
@@ -96,7 +120,38 @@ def tracks(scene, p):
     return pos, past, top, edge, v_edge, v_s / r, t_all, t1, t_sep, t_land
 
 
+def fall_after_float(scene, p, bad, rot_bad, t_all, t1, edge, v_edge, top) -> None:
+    """Overwrite the floating ball's track (`bad`, `rot_bad`, in place) from `p.violation` s past the edge on:
+    a fall from rest vertically keeping the sideways speed, then rolling on the floor, slowing, to the end wall.
+    Infeasible where the float would reach the end wall or outlast the video."""
+    r = p.ball.diameter / 2
+    x_end = WALL_RIGHT - r
+    float_t = p.violation
+    if float_t > (x_end - edge) / v_edge or t1 + float_t >= t_all[-1]:
+        raise Infeasible(
+            f"t11: a float of {float_t:g} s past the edge reaches the end wall or outlasts the video",
+            ("violation", "speed", "block.extra_length", "start_delay", "seconds"),
+        )
+    x_f = edge + v_edge * float_t
+    t_fall = np.sqrt(2 * (top - FLOOR_TOP) / G)
+    after = np.flatnonzero(t_all - t1 > float_t)
+    for i in after:
+        u = t_all[i] - t1 - float_t
+        if u <= t_fall:
+            x, z = x_f + v_edge * u, top + r - 0.5 * G * u * u
+        else:
+            w = min(u - t_fall, v_edge / p.rolling_resistance)
+            x, z = x_f + v_edge * (t_fall + w) - 0.5 * p.rolling_resistance * w * w, FLOOR_TOP + r
+        bad[i, 0], bad[i, 2] = min(x, x_end), z
+    # rolling (or, in flight, keeping the spin it floated with) by the sideways step
+    steps = np.diff(bad[after[0] - 1 :, 0])
+    rot_bad[after[0] - 1 :] = 0.0
+    rot_bad[after[0] - 1 :, 1] = steps / r
+
+
 def build(scene, p, condition):
+    if p.violation is not None and p.implausible != "float":
+        raise Infeasible("t11: only the floating ball's violation has a level", ("violation", "implausible"))
     room(scene, p)
     r = p.ball.diameter / 2
     # the box: floor, dark back panel, end walls, the block, the two tall end panels
@@ -135,6 +190,9 @@ def build(scene, p, condition):
             rot_bad[:past] = rot[:past]
             moving = np.flatnonzero(np.diff(bad[:, 0]) > 0)
             rot_bad[moving[moving >= past]] = (0.0, v_edge / r / scene.fps, 0.0)
+            if p.violation is not None:
+                fall_after_float(scene, p, bad, rot_bad, t_all, t1, edge, v_edge, top)
+            level = p.violation if p.violation is not None else np.count_nonzero(moving >= past) / scene.fps
         else:  # stops dead once clear of the edge, drops straight down, stays where it lands
             stop_x = edge + r + 0.02
             beyond = np.flatnonzero(edge + v_edge * np.clip(t_all[past:] - t1, 0, None) >= stop_x)
@@ -159,6 +217,8 @@ def build(scene, p, condition):
             PRINCIPLES,
             kind="floats" if p.implausible == "float" else "drops_straight",
         )
+        if p.implausible == "float":
+            edits.grade(scene, float(level))
     look(scene, p, U(3.811, 11.726, -2.692), U(3.811, 11.726, 0.320))
     finish(scene, p, X0)
 
@@ -168,6 +228,12 @@ def describe(scene, p, condition):
         end = (
             "past the edge it falls in a curve, keeping its sideways motion, lands on the floor and rolls on in "
             "the same direction until it disappears behind the panel at the other end"
+        )
+    elif p.implausible == "float" and p.violation is not None:
+        end = (
+            f"past the edge it keeps moving sideways at the same height, floating in the air, for {p.violation:.2f} s; "
+            "then it falls in a curve, keeping its sideways motion, lands on the floor and rolls on in the same "
+            "direction"
         )
     elif p.implausible == "float":
         end = "past the edge it keeps moving sideways at the same height, floating in the air, until it disappears"
