@@ -8,6 +8,14 @@ behind the left side part until one where it is hidden behind the right one. B2:
 left part it is lifted so that it shows above the middle part, and put back while hidden behind the right
 part. Both edits happen while the object shows no pixel.
 
+Graded (`violation.B1`, s; `violation.B2`, m). B1: how long the object is missing (`absence_time`): it stops
+existing at the same hidden frame behind the left part and comes back after this long, a whole number of frames
+(a level that is not one within half a frame is Infeasible); today it is missing until it is hidden behind the
+right part (0.46-0.58 s at 24 fps), shorter levels bring it back in the open above the middle part. B2: how far
+the object is lifted while it passes (`displacement`, m); today: until its top shows `lift_peek` above the middle
+part (0.7-1.7 m); a lift too small to show it above the middle part, or so large that it shows above the 5 m side
+parts when lifted or put back, is Infeasible.
+
 Original (docs/scene-facts.md Part 6 B): screen in the plane y = -2, 13 x 5 m, middle x in [-1.5, 1.5]; it comes
 down from z = 6 to the ground over frames 1-20; the object rests on the ground at y = 0 and moves from
 x = -12.5 to 10 over frames 15-40 (eased: Blender's default Bezier keys). Ours slides at a constant 13 m/s from
@@ -20,7 +28,17 @@ from voebench.contract.avoe_labels import make_labels
 from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import smoothstep
-from voebench.generator.params import COORDINATE, FRACTION, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
+from voebench.generator.params import (
+    COORDINATE,
+    FRACTION,
+    INDEX,
+    NON_NEGATIVE,
+    POSITIVE,
+    Choice,
+    Fixed,
+    Level,
+    Range,
+)
 from voebench.scenes.avoe.world import CAMERA_EYE, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES
 from voebench.scenes.avoe.world import add_object, local_points, object_size, stage, visible_points, world_points
 
@@ -55,7 +73,38 @@ SPACE = {
         "last_frame": Fixed(20, domain=INDEX),
     },  # its bottom edge comes down to the ground
     "lift_peek": Fixed(0.5, domain=NON_NEGATIVE),  # m the lifted object shows above the middle part (surprising B2)
+    # the surprising violation's size (declared last: unset, it takes no draw)
+    "violation": {
+        "B1": Level(
+            "s",
+            "absence_time",
+            "how long the object is missing",
+            default="from hidden behind the left part to hidden behind the right one, 0.46-0.58 s",
+            hi=1.5,
+            tol=0.021,
+        ),
+        "B2": Level(
+            "m",
+            "displacement",
+            "how far the object is lifted while it passes",
+            default="until its top shows lift_peek (0.5 m) above the middle part, 0.7-1.7 m",
+            hi=SCREEN_H,
+            tol=0.01,
+        ),
+    },
 }
+
+BINARY: dict[str, str] = {}  # both sub-types are graded
+
+
+def level_key(p) -> str | None:
+    """The Level leaf that grades this trial's violation: every B sub-type's."""
+    return f"violation.{subtype(p)}"
+
+
+def asked_level(p) -> float | None:
+    """The level asked for this trial's sub-type (`--set`/`--sweep`), or None (today's violation)."""
+    return (p.get("violation") or {}).get(subtype(p))
 
 
 def _crossing(points):
@@ -121,9 +170,9 @@ def build(scene, p, condition):
     obj.position[:, 0] = p.path.start_x + p.path.speed * np.clip(t - t0, 0, None)
     if condition == "surprising":
         if seen_frames(scene):
-            _vanish(scene)
+            _vanish(scene, asked_level(p))
         else:
-            _lift(scene, M, p.lift_peek)
+            _lift(scene, M, p.lift_peek, asked_level(p))
 
 
 def _counts(scene):
@@ -155,14 +204,24 @@ def _behind_middle(scene) -> list[int]:
     return [t for t in range(scene.n_frames) if (np.abs(_crossing(world_points(o, t, loc))[0]) < NOTCH).any()]
 
 
-def _vanish(scene):
+def _vanish(scene, asked: float | None = None):
     core = seen_frames(scene)
     _need_core(core)
     a, b = _window(scene, core)
     hidden = a is not None and b is not None
     a = core[0] if a is None else a
     b = core[-1] if b is None else b
+    if asked is not None:  # missing for `asked` s from the same first frame
+        n = round(asked * scene.fps)
+        if n < 1 or abs(n / scene.fps - asked) > 0.5 / 24 or a + n > scene.n_frames:
+            raise Infeasible(
+                f"B: a disappearance of {asked:g} s from frame {a} is not a whole number of frames within the video",
+                ("violation", "fps", "seconds"),
+            )
+        b = a + n - 1
+        hidden = hidden and len(_counts(scene)[b]) == 0
     edits.vanish(scene, "object", a, b, ["object permanence"], hidden=hidden)
+    edits.grade(scene, (b - a + 1) / scene.fps if asked is None else asked)
 
 
 def _need_core(core) -> None:
@@ -170,7 +229,7 @@ def _need_core(core) -> None:
         raise Infeasible("B: the object does not pass behind the screen's middle part within the video", ("seconds",))
 
 
-def _lift(scene, M, peek):
+def _lift(scene, M, peek, asked: float | None = None):
     core = _behind_middle(scene)
     _need_core(core)
     a, b = _window(scene, core)
@@ -181,7 +240,13 @@ def _lift(scene, M, peek):
     s = (PLANE_Y - CAMERA_EYE[1]) / (pts[:, 1] - CAMERA_EYE[1])
     z_c = _crossing(pts)[1]
     i = int(np.argmax(z_c))
-    lift = max(0.0, (min(M + peek, SCREEN_H - 0.2) - z_c[i]) / s[i])
+    lift = max(0.0, (min(M + peek, SCREEN_H - 0.2) - z_c[i]) / s[i]) if asked is None else asked
+    if asked is not None and not (M < z_c[i] + asked * s[i] <= SCREEN_H - 0.2):
+        raise Infeasible(
+            f"B: a lift of {asked:g} m does not show the object above the middle part only (its top would be seen "
+            f"at {z_c[i] + asked * s[i]:.2f} m on the screen; the middle part is {M:.2f} m, the sides {SCREEN_H:g} m)",
+            ("violation", "object.height", "middle"),
+        )
     edits.shift(
         scene,
         "object",
@@ -192,6 +257,9 @@ def _lift(scene, M, peek):
         "teleport",
         hidden=lambda a, b: all(len(visible_points(scene, "object", t, PANELS)) == 0 for t in (a, b)),
     )
+    if asked is not None and not seen_frames(scene):
+        raise Infeasible(f"B: a lift of {asked:g} m does not show the object above the middle part", ("violation",))
+    edits.grade(scene, lift)
 
 
 def labels(scene, p) -> dict:
@@ -218,6 +286,10 @@ def describe(scene, p, condition) -> str:
         if seen_frames(scene)
         else "It is not seen while it passes the middle part."
     )
+    asked = asked_level(p) if condition == "surprising" else None
+    if asked is not None:  # a graded level: say its size
+        B1 = subtype(p) == "B1"
+        seen += f" It is missing for {asked:.2f} s." if B1 else f" It is lifted {asked:.2f} m meanwhile."
     return (
         f"A cyan screen comes down; its sides are 5 m tall and its middle part {middle_height(p):.1f} m. "
         f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall then slides from left to right behind it. {seen}"
