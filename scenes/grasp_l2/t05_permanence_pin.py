@@ -9,6 +9,13 @@ As in the description (and the Unity scene), the two videos differ from the firs
 stands, so the recorded window runs from frame 0 to the teleport (`hidden` is False for the window as a whole;
 the teleport itself, frames push-1 -> push, happens behind the occluders, checked in tests/scenes/test_level2_a.py).
 
+Graded (`violation`, m): how far the implausible cube jumps to the left occluder's place when the pin starts, i.e.
+how far right of the plausible cube it stood until then; today's default is the right occluder's place, 2.0 m
+(hi), where the right occluder hides it. At a smaller level the cube stands between the occluders' final places,
+in view (fully from 0.5 m to 1.5 m, partly behind an occluder nearer them), and its jump is seen; a jump no faster
+than a real motion in one frame (level x fps <= MAX_SPEED) is Infeasible. The audit measures the largest distance
+between the cube's positions in the two videos over the window (`displacement`).
+
 Unity original (reference Part 3, Test 5, mirror index 1): occluders 0.5 x 1.0 start at x 4.542 and 6.542 and
 move -1 at 1 unit/s; shelf top y = 11.79; cube 0.3 x 0.4 x 0.3 at z = 0.07; pin 2.0 x 0.1 x 0.1 at U(1, 1.5)
 units/s. Coordinates via apparatus.U.
@@ -18,7 +25,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.audit import MAX_SPEED
-from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Fixed, Range
+from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Fixed, Level, Range
 from voebench.scenes.common import BRIGHT_HSV, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
@@ -61,7 +68,23 @@ SPACE = {
         dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=60.0
     ),  # GRASP: x +-0.5 (narrowed: parallax), fov 70
     **VISUAL,
+    # m the implausible cube jumps when the pin starts (declared last: unset, it takes no draw)
+    "violation": Level(
+        "m",
+        "displacement",
+        "how far right of the plausible cube the implausible one stands until it jumps when the pin starts",
+        default="2.0 m: from the right occluder's place to the left one's",
+        hi=2.0,
+        tol=0.005,
+    ),
 }
+
+SPAN = 2.0  # m between the occluders (and between the places they stop at)
+
+
+def level(p) -> float:
+    """The violation's size in m: the one asked for, else today's jump from the right occluder's place."""
+    return SPAN if p.violation is None else p.violation
 
 
 def build(scene, p, condition):
@@ -137,17 +160,19 @@ def build(scene, p, condition):
     # the implausible cube jumps from the right occluder's place to the left one's in one frame; below
     # MAX_SPEED / jump frames per second that is indistinguishable (to the audit, and to a model at that frame
     # rate) from the cube being launched from rest, so the teleport would not be a teleport
-    jump = abs(x_right_end - pushed[min(push, T - 1)])
+    x_start = x_right_end if p.violation is None else x_left_end + p.violation  # the implausible cube's place
+    jump = abs(x_start - pushed[min(push, T - 1)])
     need(
         jump * fps > MAX_SPEED,
         f"t05: a {jump:.1f} m jump in one frame at {fps:g} fps is no faster than a real motion ({MAX_SPEED:g} m/s)",
-        ("fps",),
+        ("fps",) if p.violation is None else ("fps", "violation"),
     )
     if condition == "implausible":
-        cube.position[:push, 0] = x_right_end  # stood between the occluders until the pin starts
+        cube.position[:push, 0] = x_start  # stood right of the plausible place until the pin starts
         # The pair differs from frame 0 (where the cube stands), so the record's window starts there and ends
         # with the teleport; the teleport itself (push-1 -> push) happens behind the occluders (see tests).
         edits.record(scene, PRINCIPLES, "teleport", "cube", 0, push, hidden=False)
+        edits.grade(scene, level(p))
     finish(scene, p, X0)
 
 
@@ -155,10 +180,20 @@ def describe(scene, p, condition):
     left, right = ("right", "left") if p.mirror else ("left", "right")
     where = f"on the {left} side of the two occluders" if condition == "plausible" else "between the two occluders"
     which = left if condition == "plausible" else right
+    until = f" until the {which} occluder covers the cube"
+    if condition == "implausible" and p.violation is not None:
+        d = p.violation  # the cube's place from where the left occluder stops; each occluder 0.7 m, the cube 0.3 m
+        where = f"{d:.2f} m to the {right} of the place where the {left} occluder stops"
+        if d <= 0.2:
+            until = f" until the {left} occluder covers the cube"
+        elif 0.5 <= d <= 1.5:
+            until = "; they stop with the cube between them, in view"
+        elif d < 1.8:
+            until = f"; they stop with the cube partly behind the {left if d < 1.0 else right} occluder"
     return (
         f"There is a mechanism moving two occluders in parallel. There is a little cube {where}. The cube is "
         f"smaller than the occluders. After {p.start_delay:.1f} s the occluders are moved sideways from {right} to "
-        f"{left} until the {which} occluder covers the cube. Another mechanism moves a pin horizontally from "
+        f"{left}{until}. Another mechanism moves a pin horizontally from "
         f"{left} to {right} behind the occluders. It pushes out the cube from behind the {left} occluder to a "
         f"position between the two occluders. After pushing out the cube, the pin is retracted."
     )
