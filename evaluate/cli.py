@@ -199,7 +199,12 @@ def register(subparsers) -> None:
     x.add_argument("--suite", action="append")
     x.add_argument("--tests", action="append")
     x.add_argument("--limit", type=positive_int("--limit"))
-    x.add_argument("--copy-videos", action="store_true", help="lmms-eval: copy the mp4s into the folder")
+    x.add_argument(
+        "--copy-videos",
+        action="store_true",
+        help="lmms-eval: copy the mp4s into the folder (frames sampled by --num-frames/--fps are always written "
+        "into it, as clips)",
+    )
     x.add_argument("--no-open", action="store_true", help="lmms-eval: leave out open questions")
     x.add_argument(
         "--complete-pairs-only",

@@ -222,6 +222,21 @@ def _docs(manifest: Manifest, entries: list[dict], out_dir: str, asking: AskSett
     return docs
 
 
+def _check_names(name: str, entries: list[dict]) -> None:
+    """UsageError if two tasks or groups would get one name (suite and test names are slugged: "a-b" and "a_b"
+    collide), before anything is written."""
+    names: list[str] = [name]
+    for suite in sorted({e["suite"] for e in entries}):
+        names.append(f"{name}_{_slug(suite)}")
+        names += [f"{name}_{_slug(suite)}_{k}" for k in EXPORTED_KINDS]
+        for test in sorted({e["test"] for e in entries if e["suite"] == suite}):
+            names.append(f"{name}_{_slug(suite)}_{_slug(test)}")
+            names += [f"{name}_{_slug(suite)}_{_slug(test)}_{k}" for k in EXPORTED_KINDS]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UsageError(f"task or group names would collide ({', '.join(twice[:3])}): export the suites apart")
+
+
 def export_lmms_eval(
     dataset_dir: str,
     out_dir: str,
@@ -249,6 +264,7 @@ def export_lmms_eval(
             f"{dataset_dir}: {len(missing)} of {len(entries)} selected videos have no mp4 (a --states-only render, "
             f"e.g. {missing[0]}): lmms-eval tasks show videos"
         )
+    _check_names(name, entries)
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     docs = _docs(manifest, entries, out_dir, asking, include_open=include_open, copy_videos=copy_videos)
@@ -287,9 +303,6 @@ def export_lmms_eval(
                 write_task(f"{name}_{slug}_{kind}", f"data_{slug}_{kind}.jsonl", of_kind)
                 kind_tasks.setdefault((suite, kind), []).append(f"{name}_{slug}_{kind}")
     written["groups"] = groups.write_groups(out_dir, name, suite_tasks, kind_tasks, _slug)
-    clash = set(written["groups"]) & set(written["tasks"])
-    if clash or len(set(written["tasks"])) != len(written["tasks"]):
-        raise UsageError(f"task names collide ({sorted(clash) or written['tasks']}): rename a suite or test")
     shutil.copyfile(UTILS_SOURCE, os.path.join(out_dir, "utils.py"))
     shutil.copyfile(CHOICE_SOURCE, os.path.join(out_dir, CHOICE_COPY))
     return written
