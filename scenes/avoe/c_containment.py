@@ -9,6 +9,13 @@ ground do not collide with it), or, for one that fits but sticks out, 50/50 (`c2
 top instead. Only colliders change; the divergence happens behind the screen where the geometry allows (the
 `hidden` flag of the violation says whether the object showed no pixel then).
 
+Graded (`violation.C1`, m): how much higher the contained object comes to rest than in the plausible video, the
+largest distance between the object's positions in the two videos (`displacement`): an invisible lid inside the
+container holds it up. Today the closed top holds it at the rim (1.5-3.0 m up in 4 draws); a lower lid leaves it
+partly or fully inside, resting on nothing. The lid's height is found by re-simulating (up to `SOLVE_STEPS`
+times) until the measured size is the level within a third of the tolerance; a level above today's is Infeasible.
+C2 is binary (`BINARY`).
+
 Original (docs/scene-facts.md Part 6 C): container at (-2, -6.892) on the ground; object centre starts at z = 6.25;
 screen 4 x 2 m at y = -10.5 on the line of sight to the opening, lowered 6 m (through the ground) over
 frames 35-50; ours rises 7 m out of view instead (nothing passes through the ground).
@@ -21,7 +28,7 @@ import numpy as np
 from voebench.contract.avoe_labels import make_labels
 from voebench.errors import Infeasible
 from voebench.generator import edits
-from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Range
+from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Level, Range
 from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
 from voebench.scenes.avoe.world import CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES, UNIT
@@ -63,7 +70,35 @@ SPACE = {
         "last_frame": Fixed(50, domain=INDEX),
         "rise": Fixed(7.0, domain=NON_NEGATIVE),
     },  # original frames over which it rises (m) out of view
+    # how much higher the surprising C1 object rests (declared last: unset, it takes no draw)
+    "violation": {
+        "C1": Level(
+            "m",
+            "displacement",
+            "how much higher than in the container an invisible lid holds the object",
+            default="on the closed top at the rim",
+            hi=3.6,
+            tol=0.03,
+        )
+    },
 }
+
+GRADED = ("C1",)
+BINARY = {
+    "C2": "the object either vanishes through a container it does not fit (and the ground) or lands on a closed "
+    "top: two different violations, neither with a size (the object is gone, or it is not in)"
+}
+SOLVE_STEPS = 6  # re-simulations to place the lid for an asked level
+
+
+def level_key(p) -> str | None:
+    """The Level leaf that grades this trial's violation (None: C2, binary)."""
+    return "violation.C1" if subtype(p) == "C1" else None
+
+
+def asked_level(p) -> float | None:
+    """The level asked for this trial's sub-type (`--set`/`--sweep`), or None (today's violation)."""
+    return (p.get("violation") or {}).get(subtype(p))
 
 
 # ---------------------------------------------------------------------------------------- geometry
@@ -222,7 +257,7 @@ def build(scene, p, condition):
             kind = "pass_through"
         else:
             kind = p.c2_violation
-        _violate(scene, kind)
+        _violate(scene, kind, p)
 
 
 def _screen(scene, p, cw, ch):
@@ -246,20 +281,66 @@ def _screen(scene, p, cw, ch):
     o.position[:, 2] += p.screen.rise * np.clip((t - a) / (b - a), 0.0, 1.0)  # the original sank it 6 m into the ground
 
 
-def _violate(scene, kind):
-    def change(twin):
-        if kind == "closed_top":
+def _violate(scene, kind, p):
+    plausible = scene["object"].position.copy()
+    asked = asked_level(p) if subtype(p) in GRADED else None
+
+    def change(twin, lid: float | None = None):
+        """`lid`: the top (z, m) of an invisible lid inside the container (None: today's closed top)."""
+        if kind == "closed_top" and lid is None:
             twin["container"].body.collision_shape = "CONVEX_HULL"
+        elif kind == "closed_top" and lid is not None:
+            cw = twin["container"].dimensions[0]
+            body = RigidBody("passive", friction=0.5, collision_shape="BOX")
+            twin.add(
+                "lid",
+                "box",
+                (cw, cw, 0.05),
+                (CX, CY, lid - 0.025),
+                role="container",
+                fixture=True,
+                body=body,
+                visible=False,
+            )
         else:
             twin["container"].body = None
             twin["ground"].body = None
 
     twin = edits.simulate_twin(scene, change)
+    if asked is not None and kind != "closed_top":
+        raise Infeasible("C: this C1 draw does not end contained, so no lid can hold it higher", ("violation",))
+    if asked is not None:
+        twin = _solve(scene, twin, change, plausible, asked, SPACE["violation"]["C1"].tol)
     # the object reaches the container after the video ends (a short --seconds): nothing to show
     never = Infeasible("C: the object does not reach the container within the video", ("seconds",))
     edits.diverge_hidden(
         scene, twin, ["continuity", "solidity"], kind, "object", never, hidden=lambda first, _: _screened(scene, first)
     )
+    if subtype(p) in GRADED:
+        edits.grade(scene, _departure(scene["object"].position, plausible) if asked is None else asked)
+
+
+def _departure(track: np.ndarray, plausible: np.ndarray) -> float:
+    """The largest distance (m) between the object's positions in two tracks (the audit's `displacement`)."""
+    return float(np.linalg.norm(track - plausible, axis=1).max())
+
+
+def _solve(scene, closed, change, plausible: np.ndarray, asked: float, tol: float):
+    """The twin whose object rests `asked` m higher: a lid placed by re-simulating until the measured departure is
+    the level (within a third of the tolerance)."""
+    full = _departure(closed["object"].position, plausible)  # on the closed top: the farthest a lid holds it
+    if asked > full + tol / 3:
+        raise Infeasible(
+            f"C: resting {asked:g} m higher is above this container's closed top ({full:.2f} m)", ("violation",)
+        )
+    lid = WALL + asked
+    for _ in range(SOLVE_STEPS):
+        twin = edits.simulate_twin(scene, lambda t, z=lid: change(t, z))
+        got = _departure(twin["object"].position, plausible)
+        if abs(got - asked) <= tol / 3:
+            return twin
+        lid += asked - got
+    raise Infeasible(f"C: no lid found that holds the object {asked:g} m higher for this draw", ("violation",))
 
 
 def _screened(scene, first: int) -> bool:
