@@ -61,7 +61,7 @@ SPACE = {
         "s",
         "float_time",
         "how long the ball floats on past the edge at the block's height before it falls",
-        default="until the end wall stops it or the video ends (about 1-4 s)",
+        default="until the end wall stops it or the video ends (0.85-3.95 s); implausible=drop is binary",
         hi=4.0,  # the longest float to the end wall: 2.4 m at 0.61 m/s (shortest block, slowest ball): 3.95 s
         tol=0.1,  # one frame at 10 fps: the float ends between two frames
     ),
