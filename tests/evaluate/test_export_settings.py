@@ -308,3 +308,49 @@ def test_lmms_eval_runs_the_groups_and_agrees_with_the_report(tiny_set, tmp_path
     assert set(groups) <= set(compared) and len(compared) == len(rows) + 2  # + the two Level 1 kind groups
     # the Level 1 group's pooled number mixes kinds; its per-kind ones are the report's rows (compared above)
     assert results["voebench_grasp_l1"]["grasp_acc_open,none"] != results["voebench_grasp_l1"]["grasp_acc_binary,none"]
+
+
+def test_groups_list_tasks_of_the_folder_and_aggregate_as_the_report(tiny_set, tmp_path):
+    """Read as lmms-eval 0.7.3 reads a group (api/group.py GroupConfig): `group`, `task` (names of tasks found under
+    --include_path), `aggregate_metric_list` of unweighted means."""
+    out = tmp_path / "lmms"
+    assert main(["export", "lmms-eval", tiny_set, "--out", str(out)]) == 0
+    tasks = {_yaml(p)["task"]: p for p in out.glob("*.yaml")}
+    groups = {p.stem: _yaml(p) for p in (out / "groups").glob("*.yaml")}
+    assert set(groups) == {
+        "voebench_grasp_l1",
+        "voebench_grasp_l1_binary",
+        "voebench_grasp_l1_open",
+        "voebench_grasp_l2",
+        "voebench_avoe",
+    }
+    assert not set(groups) & set(tasks)  # one name space in lmms-eval
+    for name, g in groups.items():
+        assert g["group"] == name and g["task"] and set(g["task"]) <= set(tasks)
+        assert g["aggregate_metric_list"] == [
+            {"metric": m, "aggregation": "mean", "weight_by_size": False} for m in ("grasp_acc", "grasp_invalid")
+        ]
+    assert groups["voebench_grasp_l1"]["task"] == [
+        "voebench_grasp_l1_directionality",
+        "voebench_grasp_l1_movement",
+        "voebench_grasp_l1_shape",
+    ]
+    assert groups["voebench_grasp_l1_open"]["task"] == [  # movement has no open question
+        "voebench_grasp_l1_directionality_open",
+        "voebench_grasp_l1_shape_open",
+    ]
+    for task in groups["voebench_grasp_l1_open"]["task"]:
+        docs = (out / _yaml(tasks[task])["dataset_kwargs"]["data_files"]["test"]).read_text().splitlines()
+        assert docs and {json.loads(d)["kind"] for d in docs} == {"open"}
+    # a second export of fewer suites leaves no group of tasks it did not write
+    assert main(["export", "lmms-eval", tiny_set, "--out", str(out), "--suite", "grasp-l2"]) == 0
+    assert sorted(p.stem for p in (out / "groups").glob("*.yaml")) == ["voebench_grasp_l2"]
+
+
+def test_names_that_would_collide_are_refused():
+    from voebench.errors import UsageError  # noqa: PLC0415
+    from voebench.evaluate.export.lmms_eval import _check_names  # noqa: PLC0415
+
+    _check_names("v", [{"suite": "grasp-l1", "test": "shape"}, {"suite": "grasp-l2", "test": "t09_gravity"}])
+    with pytest.raises(UsageError, match="v_a_b_c"):
+        _check_names("v", [{"suite": "a-b", "test": "c"}, {"suite": "a_b", "test": "c"}])
