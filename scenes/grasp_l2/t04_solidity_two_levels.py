@@ -5,6 +5,14 @@ levels. When the ball has come to rest, the occluder drops into a slot. Plausibl
 floor (in the gap, which is too narrow for it). Implausible: it fell through the upper floor (while hidden)
 and lies on the lower floor.
 
+Graded (`violation`, m): how far below its plausible resting place (on the gap's edges) the implausible ball
+comes to rest. Up to the depth at which it would be wholly below the plates (0.23-0.28 m, by the gap) it is stuck
+in the upper floor, sunk that far into the gap (it stops dead there, no bounce); today's default lets it through
+to the lower floor, 0.26-0.31 m below (0.31 m less the gap's lift). Between the two there is nothing it could rest
+on (it would hang under the plates), so such a level is Infeasible for the draw, as is one beyond the lower
+floor. The audit measures the distance between the ball's positions in the two videos at the last frame
+(`rest_offset`).
+
 Motion is exact free fall with inelastic bounces (restitution `bounce`) on the plates' edges or the floor.
 
 Unity original (reference Part 3, Test 4): room x 2.411-5.211, lower floor top y = 11.228, plates at
@@ -16,10 +24,10 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G
-from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Range
+from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Level, Range
 from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.timing import within_video
+from voebench.scenes.grasp_l2.timing import need, within_video
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, look, move_by, room, wood
 from voebench.scenes.grasp_l2.apparatus import add_ball
 
@@ -49,7 +57,29 @@ SPACE = {
     "start_delay": Range(1.0, 4.0, domain=NON_NEGATIVE),  # s before the ball is dropped (GRASP: 50-250 frames)
     "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
     **VISUAL,
+    # m the implausible ball rests below where the upper floor holds it (declared last: unset, it takes no draw)
+    "violation": Level(
+        "m",
+        "rest_offset",
+        "how far below its plausible resting place the ball comes to rest (stuck in the upper floor, or through)",
+        default="through to the lower floor: 0.31 m less the gap's lift, 0.26-0.31 m",
+        hi=UPPER_TOP - LOWER_TOP,  # lying on the lower floor under a gapless upper floor
+        tol=0.005,
+    ),
 }
+
+
+def rests(p) -> tuple[float, float, float]:
+    """Ball centre heights (m): resting on the gap's edges (plausible), on the lower floor, and the lowest at
+    which it still touches the plates' level (wholly below the plates under it)."""
+    r = p.ball.diameter / 2
+    return UPPER_TOP + np.sqrt(r**2 - (p.gap / 2) ** 2), LOWER_TOP + r, UPPER_TOP - PLATE_T - r
+
+
+def level(p) -> float:
+    """The violation's size in m: the one asked for, else today's drop to the lower floor."""
+    z_upper, z_lower, _ = rests(p)
+    return z_upper - z_lower if p.violation is None else p.violation
 
 
 def fall(z0: float, z_rest: float, start: int, n: int, fps: float, e: float):
@@ -113,6 +143,16 @@ def build(scene, p, condition):
     z_lower = LOWER_TOP + r
     zu, rest_u = fall(start[2], z_upper, go, T, fps, p.bounce)
     zl, rest_l = fall(start[2], z_lower, go, T, fps, p.bounce)
+    stuck = condition == "implausible" and p.violation is not None
+    if stuck:  # sunk into the upper floor by the level and stuck there (no bounce)
+        through = z_upper - rests(p)[2]
+        need(
+            p.violation < through,
+            f"t04: a ball {p.violation:g} m below the gap's edges is not stuck in the upper floor (at most "
+            f"{through:.3f} m for this gap) and would hang under it or lie below the lower floor",
+            ("violation", "gap"),
+        )
+        zl, stop = fall(start[2], z_upper - p.violation, go, T, fps, 0.0)
     ball.position[:, 2] = zu if condition == "plausible" else zl
     # the occluder drops at the same time in both conditions, once the ball would be at rest in either
     lowered = move_by(occ, (0, 0, -h), p.occluder_speed, max(rest_u, rest_l) + int(round(p.wait * fps)), fps)
@@ -127,7 +167,10 @@ def build(scene, p, condition):
         first = int(np.flatnonzero(below)[0])
         overlap = np.flatnonzero(below & (zl + r > UPPER_TOP - PLATE_T))
         last = max(first, int(overlap[-1]) if len(overlap) else first)
+        if stuck:  # the window runs to the frame it stops dead inside the plates (then it stays so)
+            last = max(first, min(stop, T - 1))
         edits.record(scene, PRINCIPLES, "pass_through", "ball", first, last, hidden=True)
+        edits.grade(scene, level(p))
     finish(scene, p, X0)
 
 
@@ -142,6 +185,11 @@ def describe(scene, p, condition):
         "higher and wider than the diameter of the sphere. The occluder is removed by a mechanism and both "
         "floors are completely visible. "
     )
+    if condition == "implausible" and p.violation is not None:
+        return text + (
+            f"The sphere is stuck in the gap of the upper floor, sunk {p.violation * 100:.0f} cm lower into it than "
+            "the gap's edges can hold it."
+        )
     return text + (
         "The sphere lies on the upper floor." if condition == "plausible" else "The sphere lies on the lower floor."
     )
