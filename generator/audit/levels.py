@@ -18,9 +18,10 @@ the test's unit:
   as a swap to a replacement object);
 - `window_time` (s): the length of the record's window, for violations whose size is a duration the states show
   only as the window itself (kept last resort: the record and the states come from the same edit).
-- `speed_loss` (x): 1 - the object's displacement over the first frame of the record's window (from the frame
-  before) in the violated video over that in the twin (a collision that passes on only part of the speed); the
-  object starts from the same place in both, so only the speed it got (and the friction both share) differs;
+- `speed_loss` (x): 1 - the object's speed at the onset in the violated video over the twin's (a collision that
+  passes on only part of the speed), each read from the object's first step (from the frame before the record's
+  window to its first frame) as its displacement plus 2/5 of its radius times its turn: a solid ball sliding or
+  rolling on a floor keeps v + 2/5 r w (friction trades speed for spin), so the reading is unbiased by friction;
 - `overhang` (m): how far the object's centre lies, horizontally, beyond the edge of the top face it rests on at
   the record's last frame (a box pushed past the point where it would tip): the support is the box whose top is
   level with the object's bottom (both upright; the support may be turned about the vertical), the nearest one.
@@ -142,14 +143,24 @@ def window_time(v: Video, twin: Video, rec: dict) -> float | None:
     return float((int(rec["last_frame"]) - int(rec["first_frame"]) + 1) / v.fps)
 
 
+def _first_step(v: Video, name: str, first: int) -> float:
+    """An object's displacement from frame first-1 to first, plus 2/5 of its radius times its turn if a sphere."""
+    t = v.tracks[name]
+    step = float(np.linalg.norm(t.position[first] - t.position[first - 1]))
+    if t.shape.kind != "sphere":
+        return step
+    q0, q1 = (q / np.linalg.norm(q) for q in (t.quaternion[first - 1], t.quaternion[first]))
+    turn = 2.0 * np.arccos(np.clip(abs(float(np.dot(q0, q1))), 0.0, 1.0))
+    return step + 0.4 * float(np.max(t.shape.dims)) / 2 * turn
+
+
 def speed_loss(v: Video, twin: Video, rec: dict) -> float | None:
-    """1 - the violated object's first-frame step over the twin's (None where the twin's does not move)."""
+    """1 - the object's first step over its twin's (None where the twin's does not move)."""
     name, first = rec["object"], int(rec["first_frame"])
     if first < 1 or name not in twin.tracks:
         return None
-    mine = np.linalg.norm(v.tracks[name].position[first] - v.tracks[name].position[first - 1])
-    theirs = np.linalg.norm(twin.tracks[name].position[first] - twin.tracks[name].position[first - 1])
-    return float(1.0 - mine / theirs) if theirs > 1e-9 else None
+    theirs = _first_step(twin, name, first)
+    return float(1.0 - _first_step(v, name, first) / theirs) if theirs > 1e-9 else None
 
 
 def overhang(v: Video, twin: Video, rec: dict) -> float | None:

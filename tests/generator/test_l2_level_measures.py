@@ -1,7 +1,8 @@
 """Level measures added for Level 2 tests 14 and 15 (issue 24). `overhang`: how far an object's centre lies beyond
 the edge of the box it rests on, read from the states at the record's last frame, whatever way the support is
 turned about the vertical; nothing to rest on reads as None (the check then fails with its reason). `speed_loss`:
-1 - the object's first step after the onset over its twin's."""
+1 - the object's speed at the onset over its twin's, read from its first step (displacement + 2/5 r x turn for a
+ball, which friction with the floor leaves unchanged)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,11 @@ from voebench.generator.audit.shapes import Shape, Track
 from voebench.generator.kinematics import quat_from_axis_angle
 
 
-def _track(name: str, dims, centre, quat=(1.0, 0.0, 0.0, 0.0), n: int = 3) -> Track:
+def _track(name: str, dims, centre, quat=(1.0, 0.0, 0.0, 0.0), n: int = 3, kind: str = "box") -> Track:
     return Track(
         name,
         name,
-        Shape("box", dims),
+        Shape(kind, dims),
         False,
         np.tile(np.asarray(centre, float), (n, 1)),
         np.tile(np.asarray(quat, float), (n, 1)),
@@ -55,9 +56,9 @@ def test_nothing_level_with_the_bottom_reads_none():
     assert MEASURES["overhang"](v, v, REC) is None
 
 
-def _mover(x) -> SimpleNamespace:
-    """A ball at x (m, per frame) along the x axis."""
-    ball = _track("ball", (0.2, 0.2, 0.2), (0.0, 0.0, 0.0), n=len(x))
+def _mover(x, kind: str = "box") -> SimpleNamespace:
+    """A ball (or a box) at x (m, per frame) along the x axis."""
+    ball = _track("ball", (0.2, 0.2, 0.2), (0.0, 0.0, 0.0), n=len(x), kind=kind)
     ball.position[:, 0] = x
     return SimpleNamespace(tracks={"ball": ball})
 
@@ -68,3 +69,11 @@ def test_speed_loss_compares_the_first_step_with_the_twins():
     assert MEASURES["speed_loss"](v, twin, rec) == pytest.approx(0.75)
     assert MEASURES["speed_loss"](twin, twin, rec) == pytest.approx(0.0)
     assert MEASURES["speed_loss"](v, twin, {**rec, "first_frame": 2}) is None  # the twin does not move yet
+
+
+def test_speed_loss_counts_a_balls_spin_up():
+    """A ball that slides while friction spins it up: displacement plus 2/5 r x turn is the speed it started with."""
+    twin, v = _mover([0.0, 0.0, 0.08], "sphere"), _mover([0.0, 0.0, 0.03], "sphere")
+    v.tracks["ball"].quaternion[2] = quat_from_axis_angle((0.0, 1.0, 0.0), 0.25)  # turned 0.25 rad: 0.01 m more
+    rec = {"object": "ball", "first_frame": 2, "last_frame": 2}
+    assert MEASURES["speed_loss"](v, twin, rec) == pytest.approx(0.5)
