@@ -24,7 +24,8 @@ the test's unit:
   rolling on a floor keeps v + 2/5 r w (friction trades speed for spin), so the reading is unbiased by friction;
 - `overhang` (m): how far the object's centre lies, horizontally, beyond the edge of the top face it rests on at
   the record's last frame (a box pushed past the point where it would tip): the support is the box whose top is
-  level with the object's bottom (both upright; the support may be turned about the vertical), the nearest one.
+  level with the object's bottom (both upright; the support may be turned about the vertical), the nearest one;
+  read from the violated video alone (its twin's object rests on the top, at 0);
 - `end_offset` (m): the distance between the object's positions in the two videos at the record's last frame
   (where the twin's object has come to rest: a ball hovering this far above where it should lie);
 - `extra_turn` (deg): how much farther an object turns from its first frame's orientation, at the most, in the
