@@ -34,6 +34,11 @@ def graded_tests() -> list[tuple[str, str, str, Level]]:
 GRADED = graded_tests()
 
 
+#: tests whose quarter and half of the bound are not makeable at the 25 fps used here, with two that are: t05's
+#: jump must exceed 30 m/s in one frame to read as a jump (level x fps > 30), so below 1.2 m at 25 fps it is refused
+FEASIBLE = {"t05_permanence_pin": (1.4, 1.8)}
+
+
 def binary_reason(suite_name: str, test: str) -> str | None:
     reason = getattr(load_suite(suite_name).module(test), "BINARY", None)
     return reason.get(test) if isinstance(reason, dict) else reason
@@ -71,7 +76,7 @@ def _difference(a: dict, b: dict) -> float:
 
 @pytest.mark.parametrize(("suite_name", "test", "key", "leaf"), GRADED, ids=[f"{s}/{t}" for s, t, _, _ in GRADED])
 def test_a_sweep_renders_passes_the_audit_and_grows_with_the_level(tmp_path, suite_name, test, key, leaf):
-    levels = [0.0, round(leaf.hi * 0.25, 6), round(leaf.hi * 0.5, 6)]
+    levels = [0.0, *FEASIBLE.get(test, (round(leaf.hi * 0.25, 6), round(leaf.hi * 0.5, 6)))]
     out = tmp_path / "set"
     extra = ["--both-conditions", "--tests", test] if suite_name == "avoe" else ["--fps", "25"]
     voebench(
