@@ -8,12 +8,10 @@ it disappears behind the left panel.
 The ball comes into existence at the start delay in both conditions (behind a panel, where it cannot be
 seen), so the pair is identical up to that frame; the violation is the whole uphill trajectory from it.
 
-Graded (`violation`, x): the implausible ball rolls up the plank speeding up at this multiple of the rate at which
-it rolls down, so at every moment (until an end wall stops either) its speed is this multiple of the plausible
-ball's; today's size is 1 (the downhill motion mirrored). The climb is set by the plank, so the level is how
-strongly the ball is pulled up it, not how high it gets; a small level leaves it creeping up from behind the low
-end's panel (near 0 it stays hidden there), and one too small to take it halfway up within the video is
-infeasible. The audit measures the ratio of the two balls' speeds just after the start (`speed_ratio`).
+Binary (issue 24): the violation is the direction of the roll, up instead of down; the climb is fixed by the plank,
+so no size of it shrinks toward the plausible video. (A speed ratio was tried as the level: on a rendered sweep the
+share of pixels that differ from the plausible twin fell as the ratio grew, 0.0008 of the frame at 0.6x to 0.0005
+at 1.8x, because a faster ball leaves the view sooner: it measured how fast, not how implausible.)
 Unity original (reference Part 3, Test 9): floor 3.8 x 0.5, plank over 3.6 m at 10-30 degrees, end panels
 0.6 wide; the implausible ball there moves up at constant speed with gravity off. Built unmirrored (high end
 on the left), then `apparatus.finish` mirrors it when `p.mirror`.
@@ -23,7 +21,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import G, quat_from_axis_angle
-from voebench.generator.params import INCLINE, NON_NEGATIVE, Level, Range
+from voebench.generator.params import INCLINE, NON_NEGATIVE, Range
 from voebench.scenes.common import ball_space
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood, add_ball
@@ -33,6 +31,10 @@ NUMBER = 9
 OBSERVATION = "the trajectory of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["gravity"]
+BINARY = (
+    "the ball rolls up the plank instead of down: the climb is fixed by the plank, and no size of the roll shrinks "
+    "toward the plausible video"
+)
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
@@ -48,21 +50,7 @@ SPACE = {
     "ball": ball_space(0.2),
     "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(0.0, 1.0), fov=70.0),  # GRASP: x +-0.3, up 0-1
     **VISUAL,
-    # x, the uphill ball's acceleration (and speed) over the downhill one's (declared last: unset, no draw)
-    "violation": Level(
-        "x",
-        "speed_ratio",
-        "the uphill ball's speed over the speed it would roll down at",
-        default="1 (the downhill motion mirrored)",
-        hi=3.0,
-        tol=0.01,
-    ),
 }
-
-
-def level(p) -> float:
-    """The violation's size (x): the one asked for, else today's 1 (uphill as fast as downhill)."""
-    return 1.0 if p.violation is None else p.violation
 
 
 def geometry(p):
@@ -75,9 +63,9 @@ def geometry(p):
     return high, down, normal, run / np.cos(a)
 
 
-def roll_track(scene, p, downhill: bool, start_frame: int, ratio: float = 1.0):
+def roll_track(scene, p, downhill: bool, start_frame: int):
     """Centre positions (T,3) of the ball rolling from rest at one end of the plank to the other, speeding
-    up at `ratio` x 5/7 g sin(angle), and stopping at the end it rolls to (behind that end's panel)."""
+    up at 5/7 g sin(angle), and stopping at the end it rolls to (behind that end's panel)."""
     r = p.ball.diameter / 2
     high, down, normal, length = geometry(p)
     # centre line: the surface offset by r along the normal, from touching the left wall to touching the right
@@ -85,7 +73,7 @@ def roll_track(scene, p, downhill: bool, start_frame: int, ratio: float = 1.0):
     s_lo = (WALL_LEFT + r - c0[0]) / down[0]  # centre touching the left end wall
     s_hi = (WALL_RIGHT - r - c0[0]) / down[0]  # centre touching the right end wall (bottom of the plank)
     travel = s_hi - s_lo
-    acc = ROLL_FACTOR * G * np.sin(np.radians(p.angle)) * ratio
+    acc = ROLL_FACTOR * G * np.sin(np.radians(p.angle))
     t = np.clip(frame_times(scene.n_frames, scene.fps, start_frame), 0.0, None)
     d = np.minimum(0.5 * acc * t**2, travel)
     s = s_lo + d if downhill else s_hi - d
@@ -119,34 +107,27 @@ def build(scene, p, condition):
     ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, n, r))
     ball.visible[:start] = False  # it comes into existence behind the left panel
     if condition == "implausible":
-        up, _ = roll_track(scene, p, False, start, level(p))
+        up, _ = roll_track(scene, p, False, start)
         require(
             up[-1, 2] > up[0, 2] + 0.5 * (geometry(p)[0][1] - FLOOR_TOP),
             scene,
             "t09",
             "the climb up the plank",
-            ("start_delay", "angle") if p.violation is None else ("start_delay", "angle", "violation"),
+            ("start_delay", "angle"),
         )
         quat = orientations(ball.quaternion[0], rolling_rotations(up, n, r))
         edits.replace_track(scene, "ball", start, up[start:], quat[start:], PRINCIPLES, kind="rolls_uphill")
-        edits.grade(scene, level(p))
     look(scene, p, U(3.811, 11.726, -2.257), U(3.811, 11.726, -0.130))
     finish(scene, p, X0)
 
 
 def describe(scene, p, condition):
-    if condition == "plausible":
-        how = "rolls down the plank, speeding up, and disappears behind the panel at the low end"
-    elif p.violation is None:
-        how = (
-            "appears at the low end and rolls up the plank, speeding up, and disappears behind the panel at the "
-            "high end"
-        )
-    else:
-        how = (
-            f"appears at the low end and rolls up the plank, speeding up at {p.violation:.2f} times the rate at "
-            "which it would roll down"
-        )
+    how = (
+        "rolls down the plank, speeding up, and disappears behind the panel at the low end"
+        if condition == "plausible"
+        else "appears at the low end and rolls up the plank, speeding up, and disappears behind the panel at the "
+        "high end"
+    )
     return (
         f"A plank lies diagonally in a box, inclined at {p.angle:.0f} degrees; tall panels hide both ends. "
         f"After {p.start_delay:.1f} s a ball {'appears at the high end and ' if condition == 'plausible' else ''}"
