@@ -125,6 +125,19 @@ def score_videos(
                 if m is not None:
                     motion[p][w] = m[k]
 
+    def write_next(out) -> None:
+        """Write the next video's record, in plan order (its windows all scored), and forget its arrays."""
+        nonlocal written
+        record = _record(
+            plans[written],
+            results.pop(written),
+            protocol,
+            digests.pop(written),
+            motion.pop(written) if with_motion else None,
+        )
+        out.write(json.dumps(record) + "\n")
+        written += 1
+
     with open(os.path.join(run_dir, CURVES), "a", encoding="utf-8") as out:
         for p, (it, idx, starts) in enumerate(plans):
             frames_mod.prefetch((q[0]["path"], q[1]) for q in plans[p + 1 : p + 4])
@@ -137,37 +150,13 @@ def score_videos(
             flush(force=False)
             # write every video whose windows are all scored, in order
             while written <= p and not np.isnan(results[written]).any():
-                out.write(
-                    json.dumps(
-                        _record(
-                            plans[written],
-                            results.pop(written),
-                            protocol,
-                            digests.pop(written),
-                            motion.pop(written) if with_motion else None,
-                        )
-                    )
-                    + "\n"
-                )
+                write_next(out)
                 out.flush()
-                written += 1
                 if progress:
                     progress(1)
         flush(force=True)
         while written < len(plans):
-            out.write(
-                json.dumps(
-                    _record(
-                        plans[written],
-                        results.pop(written),
-                        protocol,
-                        digests.pop(written),
-                        motion.pop(written) if with_motion else None,
-                    )
-                )
-                + "\n"
-            )
-            written += 1
+            write_next(out)
             if progress:
                 progress(1)
     seconds = time.perf_counter() - t0
