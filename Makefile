@@ -106,12 +106,15 @@ lint: $(VENV)/.lint
 EVAL_PYTHON ?= python3.11
 EVAL_VENV   ?= .venv-eval
 EVAL_TESTS  ?= tests/evaluate tests/contract/test_baseline_labels.py
+# lmms-eval itself, so the export's end-to-end tests (tests/evaluate/test_export_settings.py) run here and do not skip;
+# 0.7.3's import fails with filelock 4.x. One pip call, so the resolver keeps torch, transformers and PyAV consistent.
+LMMS_EVAL   ?= "lmms-eval==0.7.3" "filelock<4"
 
 $(EVAL_VENV)/.eval: pyproject.toml
 	$(EVAL_PYTHON) -m venv $(EVAL_VENV)
 	$(EVAL_VENV)/bin/pip install --quiet --upgrade pip
 	$(EVAL_VENV)/bin/pip install --quiet $(TORCH)
-	$(EVAL_VENV)/bin/pip install --quiet -e ".[eval,humans,test]"
+	$(EVAL_VENV)/bin/pip install --quiet -e ".[eval,humans,test,hf]" $(LMMS_EVAL)
 	@touch $@
 
 test-eval-only: $(EVAL_VENV)/.eval

@@ -188,11 +188,12 @@ def register(subparsers) -> None:
 
     x = subparsers.add_parser(
         "export",
-        help="GRASP results.csv of a run, or an lmms-eval task folder of a set",
-        description="grasp-csv RUN_DIR --out results.csv|DIR ; lmms-eval DATASET --out DIR",
+        help="GRASP results.csv of a run, an lmms-eval task folder or a Hugging Face datasets folder of a set",
+        description="grasp-csv RUN_DIR --out results.csv|DIR ; lmms-eval DATASET --out DIR ; "
+        "hf-dataset DATASET --out DIR",
     )
-    x.add_argument("format", choices=("grasp-csv", "lmms-eval"))
-    x.add_argument("source", metavar="SRC", help="grasp-csv: a run directory; lmms-eval: a rendered set")
+    x.add_argument("format", choices=("grasp-csv", "lmms-eval", "hf-dataset"))
+    x.add_argument("source", metavar="SRC", help="grasp-csv: a run directory; lmms-eval, hf-dataset: a rendered set")
     x.add_argument("--out", required=True)
     x.add_argument("--repeat", type=int, help="grasp-csv: only this repeat (default: all, one after the other)")
     x.add_argument("--name", default="voebench", help="lmms-eval: task name prefix")
@@ -209,7 +210,7 @@ def register(subparsers) -> None:
     x.add_argument(
         "--complete-pairs-only",
         action="store_true",
-        help="lmms-eval: export only the complete pairs of a set that misses one video of some pairs",
+        help="lmms-eval, hf-dataset: export only the complete pairs of a set that misses one video of some pairs",
     )
     asking = x.add_argument_group("lmms-eval: how the model is asked (the options and defaults of `evaluate`)")
     ask.add_arguments(asking)
@@ -453,6 +454,8 @@ def cmd_export(args) -> int:
         for path, n in written.items():
             print(f"{n} rows -> {path}", file=sys.stderr)
         return 0
+    if args.format == "hf-dataset":
+        return _export_hf(args)
     from voebench.evaluate.export.lmms_eval import export_lmms_eval  # noqa: PLC0415
 
     asking = ask.from_args(args)
@@ -476,6 +479,26 @@ def cmd_export(args) -> int:
         f"{asking.sampling}, system prompt {asking.system_prompt}\n"
         f"run: lmms-eval eval --model <model> --tasks {info['groups'][0]} --include_path {args.out} "
         "--verbosity DEBUG --output_path <dir>",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _export_hf(args) -> int:
+    """`export hf-dataset`: a folder `datasets.load_dataset` reads (evaluate/export/hf_dataset.py)."""
+    from voebench.evaluate.export.hf_dataset import export_hf_dataset  # noqa: PLC0415
+
+    info = export_hf_dataset(
+        args.source,
+        args.out,
+        suites=_split(args.suite),
+        tests=_split(args.tests),
+        limit=args.limit,
+        complete_pairs_only=args.complete_pairs_only,
+    )
+    print(
+        f"{info['rows']} rows of {info['videos']} videos, configs all, {', '.join(info['configs'])} -> {args.out}\n"
+        f"load: datasets.load_dataset({args.out!r}) (or with a config name)",
         file=sys.stderr,
     )
     return 0
