@@ -34,6 +34,14 @@ def add_arguments(p) -> None:
     g.add_argument("--stride", type=int, default=2, help="sampled frames between window starts")
     g.add_argument("--windows-per-batch", type=int, default=32, help="windows per forward pass")
     g.add_argument(
+        "--protocol",
+        choices=("voebench", "reference"),
+        default="voebench",
+        help="headline numbers: voebench's (ties one half, invisible comparisons left out) or the reference's "
+        "(jepa-intuitive-physics: strict ties, best context per test, float16 autocast on CUDA); the report "
+        "always shows both side by side",
+    )
+    g.add_argument(
         "--threshold-quantile",
         type=float,
         default=0.9,
@@ -56,6 +64,21 @@ def protocol_from_args(args):
         raise UsageError(str(e)) from None
 
 
+def scoring_dtype(protocol: str, dtype: str, device: str) -> str:
+    """The autocast dtype of a run: the reference protocol computes in float16 autocast on CUDA (its eval.py:
+    `torch.cuda.amp.autocast(dtype=torch.float16)`), so `--dtype auto` becomes float16 there; elsewhere as asked."""
+    if protocol != "reference" or dtype != "auto":
+        return dtype
+    if device == "cpu":
+        return dtype
+    try:
+        import torch  # noqa: PLC0415
+    except ImportError:
+        return dtype
+    on_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
+    return "float16" if on_cuda else dtype
+
+
 def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
     from voebench.evaluate.surprise import report  # noqa: PLC0415
     from voebench.evaluate.surprise.run import run_surprise  # noqa: PLC0415
@@ -66,6 +89,8 @@ def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
         raise UsageError("--windows-per-batch must be at least 1")
     protocol = protocol_from_args(args)
     checks.check_out_folder(args.out, RUN_MARKS, kind="world-model")
+    dtype = scoring_dtype(args.protocol, args.dtype, args.device)
+    extra = {**extra, "scoring_protocol": args.protocol, "dtype_asked": args.dtype}
     info = run_surprise(
         manifest,
         entries,
@@ -74,7 +99,7 @@ def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
         protocol,
         batch_windows=args.windows_per_batch,
         device=args.device,
-        dtype=args.dtype,
+        dtype=dtype,
         progress=not args.no_progress,
         extra=extra,
     )
@@ -94,6 +119,14 @@ def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
             file=sys.stderr,
         )
     c = summary["fixed_context"]
+    if args.protocol == "reference":
+        for s in summary["reference"]["suites"]:
+            print(
+                f"  {s['suite']:10s} reference protocol: relative acc (avg) {s['figure']:5.1f}% (mean over tests of "
+                f"the best of C and Filtered), {s['mean_at_fixed']:5.1f}% at C={c}, ties wrong (chance 50%)",
+                file=sys.stderr,
+            )
+        return 0
     for s in summary["suites"]:
         f = s["fixed"]["avg"]
         lo, hi = f["relative_ci"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 
-from voebench.evaluate.surprise import metrics, motion, visibility
+from voebench.evaluate.surprise import metrics, motion, reference, visibility
 from voebench.evaluate.surprise.score import CURVES, RUN, load_curves
 
 RESULTS = "results.json"
@@ -99,7 +99,63 @@ def markdown(summary: dict, info: dict) -> str:
     lines += _resampling_lines(rows, notes)
     lines += left_out_lines(summary.get("left_out"))
     lines += motion_lines(summary.get("motion_baseline"))
+    lines += reference_lines(summary, summary.get("reference"))
     return "\n".join(lines) + "\n"
+
+
+def _num(x, digits: int = 1) -> str:
+    return "-" if x is None or x != x else f"{x:.{digits}f}"
+
+
+def reference_lines(summary: dict, ref: dict | None) -> list[str]:
+    """Both protocols side by side, per test and per suite (reference.py): voebench's relative accuracy (ties one
+    half, invisible comparisons left out) and the reference's (strict ties, every comparison), at the pre-declared
+    context, and the reference's figure value (best of the context lengths and Filtered, chosen on these data)."""
+    if not ref or not ref["tests"]:
+        return []
+    fixed = ref["fixed_context"]
+    ours = {(t["suite"], t["test"]): t for t in summary["tests"]}
+    ours_suite = {s["suite"]: s for s in summary["suites"]}
+    out = [
+        "",
+        "Both protocols (%; reference = facebookresearch/jepa-intuitive-physics's `compute_metrics`: a tie counts "
+        f"wrong, every comparison scored; `reference/<suite>/{reference.CSV_NAME}` holds its rows). voebench = "
+        f"this report's protocol (ties one half, comparisons it cannot see left out). C={fixed} is pre-declared; "
+        "*figure* is the reference figures' number, the best of the context lengths and the Filtered row (selected "
+        "on these data, optimistic). Absolute accuracy (max) is undefined by the reference below 10 pairs (-).",
+        "",
+        f"| suite | test | pairs | voebench rel avg C={fixed} | reference rel avg C={fixed} | reference figure [row] "
+        "| Filtered | AUPRC avg | AUROC avg | abs (max) | best abs (max, oracle) |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for t in ref["tests"]:
+        at = next(r for r in t["rows"] if r["row"] == fixed)
+        filt = next(r for r in t["rows"] if r["row"] == reference.FILTERED)
+        mine = ours.get((t["suite"], t["test"]))
+        out.append(
+            f"| {t['suite']} | {t['test']} | {t['pairs']} | {_pct(mine['fixed']['avg']['relative']) if mine else '-'} "
+            f"| {_num(at[reference.KEY_METRIC])} | {_num(t['figure']['value'])} [{t['figure']['row']}] "
+            f"| {_num(filt[reference.KEY_METRIC])} | {_num(at['AUPRC (avg)'], 2)} | {_num(at['AUROC (avg)'], 2)} "
+            f"| {_num(at['Absolute Accuracy (max)'])} | {_num(at['Best Absolute Accuracy (max)'])} |"
+        )
+    out += [
+        "",
+        "| suite | voebench rel avg, pooled [95% CI] | reference rel avg pooled, strict [95% CI] "
+        f"| reference mean over tests C={fixed} | reference Filtered | reference figure (mean of per-test best) |",
+        "|---|---|---|---:|---:|---:|",
+    ]
+    for s in ref["suites"]:
+        mine = ours_suite.get(s["suite"])
+        lo, hi = s["pooled_strict_fixed_ci"]
+        ci = "-" if lo is None or hi is None else f"[{lo:.0f}, {hi:.0f}]"
+        mine_txt = (
+            f"{_pct(mine['fixed']['avg']['relative'])} {_ci(mine['fixed']['avg']['relative_ci'])}" if mine else "-"
+        )
+        out.append(
+            f"| {s['suite']} | {mine_txt} | {_num(s['pooled_strict_fixed'])} {ci} | {_num(s['mean_at_fixed'])} "
+            f"| {_num(s['filtered'])} | {_num(s['figure'])} |"
+        )
+    return out
 
 
 def motion_baseline(records: list[dict], context: int) -> dict:
@@ -220,6 +276,8 @@ def write_report(run_dir: str, n_boot: int = metrics.N_BOOT, quantile: float = 0
     fixed = proto.get("fixed_context") or contexts[len(contexts) // 2]
     summary = metrics.summarize(records, contexts, fixed, n_boot=n_boot, quantile=quantile)
     summary["motion_baseline"] = motion_baseline(records, fixed)
+    summary["reference"] = reference.summarize(records, contexts, fixed, n_boot=n_boot)
+    reference.write_csvs(run_dir, summary["reference"])
     summary["run"] = {k: info.get(k) for k in ("model", "protocol", "throughput", "dataset", "model_spec")}
     with open(os.path.join(run_dir, RESULTS), "w", encoding="utf-8") as fh:
         json.dump(summary, fh, indent=1)
