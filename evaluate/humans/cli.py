@@ -90,7 +90,11 @@ def register(subparsers) -> None:
     s.add_argument("--create-only", action="store_true", help="make the study and print its links; do not serve")
     s.set_defaults(func=cmd_serve)
 
-    ln = sub.add_parser("links", help="one link per participant", description="Print one link per participant.")
+    ln = sub.add_parser(
+        "links",
+        help="one link per participant",
+        description="Print one link per participant slot not given to a recruiting-platform participant.",
+    )
     ln.add_argument("study", metavar="STUDY")
     ln.add_argument("--base-url", default=f"http://{DEFAULT_HOST}:{DEFAULT_PORT}", help="where the server is reached")
     ln.set_defaults(func=cmd_links)
@@ -148,7 +152,7 @@ def cmd_serve(args) -> int:
     from voebench.evaluate.humans.store import NAME, study_path  # noqa: PLC0415
 
     # a new study, or this one reopened; texts/ may be written first, catch/ is the study's own (texts.py, catch.py)
-    checks.check_out_folder(args.study, (NAME, NAME + "-*", "texts", "catch"), flag="--study")
+    checks.check_out_folder(args.study, (NAME, NAME + "-*", "texts", "catch", "platform.json"), flag="--study")
     if given["design"] is None and not os.path.exists(study_path(args.study)):  # auto, for a new study
         from voebench.evaluate.humans.design import choose_design  # noqa: PLC0415
         from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415
@@ -169,6 +173,10 @@ def cmd_serve(args) -> int:
         file=sys.stderr,
     )
     print(f"links: voebench humans links {args.study} --base-url {url}", file=sys.stderr)
+    if study.platform:  # the URL to give the recruiting platform (Prolific fills in its {{%NAME%}} placeholders)
+        query = "&".join(f"{p}={{{{%{p}%}}}}" for p in study.platform["params"].values())
+        print(f"platform study URL: {url}/start?{query}", file=sys.stderr)
+    print(f"monitor (keep it secret): {url}/monitor/{study.monitor_token()}", file=sys.stderr)
     if args.create_only:
         study.close()
         return 0
@@ -197,7 +205,7 @@ def cmd_links(args) -> int:
 
     study = Study(args.study)
     base = args.base_url.rstrip("/")
-    for _, token in study.tokens():
+    for _, token in study.lab_tokens():  # slots the recruiting platform has not given out
         print(f"{base}/p/{token}")
     study.close()
     return 0

@@ -16,7 +16,10 @@ middle itself is a valid answer, parsed "middle" (neither: it earns no credit in
 counts as given in the pair and retest statistics). The page accepts no rating until the slider was moved, so a
 stored 50 was moved there on purpose. A participant who
 failed more than `max_failed_checks` attention checks is excluded: their answers stay in answers.jsonl (marked)
-but are not scored. An answer given after the page reported that the video could not be played (`media.error`) is
+but are not scored. So is a participant whose session ended early on a recruiting platform (platform.py:
+screened out, or returned: withdrew, declined or timed out); participants.csv has each one's outcome, reason and
+platform ids (to approve or reject submissions on the platform) and the focus losses of the session. An answer given
+after the page reported that the video could not be played (`media.error`) is
 no judgement of the video: kept in answers.jsonl, left out of samples.jsonl.
 """
 
@@ -111,6 +114,9 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
         answered = [r for r in rs if r["trial"]["phase"] == "attention" and r["answer"] is not None]
         failed = sum(1 for r in answered if not parse(r["trial"], r["answer"])[2])
         reason = f"failed {failed} of {len(answered)} attention checks" if failed > max_failed_checks else None
+        outcome = rs[0].get("outcome")
+        if outcome in ("screened_out", "returned"):
+            reason = f"{outcome.replace('_', ' ')}: {rs[0].get('outcome_reason') or 'withdrew'}"
         if reason:
             excluded.add(number)
         people.append(
@@ -126,6 +132,11 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
                 "quiz_attempts": rs[0].get("quiz_attempts"),
                 "demographics": rs[0].get("demographics"),
                 "comment": rs[0].get("comment"),
+                "outcome": outcome,
+                "outcome_reason": rs[0].get("outcome_reason"),
+                "platform_pid": rs[0].get("platform_pid"),
+                "platform_session": rs[0].get("platform_session"),
+                "focus_lost": sum(int((r["media"] or {}).get("focus_lost") or 0) for r in rs),
                 "excluded": reason,
             }
         )

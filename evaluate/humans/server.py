@@ -3,6 +3,10 @@ requests, which browsers need to play and seek mp4s) under uvicorn.
 
 Routes (TOKEN = the participant's link; every API call acts on that participant only):
 
+    GET  /start?PROLIFIC_PID=..&STUDY_ID=..&SESSION_ID=..
+                                       the recruiting platform's study URL (platform.py; parameter names from
+                                       STUDY/platform.json): assigns a slot and redirects (303) to its /p/TOKEN; a
+                                       second session of a participant id, a full study or a bad id: one HTML page
     GET  /p/TOKEN                      the participant's page (static HTML + app.js; the state comes from the API)
     GET  /api/TOKEN/state              where the participant is (consent, instructions, the current trial, done)
     POST /api/TOKEN/consent            {"consent": true|false}
@@ -13,7 +17,9 @@ Routes (TOKEN = the participant's link; every API call acts on that participant 
     POST /api/TOKEN/answer             {"position": n, "answer": "yes"|"no"|0..100|"continue", "rt_ms": n,
                                         "rt_start_ms": n, "key": "f"|"j"|"Enter"|null,
                                         "media": {"played": bool, "error": bool, "replays": n}}
+    POST /api/TOKEN/withdraw           {}: stop and return the study (platform outcome "returned")
     GET  /api/TOKEN/video/POSITION     the video of a trial the participant has reached (range requests)
+    GET  /monitor/MONITOR_TOKEN[/data] the researcher's live monitor (monitor.py), HTML or JSON, read-only
     GET  /static/...                   app.js, style.css
 
 Refusals are JSON `{"error": "..."}` with a status that says why: 404 unknown token or trial, 403 a trial not yet
@@ -28,14 +34,23 @@ import html
 import json
 import os
 import re
+import secrets
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import (
+    FileResponse,
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from voebench.evaluate.humans import monitor, platform
 from voebench.evaluate.humans.store import TOKEN_CHARS, Refused, Study
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -183,6 +198,56 @@ def _media(value) -> dict | None:
 
 def create_app(study: Study, set_root: str) -> Starlette:
     roots = {"set": os.path.realpath(set_root), "study": os.path.realpath(study.dir)}
+    monitor_token = study.monitor_token()
+
+    async def start(request: Request) -> Response:
+        """The platform's study URL: ids checked (platform.ids), a slot assigned (store.Study.assign)."""
+        config = study.platform
+        if config is None:
+            raise Refused(404, "this study has no recruiting-platform link: open the personal link you were given")
+        if any(len(request.query_params.getlist(k)) > 1 for k in request.query_params):
+            raise Refused(400, "the link repeats a parameter; open the study from the recruiting platform again")
+        try:
+            pid, study_id, session = platform.ids(config, request.query_params)
+        except ValueError as e:
+            raise Refused(400, str(e)) from None
+        what, token = await run_in_threadpool(study.assign, pid, study_id, session)
+        if what == "refused":
+            return HTMLResponse(
+                message_page(
+                    "You have already taken part",
+                    "This study can be done once per participant, and your participant id has already started it "
+                    "in another session. Please return the study on the recruiting platform.",
+                ),
+                status_code=409,
+            )
+        if what == "full":
+            return HTMLResponse(
+                message_page(
+                    "The study is full", "Every place in this study is taken. Please return it on the platform."
+                ),
+                status_code=503,
+            )
+        return RedirectResponse(f"/p/{token}", status_code=303)
+
+    async def withdraw(request: Request) -> Response:
+        token = _token(request)
+        await read_json(request, {})
+        await run_in_threadpool(study.withdraw, token)
+        return JSONResponse(await run_in_threadpool(study.state, token))
+
+    def _monitor_token(request: Request) -> None:
+        if not secrets.compare_digest(request.path_params["mtoken"].encode(), monitor_token.encode()):
+            raise Refused(404, "unknown link")
+
+    async def monitor_page(request: Request) -> Response:
+        _monitor_token(request)
+        snap = await run_in_threadpool(monitor.snapshot, study)
+        return HTMLResponse(monitor.page(snap))
+
+    async def monitor_data(request: Request) -> Response:
+        _monitor_token(request)
+        return JSONResponse(await run_in_threadpool(monitor.snapshot, study, request.query_params.get("report") != "0"))
 
     async def home(request: Request) -> Response:
         return PlainTextResponse("voebench human study: open the personal link you were given.\n")
@@ -255,19 +320,23 @@ def create_app(study: Study, set_root: str) -> Starlette:
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Refused)
-        if request.url.path.startswith("/p/"):
+        if request.url.path.startswith(("/p/", "/start", "/monitor/")) and not request.url.path.endswith("/data"):
             return HTMLResponse(error_page(exc.message), status_code=exc.status)
         return JSONResponse({"error": exc.message}, status_code=exc.status)
 
     routes = [
         Route("/", home),
+        Route("/start", start),
         Route("/p/{token}", page),
+        Route("/monitor/{mtoken}", monitor_page),
+        Route("/monitor/{mtoken}/data", monitor_data),
         Route("/api/{token}/state", state),
         Route("/api/{token}/consent", consent, methods=["POST"]),
         Route("/api/{token}/instructions", instructions, methods=["POST"]),
         Route("/api/{token}/quiz", quiz, methods=["POST"]),
         Route("/api/{token}/about", about, methods=["POST"]),
         Route("/api/{token}/answer", answer, methods=["POST"]),
+        Route("/api/{token}/withdraw", withdraw, methods=["POST"]),
         Route("/api/{token}/video/{position}", video, methods=["GET", "HEAD"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
@@ -281,6 +350,15 @@ def error_page(message: str) -> str:
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Video study</title>'
         '<link rel="stylesheet" href="/static/style.css"></head><body><main id="app" class="error">'
         f"<h1>This link does not work</h1><p>{html.escape(message)}</p></main></body></html>"
+    )
+
+
+def message_page(title: str, message: str) -> str:
+    """A plain page with a heading and one paragraph (both escaped)."""
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Video study</title>'
+        '<link rel="stylesheet" href="/static/style.css"></head><body><main id="app" class="error" data-page="message">'
+        f"<h1>{html.escape(title)}</h1><p>{html.escape(message)}</p></main></body></html>"
     )
 
 

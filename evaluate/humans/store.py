@@ -18,6 +18,19 @@ page's times must fit inside it (export.timing).
 The researcher's texts, comprehension quiz and end questions (texts.py) are read when the study is opened: the
 quiz gates the trials (`_started`), the end questions come after the last one (`about`).
 
+Recruiting platform (platform.py, where STUDY/platform.json exists): `assign` gives a platform participant id the
+next free slot in one IMMEDIATE transaction (a slot nobody has opened: no consent, no showing, no platform id), so
+two browsers never get the same slot and a crash leaves either the whole assignment or none; a unique index on the
+platform id makes a second slot for one id impossible even so. The same id with the same platform session goes
+back to its own slot (a reload of the study URL); with another session it is refused and the refusal recorded
+(`platform_refusals`). Each session ends with one outcome (`outcome`: completed, screened_out, returned, with
+`outcome_reason`), recorded once; after a screened-out or returned outcome every write is refused. `active_at` is
+the participant's last step (assignment, consent, a showing, an answer); a participant idle past the configured
+timeout is marked returned with reason "timeout" when next seen.
+
+The researcher's live monitor (monitor.py) is reached with its own secret token (`monitor_token`, in the meta
+table), never a participant's.
+
 Schema: version SCHEMA_VERSION; a study file of an older version is migrated when opened (columns added, its old
 answers keep NULL where nothing was measured); a newer one is refused.
 """
@@ -32,7 +45,7 @@ import threading
 import time
 
 from voebench.errors import UsageError
-from voebench.evaluate.humans import texts
+from voebench.evaluate.humans import platform, texts
 from voebench.evaluate.humans.design import SLIDER_LABELS, SLIDER_MAX
 
 NAME = "study.sqlite3"
@@ -52,10 +65,17 @@ CREATE TABLE IF NOT EXISTS trials (
     rt_start_ms INTEGER, response_key TEXT, views INTEGER, first_shown_at REAL,
     PRIMARY KEY (token, position));
 """
+#: The platform flow's table and index (schema 4), created by the migration too.
+_SCHEMA_4 = """
+CREATE TABLE IF NOT EXISTS platform_refusals (
+    at REAL NOT NULL, platform_pid TEXT NOT NULL, platform_session TEXT, reason TEXT NOT NULL);
+CREATE UNIQUE INDEX IF NOT EXISTS participants_platform_pid ON participants(platform_pid);
+"""
 #: 1: the first schema; 2: rt_start_ms, response_key, views, first_shown_at (issue 25, defect 9); 3: the
 #: comprehension quiz's quiz_attempts, quiz_passed_at, the optional end questions' about_at, demographics, comment
-#: (texts.py).
-SCHEMA_VERSION = 3
+#: (texts.py); 4: the recruiting-platform flow's ids, assignment, activity and outcome (platform.py), the table of
+#: refused sessions.
+SCHEMA_VERSION = 4
 #: Columns added after version 1, per table, with their types (the migration adds them to an older study file).
 _ADDED = {
     "trials": {"rt_start_ms": "INTEGER", "response_key": "TEXT", "views": "INTEGER", "first_shown_at": "REAL"},
@@ -65,6 +85,14 @@ _ADDED = {
         "about_at": "REAL",
         "demographics": "TEXT",
         "comment": "TEXT",
+        "platform_pid": "TEXT",
+        "platform_study": "TEXT",
+        "platform_session": "TEXT",
+        "assigned_at": "REAL",
+        "active_at": "REAL",
+        "outcome": "TEXT",
+        "outcome_at": "REAL",
+        "outcome_reason": "TEXT",
     },
 }
 #: The answer keys of a yes/no trial (participants with an even number; odd numbers get them swapped, so the hand
@@ -73,6 +101,8 @@ DEFAULT_KEYS = {"yes": "f", "no": "j"}
 SUBMIT_KEY = "Enter"
 #: The longest free-text comment (characters).
 MAX_COMMENT = 1000
+#: Outcomes after which the participant can do nothing more (platform.py).
+ENDED = ("screened_out", "returned")
 
 
 class Refused(Exception):
@@ -117,6 +147,7 @@ class Study:
         self._migrate(path)
         try:
             self.texts = texts.load(study_dir)  # the researcher's pages and quiz (texts.py)
+            self.platform = platform.load(study_dir)  # the recruiting platform's configuration, or None
         except UsageError:
             self.con.close()
             raise
@@ -141,6 +172,9 @@ class Study:
             self.con.execute("BEGIN IMMEDIATE")
             for table, name, kind in missing:
                 self.con.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+            for statement in _SCHEMA_4.split(";"):
+                if statement.strip():
+                    self.con.execute(statement)
             self.con.execute("INSERT OR REPLACE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
             self.con.execute("COMMIT")
         except sqlite3.DatabaseError as e:
@@ -166,9 +200,14 @@ class Study:
                 os.remove(stale)
         con = _connect(tmp)
         con.executescript(_SCHEMA)
+        for name, kind in _ADDED["participants"].items():
+            if name.startswith(("platform_", "assigned_", "active_", "outcome")):
+                con.execute(f"ALTER TABLE participants ADD COLUMN {name} {kind}")
+        con.executescript(_SCHEMA_4)
         con.execute("BEGIN IMMEDIATE")
         con.execute("INSERT INTO meta VALUES ('study', ?)", (json.dumps({"keys": DEFAULT_KEYS, **meta}),))
         con.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        con.execute("INSERT INTO meta VALUES ('monitor', ?)", (secrets.token_urlsafe(TOKEN_BYTES),))
         for number, (trials, seed) in enumerate(zip(plans, seeds)):
             token = secrets.token_urlsafe(TOKEN_BYTES)
             con.execute("INSERT INTO participants (token, number, seed) VALUES (?, ?, ?)", (token, number, seed))
@@ -190,6 +229,26 @@ class Study:
     def tokens(self) -> list[tuple[int, str]]:
         with self.lock:
             return [(int(n), t) for n, t in self.con.execute("SELECT number, token FROM participants ORDER BY number")]
+
+    def monitor_token(self) -> str:
+        """The researcher's monitor token (monitor.py), made and stored on first use for a study made before it."""
+        with self.lock:
+            row = self.con.execute("SELECT value FROM meta WHERE key='monitor'").fetchone()
+            if row:
+                return str(row[0])
+            token = secrets.token_urlsafe(TOKEN_BYTES)
+            self.con.execute("INSERT OR IGNORE INTO meta VALUES ('monitor', ?)", (token,))
+            return str(self.con.execute("SELECT value FROM meta WHERE key='monitor'").fetchone()[0])
+
+    def lab_tokens(self) -> list[tuple[int, str]]:
+        """The slots no platform participant was given: the pre-made links for in-lab use."""
+        with self.lock:
+            return [
+                (int(n), t)
+                for n, t in self.con.execute(
+                    "SELECT number, token FROM participants WHERE platform_pid IS NULL ORDER BY number"
+                )
+            ]
 
     def _participant(self, token: str) -> sqlite3.Row | tuple:
         row = self.con.execute(
@@ -227,20 +286,90 @@ class Study:
         """Consent given, instructions read and the quiz (if any) passed: the trials may begin."""
         return bool(consent) and instructions_at is not None and not self._quiz_pending(token)
 
+    def _outcome(self, token: str) -> tuple[str | None, str | None, str | None]:
+        """(outcome, reason, platform id) of a participant."""
+        row = self.con.execute(
+            "SELECT outcome, outcome_reason, platform_pid FROM participants WHERE token=?", (token,)
+        ).fetchone()
+        return (row[0], row[1], row[2]) if row else (None, None, None)
+
+    def _live(self, token: str) -> None:
+        """Refuse any step of a session that has ended early (screened out or returned)."""
+        if self._outcome(token)[0] in ENDED:
+            raise Refused(409, "this session has ended")
+
+    def _end(self, con, token: str, outcome: str, reason: str | None) -> None:
+        """Record the session's outcome, once (a later call changes nothing). In the caller's transaction."""
+        con.execute(
+            "UPDATE participants SET outcome=?, outcome_at=?, outcome_reason=? WHERE token=? AND outcome IS NULL",
+            (outcome, time.time(), reason, token),
+        )
+
+    def _touch(self, con, token: str) -> None:
+        con.execute("UPDATE participants SET active_at=? WHERE token=?", (time.time(), token))
+
+    def _idle(self, active_at, outcome, consent) -> bool:
+        """Past the platform's idle timeout since the last step, with the session still open."""
+        limit = (self.platform or {}).get("idle_timeout_s") or 0
+        return (
+            bool(limit and active_at is not None and outcome is None and consent is not False)
+            and time.time() - float(active_at) > limit
+        )
+
+    def _expire(self, token: str) -> None:
+        """Mark a participant idle past the timeout as returned ("timeout"). Called with the lock held."""
+        if not self.platform:
+            return
+        row = self.con.execute(
+            "SELECT active_at, outcome, consent, finished_at FROM participants WHERE token=?", (token,)
+        ).fetchone()
+        if (
+            row is None
+            or row[3] is not None
+            or not self._idle(row[0], row[1], None if row[2] is None else bool(row[2]))
+        ):
+            return
+        self.con.execute("BEGIN IMMEDIATE")
+        try:
+            self._end(self.con, token, "returned", "timeout")
+            self.con.execute("COMMIT")
+        finally:
+            if self.con.in_transaction:
+                self.con.execute("ROLLBACK")
+
+    def _completion(self, outcome: str, pid: str | None) -> dict | None:
+        """The code and redirect URL of `outcome` for a platform participant (None for an in-lab link)."""
+        if not self.platform or pid is None:
+            return None
+        return {"outcome": outcome, **self.platform["completion"][outcome]}
+
+    def _page_rules(self) -> dict | None:
+        """What the page enforces of the platform configuration (platform.py)."""
+        if not self.platform:
+            return None
+        return {k: self.platform[k] for k in ("min_window", "fullscreen", "idle_timeout_s")}
+
     def state(self, token: str, shown: bool = False) -> dict:
         """Where the participant is: consent, instructions, quiz, a trial (public fields only), done or declined.
         `shown`: the page will show this trial (GET state): count the showing (see the module's Timing). The
         researcher's texts (texts.py) come with the consent, instructions, quiz and end stages."""
         with self.lock:
             number, consent, instructions_at, _ = self._participant(token)
+            self._expire(token)
+            outcome, reason, pid = self._outcome(token)
             answered, total, spec = self._next(token)
             quiz = instructions_at is not None and self._quiz_pending(token)
             about = spec is None and bool(consent) and self._about_pending(token)
-            if shown and consent and instructions_at is not None and not quiz and spec is not None:
+            if shown and consent and instructions_at is not None and not quiz and spec is not None and not outcome:
                 self._mark_shown(token, spec["position"])
         out: dict = {"answered": answered, "total": total}
+        rules = self._page_rules()
+        if rules:
+            out["rules"] = rules
         pages = self.texts["pages"]
-        if consent is None:
+        if outcome in ENDED:
+            out.update(stage="ended", outcome=outcome, reason=reason, completion=self._completion(outcome, pid))
+        elif consent is None:
             out.update(stage="consent", text=pages.get("consent"))
         elif not consent:
             out["stage"] = "declined"
@@ -261,7 +390,7 @@ class Study:
                 comment=pages.get("comment"),
             )
         elif spec is None:
-            out.update(stage="done", text=pages.get("end"))
+            out.update(stage="done", text=pages.get("end"), completion=self._completion("completed", pid))
         else:
             out.update(stage="trial", trial=public_trial(spec, self.keys(number)))
         return out
@@ -273,6 +402,7 @@ class Study:
 
         def go(con):
             _, consent, instructions_at, _ = self._participant(token)
+            self._live(token)
             if not consent or instructions_at is None:
                 raise Refused(409, "consent and read the instructions first")
             if not self._quiz_pending(token):
@@ -284,7 +414,13 @@ class Study:
                 "UPDATE participants SET quiz_attempts=COALESCE(quiz_attempts, 0) + 1, quiz_passed_at=? WHERE token=?",
                 (None if wrong else time.time(), token),
             )
-            return {"passed": not wrong, "wrong": wrong}
+            self._touch(con, token)
+            limit = (self.platform or {}).get("max_quiz_attempts") or 0
+            attempts = con.execute("SELECT quiz_attempts FROM participants WHERE token=?", (token,)).fetchone()[0]
+            ended = bool(wrong and limit and attempts >= limit)
+            if ended:
+                self._end(con, token, "screened_out", f"failed the quiz {attempts} times")
+            return {"passed": not wrong, "wrong": wrong, "ended": ended}
 
         return self._write(go)
 
@@ -307,6 +443,7 @@ class Study:
                 "WHERE token=? AND position=?",
                 (time.time(), token, position),
             )
+            self._touch(self.con, token)
             self.con.execute("COMMIT")
         finally:
             if self.con.in_transaction:
@@ -321,7 +458,7 @@ class Study:
         manifest path) or ("study", a path in the study folder: a catch video with a dot, catch.py)."""
         with self.lock:
             _, consent, instructions_at, _ = self._participant(token)
-            if not self._started(token, consent, instructions_at):
+            if not self._started(token, consent, instructions_at) or self._outcome(token)[0] in ENDED:
                 raise Refused(403, "consent and read the instructions first")
             row = self.con.execute("SELECT spec FROM trials WHERE token=? AND position=?", (token, position)).fetchone()
             _, _, spec = self._next(token)
@@ -341,13 +478,14 @@ class Study:
             rows = self.con.execute(
                 "SELECT p.number, p.seed, p.consent, p.finished_at, p.quiz_attempts, p.demographics, p.comment, "
                 "t.position, t.spec, t.answer, "
-                "t.rt_ms, t.media, t.answered_at, t.rt_start_ms, t.response_key, t.views, t.first_shown_at "
+                "t.rt_ms, t.media, t.answered_at, t.rt_start_ms, t.response_key, t.views, t.first_shown_at, "
+                "p.outcome, p.outcome_reason, p.platform_pid, p.platform_study, p.platform_session "
                 "FROM trials t JOIN participants p ON p.token = t.token ORDER BY p.number, t.position"
             ).fetchall()
         out = []
         for row in rows:
             number, seed, consent, finished, quiz, demo, comment, position, spec, answer, rt, media, at = row[:13]
-            rt0, key, views, shown = row[13:]
+            rt0, key, views, shown, outcome, reason, pid, pstudy, psession = row[13:]
             out.append(
                 {
                     "participant": int(number),
@@ -367,6 +505,11 @@ class Study:
                     "response_key": key,
                     "views": views,
                     "first_shown_at": shown,
+                    "outcome": outcome,
+                    "outcome_reason": reason,
+                    "platform_pid": pid,
+                    "platform_study": pstudy,
+                    "platform_session": psession,
                 }
             )
         return out
@@ -387,11 +530,15 @@ class Study:
     def consent(self, token: str, agree: bool) -> None:
         def go(con):
             _, consent, _, _ = self._participant(token)
+            self._live(token)
             if consent is not None:
                 raise Refused(409, "consent was already given or declined")
             con.execute(
                 "UPDATE participants SET consent=?, consent_at=? WHERE token=?", (int(agree), time.time(), token)
             )
+            self._touch(con, token)
+            if not agree and self.platform:
+                self._end(con, token, "returned", "declined consent")
 
         self._write(go)
 
@@ -402,7 +549,9 @@ class Study:
                 raise Refused(409, "consent first")
             if instructions_at is not None:
                 raise Refused(409, "the instructions were already read")
+            self._live(token)
             con.execute("UPDATE participants SET instructions_at=? WHERE token=?", (time.time(), token))
+            self._touch(con, token)
 
         self._write(go)
 
@@ -427,6 +576,7 @@ class Study:
 
         def go(con):
             _, consent, instructions_at, _ = self._participant(token)
+            self._live(token)
             if not self._started(token, consent, instructions_at) or self._next(token)[2] is not None:
                 raise Refused(409, "these questions come after the last trial")
             if not self._about_pending(token):
@@ -450,6 +600,8 @@ class Study:
                     token,
                 ),
             )
+            self._touch(con, token)
+            self._end(con, token, "completed", None)
 
         self._write(go)
 
@@ -470,6 +622,7 @@ class Study:
 
         def go(con):
             number, consent, instructions_at, _ = self._participant(token)
+            self._live(token)
             if not self._started(token, consent, instructions_at):
                 raise Refused(409, "consent and read the instructions first")
             _, _, spec = self._next(token)
@@ -498,15 +651,122 @@ class Study:
             )
             if cur.rowcount != 1:  # cannot happen under the lock; never acknowledge what was not written
                 raise Refused(409, "the answer was not stored; reload the page")
+            self._touch(con, token)
             answered, total, nxt = self._next(token)
-            if nxt is None:
-                con.execute("UPDATE participants SET finished_at=? WHERE token=?", (now, token))
             out: dict = {"saved": True, "answered": answered, "total": total}
+            if spec["phase"] == "attention" and self._screen(con, token):
+                out["ended"] = True
+            elif nxt is None:
+                con.execute("UPDATE participants SET finished_at=? WHERE token=?", (now, token))
+                if not self._about_pending(token):
+                    self._end(con, token, "completed", None)
             if spec["phase"] == "practice" and spec["response"] == "yesno":
                 out["feedback"] = {"truth": spec["truth"], "correct": value == spec["truth"]}
             return out
 
         return self._write(go)
+
+    def _screen(self, con, token: str) -> bool:
+        """After an attention or catch check: end the session as screened out once more checks were failed than the
+        platform allows (platform.py max_failed_checks). In the caller's transaction."""
+        if not self.platform:
+            return False
+        from voebench.evaluate.humans.export import parse  # noqa: PLC0415 - export imports this module
+
+        failed = sum(
+            1
+            for spec, value in con.execute(
+                "SELECT spec, answer FROM trials WHERE token=? AND answer IS NOT NULL", (token,)
+            )
+            if (t := json.loads(spec))["phase"] == "attention" and not parse(t, json.loads(value))[2]
+        )
+        if failed <= self.platform["max_failed_checks"]:
+            return False
+        self._end(con, token, "screened_out", f"failed {failed} attention checks")
+        return True
+
+    # -- the recruiting platform (platform.py) ------------------------------------------------------------------
+    def assign(self, pid: str, study: str, session: str) -> tuple[str, str | None]:
+        """Give platform participant `pid` a slot: ("slot", token) for a new participant or the same session
+        coming back, ("refused", None) for another session of an id that has a slot, ("full", None) when no slot
+        is free. Refusals are recorded. One IMMEDIATE transaction: atomic and, once returned, on disk."""
+
+        def go(con):
+            now = time.time()
+            row = con.execute(
+                "SELECT token, platform_session FROM participants WHERE platform_pid=?", (pid,)
+            ).fetchone()
+            if row is not None:
+                if row[1] == session:
+                    return "slot", str(row[0])
+                con.execute("INSERT INTO platform_refusals VALUES (?, ?, ?, ?)", (now, pid, session, "second session"))
+                return "refused", None
+            row = con.execute(
+                "SELECT p.token FROM participants p WHERE p.platform_pid IS NULL AND p.consent IS NULL "
+                "AND p.instructions_at IS NULL AND p.outcome IS NULL AND p.active_at IS NULL "
+                "AND NOT EXISTS (SELECT 1 FROM trials t WHERE t.token = p.token "
+                "AND (t.views > 0 OR t.answer IS NOT NULL)) "
+                "ORDER BY p.number LIMIT 1"
+            ).fetchone()
+            if row is None:
+                con.execute("INSERT INTO platform_refusals VALUES (?, ?, ?, ?)", (now, pid, session, "study full"))
+                return "full", None
+            con.execute(
+                "UPDATE participants SET platform_pid=?, platform_study=?, platform_session=?, assigned_at=?, "
+                "active_at=? WHERE token=?",
+                (pid, study, session, now, now, str(row[0])),
+            )
+            return "slot", str(row[0])
+
+        return self._write(go)
+
+    def withdraw(self, token: str) -> None:
+        """The participant stops and returns the study (platform outcome "returned", reason "withdrew")."""
+
+        def go(con):
+            self._participant(token)
+            self._live(token)
+            if not self.platform:
+                raise Refused(409, "this study has no platform to return to: just close the page")
+            if self._outcome(token)[0] is not None:
+                raise Refused(409, "the session is finished; every answer is saved")
+            self._end(con, token, "returned", "withdrew")
+
+        self._write(go)
+
+    def people(self) -> list[dict]:
+        """One row per slot for the monitor (monitor.py): progress and outcome, no answers, no platform ids."""
+        with self.lock:
+            rows = self.con.execute(
+                "SELECT p.number, p.consent, p.instructions_at, p.finished_at, p.quiz_attempts, "
+                "p.platform_pid IS NOT NULL, p.active_at, p.outcome, p.outcome_reason, "
+                "(SELECT COUNT(answer) FROM trials t WHERE t.token = p.token), "
+                "(SELECT COUNT(*) FROM trials t WHERE t.token = p.token) FROM participants p ORDER BY p.number"
+            ).fetchall()
+        return [
+            {
+                "participant": int(r[0]),
+                "consent": None if r[1] is None else bool(r[1]),
+                "instructions": r[2] is not None,
+                "finished": r[3] is not None,
+                "quiz_attempts": r[4],
+                "platform": bool(r[5]),
+                "active_at": r[6],
+                "idle": self._idle(r[6], r[7], None if r[1] is None else bool(r[1])) and r[3] is None,
+                "outcome": r[7],
+                "outcome_reason": r[8],
+                "answered": int(r[9]),
+                "trials": int(r[10]),
+            }
+            for r in rows
+        ]
+
+    def refusals(self) -> list[dict]:
+        with self.lock:
+            rows = self.con.execute(
+                "SELECT at, platform_pid, platform_session, reason FROM platform_refusals ORDER BY at"
+            ).fetchall()
+        return [{"at": r[0], "platform_pid": r[1], "platform_session": r[2], "reason": r[3]} for r in rows]
 
 
 def check_answer(spec: dict, value) -> None:

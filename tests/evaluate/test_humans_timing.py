@@ -244,6 +244,8 @@ def test_an_older_study_file_is_migrated_and_a_newer_refused(tmp_path):
         assert rows[0]["answer"] == "yes" and rows[0]["rt_ms"] == 5000  # kept
         assert rows[0]["views"] is None and rows[0]["rt_start_ms"] is None  # not measured then
         assert rows[0]["quiz_attempts"] is None  # the participants' quiz columns, too
+        assert rows[0]["outcome"] is None and rows[0]["platform_pid"] is None  # and the platform's (schema 4)
+        assert s.refusals() == [] and len(s.monitor_token()) == 32  # its table made, a monitor token stored
         assert s.state(token, shown=True)["trial"]["keys"] == {"yes": "f", "no": "j"}
         s.answer(token, 1, "yes", 200, None, 900, "f")
         assert s.answers()[1]["views"] == 1 and s.answers()[1]["response_key"] == "f"
@@ -255,5 +257,5 @@ def test_an_older_study_file_is_migrated_and_a_newer_refused(tmp_path):
     con.execute("UPDATE meta SET value='99' WHERE key='schema'")
     con.commit()
     con.close()
-    with pytest.raises(UsageError, match=r"study schema 99 is newer than this voebench reads \(3\)"):
+    with pytest.raises(UsageError, match=rf"study schema 99 is newer than this voebench reads \({SCHEMA_VERSION}\)"):
         Study(study_dir)
