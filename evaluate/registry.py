@@ -62,18 +62,24 @@ class Registry(Generic[T]):
         """`register(name)(thing)` for things that are not defined with a decorator (a function's result)."""
         return self.register(name)(thing)
 
-    def get(self, name: str) -> T:
-        """The entry called `name`; an unknown name raises UsageError naming the known ones."""
+    def get(self, name: str, shown: str | None = None) -> T:
+        """The entry called `name`; an unknown name raises UsageError naming the known ones (`shown`: how the
+        user wrote it, e.g. the whole spec, for the message)."""
         self._load()
         try:
             return self._entries[name]
         except KeyError:
-            raise UsageError(self.unknown(name)) from None
+            raise UsageError(self.unknown(name, shown)) from None
 
-    def unknown(self, name: str) -> str:
-        """The one-line message for an unknown `name`."""
-        where = f"{self.flag} {name!r}" if self.flag else repr(name)
-        return f"{where}: unknown {self.what}; known: {', '.join(self.names()) or '(none)'}"
+    def unknown(self, name: str, shown: str | None = None, known: str | None = None) -> str:
+        """The one-line message for an unknown `name` (`shown`: how the user wrote it; `known`: the known names as
+        the message should list them), naming the entries whose module failed to import, if any."""
+        where = f"{self.flag} {shown or repr(name)}" if self.flag else shown or repr(name)
+        broken = [f"{m} ({why})" for m, why in self.failed.items() if m not in self.packages]
+        why = f"; not loaded: {', '.join(broken)}" if broken else ""
+        known = known if known is not None else ", ".join(self.names()) or "(none)"
+        what = f"{self.what} {name!r}" if shown else self.what
+        return f"{where}: unknown {what}; known: {known}{why}"
 
     def names(self) -> list[str]:
         """Registered names, in registration order (package submodules in name order)."""
@@ -100,7 +106,13 @@ class Registry(Generic[T]):
             return
         self._loaded = True  # set first: a submodule that reads the registry while importing must not recurse
         for package in self.packages:
-            mod = importlib.import_module(package)
+            try:
+                mod = importlib.import_module(package)
+            except ModuleNotFoundError as e:  # a package that registers nothing yet (or an optional one)
+                if e.name != package:
+                    raise
+                self.failed[package] = str(e)
+                continue
             for info in sorted(pkgutil.iter_modules(getattr(mod, "__path__", [])), key=lambda m: m.name):
                 full = f"{package}.{info.name}"
                 try:

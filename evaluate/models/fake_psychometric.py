@@ -25,9 +25,9 @@ from typing import Any
 
 from voebench.errors import UsageError
 from voebench.evaluate.models.base import Adapter, AdapterError, Request
+from voebench.evaluate.models.kinds.fake import PSYCHOMETRIC as PREFIX
 from voebench.evaluate.psychometrics.function import SIGMOIDS, psi
 
-PREFIX = "psychometric"
 FIELD = "violation_level"
 DEFAULTS: dict[str, Any] = {"guess": 0.5, "lapse": 0.02, "sigmoid": "logistic", "seed": 0}
 HELP = "fake:psychometric:threshold=T,slope=S[,guess=0.5,lapse=0.02,sigmoid=logistic|normal,seed=0]"

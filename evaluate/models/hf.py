@@ -29,9 +29,9 @@ from typing import Any
 
 from voebench.evaluate import frames as frames_mod
 from voebench.evaluate.models.base import Adapter, Request
+from voebench.evaluate.models.kinds.hf import DTYPES
 from voebench.evaluate.timing import timed
 
-DTYPES = ("auto", "float32", "bfloat16", "float16")
 
 
 class HFAdapter(Adapter):

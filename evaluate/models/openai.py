@@ -35,8 +35,7 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 
 from voebench.evaluate import frames as frames_mod
 from voebench.evaluate.models.base import Adapter, AdapterError, Request
-
-VIDEO_MODES = ("video_url", "video_file", "frames")
+from voebench.evaluate.models.kinds.openai import VIDEO_MODES
 
 
 class _Retryable(Exception):

@@ -10,13 +10,20 @@ import sys
 from voebench.errors import UsageError
 from voebench.evaluate import checks
 from voebench.evaluate.cli import check_replay_covers, positive_int
+from voebench.evaluate.models import kind as model_kinds
+from voebench.evaluate.predict import fake
 
 #: what a predict run folder holds (run.json is written at the end; the caches with the first answers)
 RUN_MARKS = ("run.json", "cache.jsonl", "judge_cache.jsonl", "samples.jsonl")
 #: what an exported task folder holds
 EXPORT_MARKS = ("data.jsonl", "*.yaml", "clips")
 
-SPEC = "hf:<path-or-id> | openai:<model>@<base-url> | replay:<file> | fake:<kind>"
+
+
+def _spec_help(fakes: list[str]) -> str:
+    """The model kinds `--model`/`--judge` take (from the registry), with `fake:` naming predict's own fakes."""
+    kinds = [cls.usage() for name, cls in model_kinds.MODELS.items() if name != "fake"]
+    return " | ".join([*kinds, f"fake:<{'|'.join(fakes)}>"])
 
 
 def _floats(s: str) -> list[float]:
@@ -38,8 +45,8 @@ def register(subparsers) -> None:
         "model. Re-running the same command resumes from RUN_DIR's caches.",
     )
     p.add_argument("dataset", metavar="DIR", help="rendered predict set (manifest.jsonl with `prediction` entries)")
-    p.add_argument("--model", required=True, help=SPEC + " (fake: oracle|never|all|random)")
-    p.add_argument("--judge", help=SPEC + " (fake: exact|messy|constant); none: exact scores only")
+    p.add_argument("--model", required=True, help=_spec_help(fake.MODELS.names()))
+    p.add_argument("--judge", help=_spec_help(fake.JUDGES.names()) + "; none: exact scores only")
     p.add_argument("--out", required=True, metavar="RUN_DIR")
     p.add_argument("--forms", default="image,video", help="query forms, comma-separated: image, video")
     p.add_argument("--temperatures", help="model temperatures to compare, e.g. 0,0.5,1")
@@ -77,15 +84,12 @@ def register(subparsers) -> None:
 
 
 def make_model(spec: str, temperature: float | None, args):
-    from voebench.evaluate.models import make_adapter, parse_spec  # noqa: PLC0415
-    from voebench.evaluate.predict.fake import MODEL_KINDS, FakePredictModel  # noqa: PLC0415
-
-    kind, rest, _ = parse_spec(spec)
-    if kind == "fake":
-        if rest not in MODEL_KINDS:
-            raise UsageError(f"--model fake:{rest}: a predict model is one of {', '.join(MODEL_KINDS)}")
-        return FakePredictModel(rest, temperature)
-    return make_adapter(
+    """The model of `--model spec`: `fake:<name>` one of predict's fakes (`fake.MODELS`), else a registered kind."""
+    kind = model_kinds.parse_spec(spec)
+    if kind.name == "fake":
+        fake.MODELS.get(kind.rest, shown=repr(spec))
+        return fake.FakePredictModel(kind.rest, temperature)
+    return model_kinds.make_adapter(
         spec,
         batch_size=args.batch_size,
         max_new_tokens=args.max_new_tokens,
@@ -95,16 +99,14 @@ def make_model(spec: str, temperature: float | None, args):
 
 
 def make_judge(spec: str, args):
-    from voebench.evaluate.models import make_adapter, parse_spec  # noqa: PLC0415
-    from voebench.evaluate.predict.fake import JUDGE_KINDS, FakeJudge  # noqa: PLC0415
-
-    kind, rest, _ = parse_spec(spec)
-    if kind == "fake":
-        if rest not in JUDGE_KINDS:
-            raise UsageError(f"--judge fake:{rest}: a fake judge is one of {', '.join(JUDGE_KINDS)}")
-        return FakeJudge(rest)
+    """The judge of `--judge spec`: `fake:<name>` one of the fake judges (`fake.JUDGES`), else a registered kind
+    asked the seed's judge prompt (judge.py)."""
+    kind = model_kinds.parse_spec(spec)
+    if kind.name == "fake":
+        fake.JUDGES.get(kind.rest, shown=repr(spec))
+        return fake.FakeJudge(kind.rest)
     t = args.judge_temperature
-    return make_adapter(spec, max_new_tokens=512, temperature=t, do_sample=t > 0)
+    return model_kinds.make_adapter(spec, max_new_tokens=512, temperature=t, do_sample=t > 0)
 
 
 def _samples(args):

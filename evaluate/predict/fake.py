@@ -19,16 +19,25 @@ Judges (they see the judged item: the prediction and the truth):
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 from voebench.evaluate.models.base import Adapter, Request
+from voebench.evaluate.registry import Registry
 
-MODEL_KINDS = ("oracle", "never", "all", "random")
-JUDGE_KINDS = ("exact", "messy", "constant")
+#: `voebench predict --model fake:<name>`: the name -> what it answers (the sample's `fake_answer` reads the name)
+MODELS: Registry[str] = Registry("fake predict model", flag="--model")
+MODELS.add("oracle", "the true outcome")
+MODELS.add("never", "no two objects collide")
+MODELS.add("all", "every pair collides")
+MODELS.add("random", "each pair collides with probability 1/2")
+#: `voebench predict --judge fake:<name>`: the name -> the judge's reply to a judged item (judge.JudgeItem)
+JUDGES: Registry[Callable[[Any], str]] = Registry("fake judge", flag="--judge")
 
 
 class FakePredictModel(Adapter):
     def __init__(self, kind: str, temperature: float | None = None):
-        if kind not in MODEL_KINDS:
+        if kind not in MODELS:
             raise ValueError(kind)
         self.kind, self.temperature = kind, temperature
         self.name = f"fake:{kind}"
@@ -53,9 +62,32 @@ MESSY = (
 )
 
 
+REPLY = "Specificity: score: [{s}].\n\nLogical Consistency: score: [{l}]. Accuracy: score: [{a}]."
+
+
+def _exact_scores(item: Any) -> dict[str, int]:
+    _, sc = item.sample.score(item.prediction)
+    return {"s": int(round(5 * sc.f1)), "l": int(round(5 * sc.f1)), "a": int(sc.strict)}
+
+
+@JUDGES.register("exact")
+def exact(item: Any) -> str:
+    return REPLY.format(**_exact_scores(item))
+
+
+@JUDGES.register("messy")
+def messy(item: Any) -> str:
+    return MESSY[hash_index(item.key)].format(**_exact_scores(item))
+
+
+@JUDGES.register("constant")
+def constant(item: Any) -> str:
+    return REPLY.format(s=3, l=3, a=1)
+
+
 class FakeJudge(Adapter):
     def __init__(self, kind: str):
-        if kind not in JUDGE_KINDS:
+        if kind not in JUDGES:
             raise ValueError(kind)
         self.kind = kind
         self.name = f"fake:{kind}"
@@ -65,17 +97,7 @@ class FakeJudge(Adapter):
         return {"kind": self.kind}
 
     def answer(self, r: Request) -> str:
-        item = r.sample  # judge.JudgeItem
-        if self.kind == "constant":
-            s, lc, a = 3, 3, 1
-        else:
-            _, sc = item.sample.score(item.prediction)
-            s = lc = int(round(5 * sc.f1))
-            a = int(sc.strict)
-        if self.kind == "messy":
-            style = MESSY[hash_index(item.key)]
-            return style.format(s=s, l=lc, a=a)
-        return f"Specificity: score: [{s}].\n\nLogical Consistency: score: [{lc}]. Accuracy: score: [{a}]."
+        return JUDGES.get(self.kind)(r.sample)  # r.sample: a judge.JudgeItem
 
     def generate(self, requests: list[Request]) -> list[str | BaseException]:
         return [self.answer(r) for r in requests]

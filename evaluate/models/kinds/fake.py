@@ -1,0 +1,31 @@
+"""`fake:<kind>`: answers without a model, for tests and sanity checks (evaluate/models/fake.py), and
+`fake:psychometric:...`, a simulated observer with a known psychometric curve (evaluate/models/fake_psychometric.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from voebench.errors import UsageError
+from voebench.evaluate.models.base import Adapter
+from voebench.evaluate.models.fake import KINDS, FakeAdapter
+from voebench.evaluate.models.kind import ModelKind, register
+
+PSYCHOMETRIC = "psychometric"  # fake:psychometric:threshold=T,slope=S (docs/psychometrics.md)
+
+
+@register("fake")
+class Fake(ModelKind):
+    spec = f"<{'|'.join(KINDS)}|{PSYCHOMETRIC}:...>"
+
+    def build(self, options: argparse.Namespace) -> Adapter:
+        if self.rest.partition(":")[0] == PSYCHOMETRIC:
+            from voebench.evaluate.models.fake_psychometric import make  # noqa: PLC0415  (numpy)
+
+            return make(self.rest)
+        if self.rest not in KINDS:
+            raise UsageError(
+                f"--model fake:{self.rest}: kind must be one of {', '.join(KINDS)} "
+                f"or {PSYCHOMETRIC}:threshold=T,slope=S"
+            )
+        return FakeAdapter(self.rest)
