@@ -7,6 +7,7 @@ import os
 import sys
 
 from voebench.errors import UsageError
+from voebench.generator.suite_refs import suite_names
 
 
 def register(sub) -> None:
@@ -18,7 +19,7 @@ def register(sub) -> None:
         "or by other code (see --upgrade), or one voebench did not write, is refused.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
-    p.add_argument("suite", help="grasp-l1, grasp-l2 or avoe")
+    p.add_argument("suite", help=suite_names())
     p.add_argument("--out", help="output directory (default: renders/<suite>)")
     p.add_argument(
         "--videos-per-test",

@@ -25,6 +25,8 @@ import numpy as np
 from voebench.errors import UsageError
 from voebench.generator.params import Level, Params, Space, derive_seed
 from voebench.generator.scene import Scene
+from voebench.generator.suite_refs import SUITE_REFS
+from voebench.generator.suite_refs import register_suite as register_suite  # re-exported (runner, tests)
 
 
 @dataclass(frozen=True)
@@ -255,22 +257,6 @@ def with_leaf(p: Params, key: str, value) -> Params:
         node = node[part]
     node[last] = value
     return out
-
-
-#: Where each suite's scene scripts live: the generator core loads suites by name (as plugins) and never
-#: imports the scenes layer itself. A new suite adds a line here, or registers with `register_suite`.
-SUITE_REFS = {
-    "grasp-l1": "voebench.scenes.grasp_l1:GraspLevel1",
-    "grasp-l2": "voebench.scenes.grasp_l2:GraspLevel2",
-    "avoe": "voebench.scenes.avoe:AVoE",
-    "newton": "voebench.scenes.newton:Newton",
-    "predict": "voebench.scenes.predict:Predict",
-}
-
-
-def register_suite(name: str, ref: str) -> None:
-    """Make a suite class ("package.module:Class") loadable by name (`voebench render NAME`)."""
-    SUITE_REFS[name] = ref
 
 
 def load_suite(name: str) -> Suite:
