@@ -1,0 +1,230 @@
+"""Where a frame can differ from its scene's static background: one pixel rectangle per frame.
+
+A Workbench frame (studio light, shadows, no anti-aliasing) is a function of the state of each object, and an
+object that never changes pose, colour or visibility during a video draws the same pixels in every frame. So a
+frame equals a background -- the static objects alone -- everywhere except where the changing ("dynamic")
+objects are seen or cast their shadows:
+
+- an object covers only pixels inside the projection of its bounding box;
+- Workbench's shadow is a shadow volume along one fixed world direction (`shadow_direction`), so every point it
+  darkens lies in the object's bounding box swept along that direction. A darkened pixel shows a surface: either
+  of a dynamic object (inside that object's own rectangle) or of a static one, a receiver, and then the point lies
+  in the part of the sweep within the receiver's bounding box. That part is the sweep cut to the range of sweep
+  distances that reach the box (`_sweep_range`), and its pixels lie in the receiver's rectangle too;
+- each piece is a convex volume, whose projection is the convex hull of its corners' projections: the rectangle
+  around them, widened by `MARGIN` pixels for rasterization at the rectangle's edge, bounds the pixels that can
+  change.
+
+The rule needs the camera to stay put (studio light moves with the view) and every corner to lie in front of the
+camera; where either fails the frame's rectangle is the whole image, which is never wrong, only not cheaper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from voebench.generator.geometry import quat_to_matrix
+from voebench.generator.scene import Scene
+
+#: pixels added on every side of a projected rectangle: a triangle edge may cover a pixel whose centre lies within
+#: rounding of the exact projection, and the corner arithmetic here is float64 where Blender's is float32
+MARGIN = 2
+#: the camera's near clip (build.build sets clip_start to it): a corner closer than this is not projected
+NEAR = 0.05
+
+
+@dataclass(frozen=True)
+class Rect:
+    """Pixels [x0, x1) x [y0, y1) of an image, rows counted from the top. Empty when x0 >= x1 or y0 >= y1."""
+
+    x0: int
+    y0: int
+    x1: int
+    y1: int
+
+    @property
+    def empty(self) -> bool:
+        return self.x0 >= self.x1 or self.y0 >= self.y1
+
+    @property
+    def area(self) -> int:
+        return 0 if self.empty else (self.x1 - self.x0) * (self.y1 - self.y0)
+
+    def grow(self, n: int, width: int, height: int) -> Rect:
+        """This rectangle widened by n pixels on every side, clipped to the image."""
+        if self.empty:
+            return self
+        return Rect(max(0, self.x0 - n), max(0, self.y0 - n), min(width, self.x1 + n), min(height, self.y1 + n))
+
+    def union(self, other: Rect) -> Rect:
+        if self.empty:
+            return other
+        if other.empty:
+            return self
+        return Rect(min(self.x0, other.x0), min(self.y0, other.y0), max(self.x1, other.x1), max(self.y1, other.y1))
+
+    @property
+    def slices(self) -> tuple[slice, slice]:
+        """(rows, columns) to index an (H, W, ...) array with."""
+        return slice(self.y0, self.y1), slice(self.x0, self.x1)
+
+
+EMPTY = Rect(0, 0, 0, 0)
+
+
+def shadow_direction(light_direction) -> np.ndarray:
+    """The world direction Workbench's shadows are cast along, from `scene.display.light_direction` (x, y, z).
+    Workbench turns the stored vector into world space as (-x, z, -y) (its `shadow_direction_ws`, "more user
+    friendly to control"); the default (0.577, 0.577, 0.577) casts shadows downwards, towards -x and +y."""
+    x, y, z = (float(v) for v in light_direction)
+    d = np.array([-x, z, -y])
+    return d / np.linalg.norm(d)
+
+
+def dynamic_objects(scene: Scene) -> list[str]:
+    """Names of the objects whose pose, colour or visibility changes at some frame of the timeline."""
+    out = []
+    for name, o in scene.objects.items():
+        arrays = (o.position, o.quaternion, o.color, o.visible)
+        if any(not (np.asarray(a) == np.asarray(a)[:1]).all() for a in arrays):
+            out.append(name)
+    return out
+
+
+def camera_moves(scene: Scene) -> bool:
+    c = scene.camera
+    return not ((c.position == c.position[:1]).all() and (c.look_at == c.look_at[:1]).all())
+
+
+def world_corners(scene: Scene, name: str, local: np.ndarray) -> np.ndarray:
+    """(T, N, 3) world positions of an object's local points (N, 3) at every frame."""
+    o = scene.objects[name]
+    rot = quat_to_matrix(o.quaternion)  # (T, 3, 3)
+    return np.einsum("tij,kj->tki", rot, local) + np.asarray(o.position, float)[:, None, :]
+
+
+class DirtyRegions:
+    """The rectangle of every frame outside which it equals the background of the static objects.
+
+    `local_corners`: name -> (N, 3) points of each object's mesh in its own frame whose convex hull holds the mesh
+    (its vertices: a turned sphere's box stays tight; or the 8 corners of Blender's `Object.bound_box`).
+    `rect(t)` is `EMPTY` where no dynamic object is visible, the whole image where the rule cannot bound the frame
+    (see the module docstring)."""
+
+    def __init__(
+        self,
+        scene: Scene,
+        local_corners: dict[str, np.ndarray],
+        light_direction,
+        width: int,
+        height: int,
+        margin: int = MARGIN,
+    ):
+        self.width, self.height, self.margin = width, height, margin
+        self.full = Rect(0, 0, width, height)
+        self.dynamic = dynamic_objects(scene)
+        self.camera_moves = camera_moves(scene)
+        self.direction = shadow_direction(light_direction)
+        self.intrinsics = scene.camera.intrinsics(width, height)
+        self.extrinsics = np.linalg.inv(scene.camera.cam_to_world(0))
+        self.corners = {n: world_corners(scene, n, np.asarray(local_corners[n], float)) for n in self.dynamic}
+        self.visible = {n: np.asarray(scene.objects[n].visible, bool) for n in self.dynamic}
+        # the receivers: every static object that is drawn, as its world axis-aligned box and that box's rectangle
+        lo, hi, rects, solid = [], [], [], []
+        for name, corners in local_corners.items():
+            o = scene.objects[name]
+            if name in self.dynamic or not o.visible[0]:
+                continue
+            c = world_corners(scene, name, np.asarray(corners, float))[0]
+            lo.append(c.min(0))
+            hi.append(c.max(0))
+            rects.append(self._project(_box_corners(c.min(0), c.max(0))))
+            # a box whose world bounding box is itself (not turned off the axes) fills its bounding box (1e-5: the
+            # mesh's float32 vertices)
+            solid.append(o.shape == "box" and np.prod(c.max(0) - c.min(0)) <= np.prod(o.dimensions) * (1 + 1e-5))
+        self.receivers = (np.array(lo).reshape(-1, 3), np.array(hi).reshape(-1, 3), rects)
+        self.solid = np.array(solid, bool)
+
+    def rect(self, t: int) -> Rect:
+        if self.camera_moves:
+            return self.full
+        out = EMPTY
+        for name, corners in self.corners.items():
+            if self.visible[name][t]:
+                out = out.union(self._object_rect(corners[t]))
+                if out == self.full:
+                    break
+        return out
+
+    def _project(self, pts: np.ndarray) -> Rect:
+        """The rectangle of pixels the convex hull of world points `pts` can touch (the whole image when a point
+        lies behind the camera's near plane)."""
+        cam = np.c_[pts, np.ones(len(pts))] @ self.extrinsics.T
+        if (cam[:, 2] <= NEAR).any():
+            return self.full
+        uv = (cam[:, :3] @ self.intrinsics.T)[:, :2] / cam[:, 2:3]
+        x0, y0 = np.floor(uv.min(0)).astype(int) - self.margin
+        x1, y1 = np.ceil(uv.max(0)).astype(int) + self.margin
+        r = Rect(int(max(0, x0)), int(max(0, y0)), int(min(self.width, x1)), int(min(self.height, y1)))
+        return r if not r.empty else EMPTY
+
+    def _object_rect(self, corners: np.ndarray) -> Rect:
+        """The object's own rectangle and, for every receiver its shadow volume can reach, the rectangle of the
+        part of that volume within the receiver's box (intersected with the receiver's own rectangle)."""
+        blo, bhi = corners.min(0), corners.max(0)
+        box = _box_corners(blo, bhi)
+        out = self._project(box)
+        lo, hi, rects = self.receivers
+        d = self.direction
+        s0, s1 = _sweep_range(blo, bhi, d, lo, hi)
+        s1 = np.minimum(s1, _sweep_cap(blo, bhi, d, lo[self.solid], hi[self.solid]))
+        for i in np.nonzero(s0 <= s1)[0]:
+            part = self._project(np.concatenate([box + s0[i] * d, box + s1[i] * d]))
+            out = out.union(_intersect(part, rects[i]))
+        return out
+
+
+def _box_corners(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
+
+
+def _intersect(a: Rect, b: Rect) -> Rect:
+    r = Rect(max(a.x0, b.x0), max(a.y0, b.y0), min(a.x1, b.x1), min(a.y1, b.y1))
+    return EMPTY if r.empty else r
+
+
+def _sweep_range(blo, bhi, d, lo, hi) -> tuple[np.ndarray, np.ndarray]:
+    """For the box [blo, bhi] swept along d (s >= 0) and receiver boxes [lo, hi] (K, 3): the range [s0, s1] of s
+    outside which no swept point lies in each receiver (s0 > s1: the sweep misses it). Along an axis where d_i > 0
+    a point p_i + s d_i is in [lo_i, hi_i] for some p_i in [blo_i, bhi_i] only if s is in
+    [(lo_i - bhi_i) / d_i, (hi_i - blo_i) / d_i] (the bounds swap where d_i < 0)."""
+    s0 = np.zeros(len(lo))
+    s1 = np.full(len(lo), np.inf)
+    for i in range(3):
+        if abs(d[i]) < 1e-12:
+            miss = (bhi[i] < lo[:, i]) | (blo[i] > hi[:, i])
+            s1[miss] = -np.inf
+            continue
+        a, b = (lo[:, i] - bhi[i]) / d[i], (hi[:, i] - blo[i]) / d[i]
+        s0 = np.maximum(s0, np.minimum(a, b))
+        s1 = np.minimum(s1, np.maximum(a, b))
+    return s0, s1
+
+
+def _sweep_cap(blo, bhi, d, lo, hi) -> float:
+    """How far the sweep of box [blo, bhi] along d can change a pixel, given solid boxes [lo, hi] (K, 3): where
+    every ray of the sweep crosses a solid box's top face (the box lies wholly above it and the rays cross the
+    face's plane inside the face), each point further along is inside the solid box or in its shadow volume
+    already, so it is shadowed in the background too (Workbench's shadow is on or off, not a count). Past the
+    largest crossing distance, (top - bhi_z) / d_z, nothing changes. inf where no box is crossed so."""
+    if d[2] >= 0 or not len(lo):
+        return float("inf")
+    top = hi[:, 2]
+    s_first, s_last = (top - blo[2]) / d[2], (top - bhi[2]) / d[2]  # where the lowest / highest points cross
+    ok = blo[2] >= top
+    for i in (0, 1):
+        a, b = s_first * d[i], s_last * d[i]
+        ok &= (blo[i] + np.minimum(a, b) > lo[:, i]) & (bhi[i] + np.maximum(a, b) < hi[:, i])
+    return float(s_last[ok].min()) if ok.any() else float("inf")
