@@ -338,3 +338,123 @@ def load_run(
         "videos_checked": sum(p.videos for p in people),
         "seconds": round(elapsed, 2),
     }
+
+
+def write_platform(study_dir: str, base: str = "http://127.0.0.1", **over) -> dict:
+    """STUDY/platform.json (evaluate/humans/platform.py) with one code and redirect URL per outcome, on `base`."""
+    config = {
+        "completion": {
+            o: {"code": code, "url": f"{base}/?cc={code}"}
+            for o, code in (("completed", "DONE1234"), ("screened_out", "SCRN5678"), ("returned", "RETN9012"))
+        },
+        **over,
+    }
+    os.makedirs(study_dir, exist_ok=True)
+    with open(os.path.join(study_dir, "platform.json"), "w") as f:
+        json.dump(config, f)
+    return config
+
+
+def stand_in_videos(set_dir: str) -> dict[bytes, dict]:
+    """The content of each stand-in video of make_plausibility_set(videos=True) -> its manifest entry."""
+    out = {}
+    for e in mf.read_manifest(os.path.join(set_dir, mf.NAME)):
+        with open(os.path.join(set_dir, e["video"]), "rb") as f:
+            out[f.read()] = e
+    return out
+
+
+class PlatformParticipant:
+    """A recruiting-platform participant over HTTP (evaluate/humans/platform.py): arrives through /start with its
+    ids, then follows `behaviour`: "complete", "decline" (consent), "withdraw" (after `withdraw_after` answers),
+    "fail_quiz" (every quiz attempt wrong), "fail_checks" (every attention check answered wrongly). Each video is
+    fetched and recognised by its content (`videos`, stand_in_videos), so `seen` records what the participant was
+    really sent: (position, practice, video entry or None for a catch video). `acked`: position -> answer the server
+    acknowledged; `final`: the last state (done or ended, with its completion)."""
+
+    def __init__(
+        self,
+        base: str,
+        pid: str,
+        session: str,
+        videos: dict[bytes, dict],
+        behaviour: str = "complete",
+        quiz: list[int] | None = None,
+        study_id: str = "STUDY0001",
+        seed: int = 0,
+        withdraw_after: int = 2,
+    ):
+        self.base, self.pid, self.session, self.study_id = base, pid, session, study_id
+        self.videos, self.behaviour, self.quiz = videos, behaviour, quiz or []
+        self.withdraw_after = withdraw_after
+        self.rng = random.Random(seed)
+        self.token: str | None = None
+        self.seen: list[tuple[int, bool, dict | None]] = []
+        self.acked: dict[int, object] = {}
+        self.final: dict | None = None
+
+    def url(self) -> str:
+        return f"/start?PROLIFIC_PID={self.pid}&STUDY_ID={self.study_id}&SESSION_ID={self.session}"
+
+    def start(self) -> tuple[int, str]:
+        """GET the study URL without following the redirect: (status, Location or the page's text)."""
+        conn = http.client.HTTPConnection(self.base.split("//")[1], timeout=10)
+        conn.request("GET", self.url())
+        r = conn.getresponse()
+        body, where = r.read().decode("utf-8", "replace"), r.getheader("location") or ""
+        conn.close()
+        if r.status == 303 and where.startswith("/p/"):
+            self.token = where[3:]
+        return r.status, where or body
+
+    def api(self, method, what, body=None):
+        return request(self.base, method, f"/api/{self.token}/{what}", body)
+
+    def answer(self, t: dict):
+        q = t["question"]
+        if q.startswith("Attention check") and "red dot" not in q:
+            right = answer_for(t, None, self.rng, 1.0)
+            if self.behaviour != "fail_checks":
+                return right
+            return {"yes": "no", "no": "yes", 0: 100, 100: 0}[right]
+        entry = None
+        if t["video"]:
+            status, content, _ = request(self.base, "GET", f"/api/{self.token}/video/{t['position']}")
+            assert status == 200, (status, content)
+            entry = self.videos.get(content)
+            self.seen.append((t["position"], t["practice"], entry))
+        truth = None if entry is None else ("yes" if entry["condition"] == "plausible" else "no")
+        return answer_for(t, truth, self.rng, 0.8)
+
+    def run(self) -> dict:
+        """Through the session to its end; returns the final state."""
+        for _ in range(10_000):  # bounded: a few hundred steps at most
+            status, state, _ = self.api("GET", "state")
+            assert status == 200, state
+            stage = state["stage"]
+            if stage in ("done", "ended"):
+                self.final = state
+                return state
+            if stage == "consent":
+                self.api("POST", "consent", {"consent": self.behaviour != "decline"})
+            elif stage == "instructions":
+                self.api("POST", "instructions", {})
+            elif stage == "quiz":
+                answers = list(self.quiz)
+                if self.behaviour == "fail_quiz":
+                    answers = [(a + 1) % len(q["choices"]) for a, q in zip(answers, state["quiz"])]
+                self.api("POST", "quiz", {"answers": answers})
+            elif stage == "about":
+                self.api("POST", "about", {"demographics": None, "comment": None})
+            elif stage == "trial":
+                if self.behaviour == "withdraw" and len(self.acked) >= self.withdraw_after:
+                    assert self.api("POST", "withdraw", {})[0] == 200
+                    continue
+                t = state["trial"]
+                value = self.answer(t)
+                status, ack, _ = self.api("POST", "answer", {"position": t["position"], "answer": value})
+                if status == 200:
+                    self.acked[t["position"]] = value
+            else:
+                raise AssertionError(f"unexpected stage {stage}")
+        raise AssertionError("the session did not end")

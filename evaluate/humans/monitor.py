@@ -8,8 +8,8 @@ a participant token opens no monitor and the monitor token opens no participant 
 started / in progress / finished / excluded (screened out, or over the export's attention-check rule) / returned (by
 reason) / declined / idle past the timeout, second sessions refused, the time per trial (the server's span from
 showing a trial to its answer: median and 90th percentile, per phase), the answers per design cell (suite, test,
-condition: answered of planned), and the current report (`voebench report` of an export made in a temporary folder
-and deleted; nothing is written in the study). Aggregates only: no participant's answers, no platform ids. Every
+condition: answered of planned), and the current report (`voebench report --complete-pairs-only` of an export made in a
+temporary folder and deleted, since mid-study many pairs still lack one video; nothing is written in the study). Aggregates only: no participant's answers, no platform ids. Every
 text is HTML-escaped.
 """
 
@@ -105,7 +105,7 @@ def current_report(study_dir: str, max_failed_checks: int) -> str:
             info = export(study_dir, tmp, max_failed_checks=max_failed_checks)
             if not info["samples"]:
                 return "No scored answers yet."
-            report.write_report(tmp)
+            report.write_report(tmp, complete_pairs_only=True)  # mid-study many pairs still lack a video
             with open(os.path.join(tmp, "report.md"), encoding="utf-8") as fh:
                 return fh.read()
         except Exception as e:  # noqa: BLE001 - the monitor shows why, and keeps running

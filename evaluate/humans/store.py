@@ -682,7 +682,7 @@ class Study:
         )
         if failed <= self.platform["max_failed_checks"]:
             return False
-        self._end(con, token, "screened_out", f"failed {failed} attention checks")
+        self._end(con, token, "screened_out", f"failed {failed} attention check{'s' if failed != 1 else ''}")
         return True
 
     # -- the recruiting platform (platform.py) ------------------------------------------------------------------
