@@ -153,6 +153,9 @@ def cmd_serve(args) -> int:
 
     # a new study, or this one reopened; texts/ may be written first, catch/ is the study's own (texts.py, catch.py)
     checks.check_out_folder(args.study, (NAME, NAME + "-*", "texts", "catch", "platform.json"), flag="--study")
+    from voebench.evaluate.humans import platform  # noqa: PLC0415
+
+    platform.load(args.study)  # a bad STUDY/platform.json is refused before a study file is made
     if given["design"] is None and not os.path.exists(study_path(args.study)):  # auto, for a new study
         from voebench.evaluate.humans.design import choose_design  # noqa: PLC0415
         from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415

@@ -219,13 +219,13 @@ def test_a_bad_platform_json_is_refused_in_one_line(tiny_set, tmp_path, config, 
     (study_dir / "platform.json").write_text(json.dumps(config))
     r = subprocess.run(
         [sys.executable, "-m", "voebench", "humans", "serve", tiny_set, "--study", str(study_dir)]
-        + ["--protocol", "grasp", "--participants", "2", "--create-only"],
+        + ["--protocol", "grasp", "--participants", "6", "--create-only"],
         cwd=ROOT,
         capture_output=True,
         text=True,
     )
     assert r.returncode == 2 and problem in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
-    assert "Traceback" not in r.stderr
+    assert "Traceback" not in r.stderr and sorted(os.listdir(study_dir)) == ["platform.json"]  # no study made
 
 
 def test_platform_values_are_checked():
