@@ -22,6 +22,11 @@ def _fraction(s: str) -> float:
     return v
 
 
+def _count(s: str) -> int | str:
+    """--n: a positive number, or "max" (resolved once the repository is read)."""
+    return "max" if s.strip().lower() == "max" else positive_int("--n")(s)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "newton",
@@ -39,7 +44,15 @@ def register(subparsers) -> None:
     )
     g.add_argument("--repository", required=True, metavar="FILE", help="CSV with NEWTON's columns")
     g.add_argument("--track", required=True, type=int, choices=(1, 2, 3))
-    g.add_argument("--n", required=True, type=positive_int("--n"), help="number of questions")
+    g.add_argument(
+        "--n",
+        required=True,
+        type=_count,
+        metavar="N|max",
+        help="number of questions, or 'max' for every question the repository gives (Tracks 1 and 2; Track 2 "
+        "follows the released generator's pairings: 84,182 from NEWTON's confident_questions.csv). The summary "
+        "line names the maximum, and an N above it is refused",
+    )
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--out", required=True, metavar="DIR")
     g.add_argument(
@@ -93,7 +106,17 @@ def cmd_generate(args) -> int:
     adjectives = _adjectives(args.adjective)
     repo = read_repository(args.repository)
     data = filter_pairs(repo.pairs, args.min_agreement)
-    plan = gen.generate(data, args.track, args.n, args.seed, variants, adjectives)
+    most = gen.maximum(data, args.track)
+    n: int
+    if args.n != "max":
+        n = args.n
+    elif most is None:
+        raise UsageError(f"--n max: Track {args.track} has no fixed maximum; give a number")
+    else:
+        n = most
+    if most is not None and n > most:
+        raise UsageError(f"--n {n}: Track {args.track} from this repository gives at most {most} questions (--n max)")
+    plan = gen.generate(data, args.track, n, args.seed, variants, adjectives)
     info = {
         "repository": {
             "path": os.path.abspath(args.repository),
@@ -108,7 +131,8 @@ def cmd_generate(args) -> int:
             "dropped": data.dropped,
         },
         "track": args.track,
-        "n": args.n,
+        "n": n,
+        "maximum": most,
         "seed": args.seed,
         "variants": list(variants),
         "adjectives": adjectives,
@@ -117,7 +141,9 @@ def cmd_generate(args) -> int:
     questionset.write_set(args.out, plan.questions, info)
     print(
         f"{len(plan.questions)} Track {args.track} questions x {len(variants)} variant(s) from "
-        f"{len(data.pairs)} of {len(repo.pairs)} pairs -> {args.out}",
+        f"{len(data.pairs)} of {len(repo.pairs)} pairs"
+        + (f" (at most {most} from this repository: --n max)" if most is not None else "")
+        + f" -> {args.out}",
         file=sys.stderr,
     )
     for what, why in plan.skipped.items():

@@ -3,9 +3,10 @@ templates (`templates.py`) word them.
 
 A condition statement asks for one object of the given attribute and polarity (high = Likert 3, low = 1) and
 `padding` objects of the opposite polarity (paper Section 3.3). Every track spreads its questions evenly over
-cells (Track 2: question type x phrasing polarity; Track 1: attribute x extreme; Track 3: scenario), and inside a
-cell over attributes and over the correct answer (its position among the options, or True/False), each as a
-balanced sequence shuffled on its own, so no attribute is tied to an answer. Everything is drawn from
+cells (Track 1: attribute x extreme; Track 3: scenario), and inside a cell over attributes and over the correct
+answer (its position among the options), each as a balanced sequence shuffled on its own, so no attribute is tied
+to an answer. Track 2 (`track2.py`) draws from every question the released generator's pairings allow, with the
+same balance while it lasts, and never fails below the maximum it reports. Everything is drawn from
 `random.Random` seeded by the seed and the track: the same repository and seed give the same questions.
 """
 
@@ -17,9 +18,11 @@ from dataclasses import dataclass, field
 
 from voebench.errors import UsageError
 from voebench.evaluate.newton import templates as tp
+from voebench.evaluate.newton import track2 as t2
 from voebench.evaluate.newton.repository import HIGH, LOW, Filtered, Pair
 
 N_OPTIONS = 4  # multiple-choice and scenario questions offer four objects (paper Table 1)
+NO_PAIRS = "no pair of the repository survives the filter (agreement >= 0.75, answer 1 or 3)"
 MAX_TRIES = 200  # draws per question before a cell is declared too small for distinct questions
 
 
@@ -38,15 +41,6 @@ def balanced(values: list, n: int, rng: random.Random, start: int = 0) -> list:
     out = [values[(start + k) % len(values)] for k in range(n)]
     rng.shuffle(out)
     return out
-
-
-def condition_group(
-    data: Filtered, attribute: str, polarity: int, padding: int, rng: random.Random
-) -> tuple[Pair, list[Pair]]:
-    """One object with `polarity` (HIGH or LOW) for `attribute` and `padding` objects of the opposite one."""
-    want = data.high(attribute) if polarity == HIGH else data.low(attribute)
-    other = data.low(attribute) if polarity == HIGH else data.high(attribute)
-    return rng.choice(want), rng.sample(other, padding)
 
 
 def _adjective(attribute: str, adjectives: dict[str, str]) -> str:
@@ -130,92 +124,23 @@ def track1(data: Filtered, n: int, seed: int, variants: tuple[str, ...]) -> Plan
 # ---------------------------------------------------------------------------------------------------------- Track 2
 
 
-def track2_attributes(data: Filtered) -> tuple[list[str], dict[str, str]]:
-    """Attributes with enough objects at both extremes for every Track 2 type (a multiple-choice question needs
-    one object of one polarity and N_OPTIONS - 1 of the other), and why the others are left out."""
-    usable, skipped = [], {}
-    for a in data.attributes():
-        hi, lo = len(data.high(a)), len(data.low(a))
-        if min(hi, lo) < N_OPTIONS - 1:
-            skipped[a] = f"{hi} high and {lo} low objects; Track 2 needs {N_OPTIONS - 1} of each"
-        else:
-            usable.append(a)
-    return usable, skipped
-
-
 def track2(data: Filtered, n: int, seed: int, variants: tuple[str, ...], adjectives: dict[str, str]) -> Plan:
-    rng = random.Random(f"newton/{seed}/track2")
-    attrs, skipped = track2_attributes(data)
-    if not attrs:
-        raise UsageError(
-            f"Track 2: no attribute has {N_OPTIONS - 1} high and {N_OPTIONS - 1} low objects after filtering"
-        )
-    for a in attrs:
-        _adjective(a, adjectives)  # refuse an unknown attribute before drawing anything
-    cells = [(t, pos) for t in tp.TRACK2_TYPES for pos in (True, False)]
-    count = [len(range(k, n, len(cells))) for k in range(len(cells))]
-    plan_attr = {c: balanced(attrs, count[k], rng, sum(count[:k])) for k, c in enumerate(cells)}
-    plan_answer = {
-        c: balanced(
-            list(range(N_OPTIONS)) if c[0] == "multiple_choice" else [True, False],
-            count[k],
-            rng,
-            sum(count[j] for j in range(k) if (cells[j][0] == "multiple_choice") == (c[0] == "multiple_choice")),
-        )
-        for k, c in enumerate(cells)
-    }
-    seen: set = set()
-    plan = Plan(skipped=skipped)
-    for i in range(n):
-        cell = cells[i % len(cells)]
-        qtype, positive = cell
-        j = i // len(cells)
-        attribute, target = plan_attr[cell][j], plan_answer[cell][j]
-        adj = _adjective(attribute, adjectives)
+    """The released generator's pairings, drawn balanced (`track2.py`)."""
+    questions, skipped = t2.track2(data, n, seed, variants, lambda a: _adjective(a, adjectives))
+    return Plan(questions=questions, skipped=skipped)
 
-        def make(qtype=qtype, positive=positive, attribute=attribute, target=target, adj=adj):
-            if qtype == "multiple_choice":
-                # "most A": one high object among low padding; "least A": one low among high
-                one, pad = condition_group(data, attribute, HIGH if positive else LOW, N_OPTIONS - 1, rng)
-                objs = list(pad)
-                rng.shuffle(objs)
-                objs.insert(target, one)
-                labels = [o.object_name for o in objs]
-                answer, position = one.object_name, target + 1
-            else:
-                truth = bool(target)
-                # which object the statement is about, and whether it must be high for the statement to hold
-                if qtype == "boolean":
-                    high_subject = truth == positive  # "X is A" true <=> X high; "X is not A" true <=> X low
-                    one, pad = condition_group(data, attribute, HIGH if high_subject else LOW, 0, rng)
-                    objs = [one]
-                else:
-                    high_first = truth == positive  # "X is more A than Y" true <=> X high, Y low
-                    one, pad = condition_group(data, attribute, HIGH if high_first else LOW, 1, rng)
-                    objs = [one, pad[0]]
-                labels = ["True", "False"]
-                answer, position = ("True", 1) if truth else ("False", 2)
-            names = [o.object_name for o in objs]
-            q = {
-                "track": 2,
-                "qtype": qtype,
-                "stream": tp.STREAM[qtype],
-                "attribute": attribute,
-                "polarity": "positive" if positive else "negative",
-                "texts": {v: tp.track2(qtype, positive, adj, names, v) for v in variants},
-                "labels": labels,
-                "options": list(labels),
-                "letters": False,
-                "answer": answer,
-                "position": position,
-                "agreement": min(o.agreement for o in objs),
-                "objects": [o.category for o in objs],
-            }
-            return q, (qtype, positive, attribute, tuple(q["objects"]))
 
-        q = _unique(make, seen, f"Track 2 ({qtype}, {attribute})")
-        plan.questions.append({"id": f"t2-{i:05d}", **q})
-    return plan
+def maximum(data: Filtered, track: int) -> int | None:
+    """The most questions `track` gives from `data` (what `--n max` asks for), or UsageError saying why it gives
+    none; None where there is no fixed maximum (Track 3 draws its option sets at random)."""
+    if not data.pairs:
+        raise UsageError(NO_PAIRS)
+    if track == 1:
+        return len(data.pairs)
+    if track == 2:
+        t2.usable_or_refuse(data)
+        return t2.maximum(data)
+    return None
 
 
 # ---------------------------------------------------------------------------------------------------------- Track 3
@@ -299,7 +224,7 @@ def generate(
     if n < 1:
         raise UsageError("--n must be at least 1")
     if not data.pairs:
-        raise UsageError("no pair of the repository survives the filter (agreement >= 0.75, answer 1 or 3)")
+        raise UsageError(NO_PAIRS)
     if track == 1:
         return track1(data, n, seed, variants)
     if track == 2:
