@@ -12,9 +12,8 @@ from __future__ import annotations
 import random
 
 from voebench.evaluate.models.base import Adapter, Request
+from voebench.evaluate.models.kinds.fake import KINDS
 from voebench.evaluate.parsing import OPEN_CHOICES, open_family
-
-KINDS = ("yes", "no", "random", "oracle", "first")
 
 
 class FakeAdapter(Adapter):

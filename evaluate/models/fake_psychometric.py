@@ -76,17 +76,34 @@ def violation_level(sample: object) -> float | None:
 
 
 class PsychometricFake(Adapter):
-    def __init__(self, threshold: float, slope: float, guess: float = 0.5, lapse: float = 0.02,
-                 sigmoid: str = "logistic", seed: int = 0):
+    def __init__(
+        self,
+        threshold: float,
+        slope: float,
+        guess: float = 0.5,
+        lapse: float = 0.02,
+        sigmoid: str = "logistic",
+        seed: int = 0,
+    ):
         self.threshold, self.slope, self.guess, self.lapse = threshold, slope, guess, lapse
         self.sigmoid, self.seed = sigmoid, seed
-        self.name = (f"fake:{PREFIX}:threshold={threshold:g},slope={slope:g},guess={guess:g},lapse={lapse:g}"
-                     + (f",sigmoid={sigmoid}" if sigmoid != "logistic" else "") + f",seed={seed}")
+        self.name = (
+            f"fake:{PREFIX}:threshold={threshold:g},slope={slope:g},guess={guess:g},lapse={lapse:g}"
+            + (f",sigmoid={sigmoid}" if sigmoid != "logistic" else "")
+            + f",seed={seed}"
+        )
         self.batch_size = 64
 
     def settings(self) -> dict:
-        return {"kind": PREFIX, "threshold": self.threshold, "slope": self.slope, "guess": self.guess,
-                "lapse": self.lapse, "sigmoid": self.sigmoid, "seed": self.seed}
+        return {
+            "kind": PREFIX,
+            "threshold": self.threshold,
+            "slope": self.slope,
+            "guess": self.guess,
+            "lapse": self.lapse,
+            "sigmoid": self.sigmoid,
+            "seed": self.seed,
+        }
 
     def p_noticed(self, level: float) -> float:
         return float(psi(level, self.threshold, self.slope, self.guess, self.lapse, self.sigmoid))
@@ -98,8 +115,10 @@ class PsychometricFake(Adapter):
             return AdapterError(f"fake:{PREFIX} answers yes/no questions only, not {kind!r} ones")
         level = violation_level(s)
         if level is None:
-            return AdapterError(f"fake:{PREFIX}: the sample has no {FIELD} (the manifest entry's per-video "
-                                "violation level; 0 for the plausible twin)")
+            return AdapterError(
+                f"fake:{PREFIX}: the sample has no {FIELD} (the manifest entry's per-video "
+                "violation level; 0 for the plausible twin)"
+            )
         sid = s.get("sample_id") if isinstance(s, Mapping) else s.sample_id
         truth = str(s.get("truth") if isinstance(s, Mapping) else s.truth).lower()
         if kind == "plausibility":

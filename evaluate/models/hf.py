@@ -33,7 +33,6 @@ from voebench.evaluate.models.kinds.hf import DTYPES
 from voebench.evaluate.timing import timed
 
 
-
 class HFAdapter(Adapter):
     def __init__(
         self,

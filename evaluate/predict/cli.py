@@ -19,7 +19,6 @@ RUN_MARKS = ("run.json", "cache.jsonl", "judge_cache.jsonl", "samples.jsonl")
 EXPORT_MARKS = ("data.jsonl", "*.yaml", "clips")
 
 
-
 def _spec_help(fakes: list[str]) -> str:
     """The model kinds `--model`/`--judge` take (from the registry), with `fake:` naming predict's own fakes."""
     kinds = [cls.usage() for name, cls in model_kinds.MODELS.items() if name != "fake"]
