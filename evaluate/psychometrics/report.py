@@ -180,7 +180,7 @@ def markdown(report: dict) -> str:
         for e in t["scorers"]:
             lines += ["", f"**{e['scorer']}**" + (f": {'; '.join(e['_fit'].notes)}" if e["_fit"].notes else "")]
             if e["left_out"]:
-                lines.append("left out: " + ", ".join(f"{n} {why}" for why, n in e["left_out"].items()))
+                lines.append("left out: " + ", ".join(f"{why} ({n})" for why, n in e["left_out"].items()))
             if e["_rows"]:
                 lines += ["", level_markdown(e["_rows"], t["unit"])]
                 marked: dict[str, list[str]] = {}

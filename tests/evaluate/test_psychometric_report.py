@@ -386,7 +386,7 @@ def test_degenerate_sets_give_a_report(tmp_path, capsys):
     assert a["left_out"] == {R.UNPARSED: 6} and a["responses"] == 0 and a["fit"]["notes"] == ["no data: nothing to fit"]
     assert "one trial: nothing to resample, no interval" in b["fit"]["notes"]
     assert c["fit"]["notes"] == ["one level tested (0.5): a curve needs at least two levels"]
-    assert "left out: 6 unparsed answer" in rep["markdown"] and os.path.isfile(
+    assert "left out: unparsed answer (6)" in rep["markdown"] and os.path.isfile(
         tmp_path / "out" / rep["tests"][0]["figure"]
     )
     # through the command: the same three runs, exit 0
