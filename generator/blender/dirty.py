@@ -2,22 +2,30 @@
 
 A video's static objects are drawn once, alone, at full size (the background). For each distinct state,
 Workbench draws only the frame's dirty rectangle (`voebench.generator.dirty_regions`: where dynamic objects and
-their shadows can be) as a border render cropped to it, which is pasted into a copy of the background. Outside the
-rectangle the frame is the background's pixels, inside it Blender's: where the rectangle is right, the aliased
-frame is the full render's.
+their shadows can be), which is pasted into a copy of the background.
 
-Anti-aliasing stays the numpy filter's (`antialias.fxaa`), applied locally: its output at a pixel depends only on
-input pixels within `REACH` of it, so the filtered frame differs from the filtered background only within
-`REACH` of the rectangle, and filtering the composite within `2 * REACH` of the rectangle gives those pixels
-exactly (image borders are padded as the whole-frame filter pads them).
+How the rectangle is drawn: as a small image of its own, not as a border render. Blender's border render
+(`use_border` + `use_crop_to_border`) draws the whole frame and crops it: a 4x4 border of a 640x480 frame cost
+as much as the full frame (bench/render_dirty.py, docs/performance.md). Instead the camera is narrowed to the
+rectangle: resolution = the rectangle's size, the vertical angle shrunk by h / H and the lens shifted to its
+centre (Blender's view plane for a VERTICAL sensor fit is `shift * h` pixels off centre with `tan(angle / 2)`
+spread over h / 2 pixels), so each pixel sees the same ray as in the full frame. The view matrix is untouched, so
+studio light and shadows are the same. The projection is the full one composed with a crop, rounded differently
+in float32: at a few pixels a triangle edge falls on the other side of a pixel centre (a surface swaps with its
+neighbour there). tests/generator/test_dirty.py bounds how many, on every Level 2 test.
 
-Border renders are one `render()` call each (the border is read once per call, not per animation frame), so a
-frame costs Blender's fixed per-call overhead plus the fill of its rectangle. Where the rectangle is the whole
-image (a moving camera) the frame is a plain full render.
+Consecutive states are drawn by one `render(animation=True)` over the union of their rectangles (the view is
+set once per call); a state joins the current call while the pixels the union adds cost less than a new call
+(`CALL_PIXELS`). Anti-aliasing stays the numpy filter's (`antialias.fxaa`), applied locally: its output at a
+pixel depends only on input pixels within `REACH` of it, so the filtered frame differs from the filtered
+background only within `REACH` of the rectangle, and filtering the composite within `2 * REACH` of it gives
+those pixels exactly (image borders are padded as the whole-frame filter pads them). Where a rectangle is the
+whole image (a moving camera) the state is drawn as a plain full frame.
 """
 
 from __future__ import annotations
 
+import math
 import os
 
 import bpy
@@ -29,6 +37,19 @@ from voebench.generator.dirty_regions import DirtyRegions, Rect
 
 #: how far (pixels) the numpy filter reads around a pixel: its edge search's reach plus one pixel across the edge
 REACH = antialias._PAD
+#: a render call's fixed cost in pixels drawn: ~15 ms per call against ~0.2-0.3 us per pixel on this project's
+#: 2-core machine (bench/render_dirty.py measure); only decides how states are grouped, never the pixels
+CALL_PIXELS = 50_000
+#: smallest side of a drawn rectangle (Blender's smallest resolution is 4 pixels)
+MIN_SIDE = 8
+
+
+def check_settings(settings) -> None:
+    """The dirty path composites Workbench's aliased frames and filters them with the numpy FXAA; it draws RGB
+    only, so segmentation and depth must come from the GPU pass (the previous path's depth rides on the RGB
+    render's compositor)."""
+    if settings.engine != "workbench" or settings.antialias != "numpy" or settings.ground_truth != "gpu":
+        raise ValueError("render_path 'dirty' needs engine 'workbench', antialias 'numpy' and ground_truth 'gpu'")
 
 
 class DirtyRGB:
@@ -36,44 +57,52 @@ class DirtyRGB:
 
     def __init__(self, renderer) -> None:
         s = renderer.settings
-        if s.engine != "workbench" or s.antialias != "numpy":
-            raise ValueError("the dirty render path needs engine='workbench' and antialias='numpy'")
+        check_settings(s)
         self.r, self.width, self.height = renderer, s.width, s.height
         corners = {name: _vertices(ob) for name, ob in renderer.obs.items()}
         light = tuple(renderer.bscene.display.light_direction)
         self.regions = DirtyRegions(renderer.scene, corners, light, s.width, s.height)
         self._background: tuple[np.ndarray, np.ndarray] | None = None  # (aliased, filtered)
-        self.stats = {"frames": 0, "full": 0, "empty": 0, "border": 0, "pixels_drawn": 0}
+        self.stats = {"frames": 0, "full": 0, "empty": 0, "border": 0, "calls": 0, "pixels_drawn": 0}
 
     # ------------------------------------------------------------------ Blender
 
-    def _draw(self, rect: Rect | None) -> np.ndarray:
-        """One Workbench render of the current state, cropped to `rect` (None: the whole image), aliased RGB."""
+    def _draw(self, rect: Rect | None, ts: list[int] | None = None) -> list[np.ndarray]:
+        """Aliased RGB of the current state (ts None: one render()) or of states ts (one render(animation=True)),
+        drawn through the camera narrowed to `rect` (None: the whole image)."""
         from voebench.generator.blender.render import read_bmp  # render imports this module
 
-        sc = self.r.bscene
-        self.r._rgb_mode()
-        rs = sc.render
-        rs.use_border = rect is not None
-        if rect is not None:
-            # Blender truncates border * size to whole pixels: half a pixel in lands exactly on the intended edge
-            w, h = self.width, self.height
-            rs.use_crop_to_border = True
-            rs.border_min_x, rs.border_max_x = (rect.x0 + 0.5) / w, min(1.0, (rect.x1 + 0.5) / w)
-            rs.border_min_y, rs.border_max_y = (h - rect.y1 + 0.5) / h, min(1.0, (h - rect.y0 + 0.5) / h)
-        path = os.path.join(self.r.tmp, "dirty.bmp")
+        r, cam, rs = self.r, self.r.cam.data, self.r.bscene.render
+        saved = (rs.resolution_x, rs.resolution_y, cam.angle_y, cam.shift_x, cam.shift_y)
+        w, h = (self.width, self.height) if rect is None else (rect.x1 - rect.x0, rect.y1 - rect.y0)
+        r._rgb_mode()
         try:
-            with quiet():
-                bpy.ops.render.render()
-                bpy.data.images["Render Result"].save_render(path)
+            if rect is not None:
+                big_h = self.height
+                rs.resolution_x, rs.resolution_y = w, h
+                cam.angle_y = 2.0 * math.atan(math.tan(saved[2] / 2.0) * h / big_h)
+                cam.shift_x = ((rect.x0 + rect.x1) / 2.0 - self.width / 2.0) / h
+                cam.shift_y = (big_h / 2.0 - (rect.y0 + rect.y1) / 2.0) / h
+            if ts is None:
+                paths = [os.path.join(r.tmp, "dirty.bmp")]
+                with quiet():
+                    bpy.ops.render.render()
+                    bpy.data.images["Render Result"].save_render(paths[0])
+            else:
+                r._animate(ts, "dirty_")
+                paths = [os.path.join(r.tmp, f"dirty_{i:04d}.bmp") for i in range(1, len(ts) + 1)]
         finally:
-            rs.use_border = False
-        px = read_bmp(path)[..., :3]
-        want = (self.height, self.width) if rect is None else (rect.y1 - rect.y0, rect.x1 - rect.x0)
-        if px.shape[:2] != want:
-            raise RuntimeError(f"border render gave {px.shape[:2]} pixels, expected {want}")
-        self.stats["pixels_drawn"] += px.shape[0] * px.shape[1]
-        return np.ascontiguousarray(px)
+            rs.resolution_x, rs.resolution_y, cam.angle_y, cam.shift_x, cam.shift_y = saved
+        out = []
+        for path in paths:
+            px = read_bmp(path)[..., :3]
+            os.remove(path)
+            if px.shape[:2] != (h, w):
+                raise RuntimeError(f"narrowed render gave {px.shape[:2]} pixels, expected {(h, w)}")
+            out.append(np.ascontiguousarray(px))
+        self.stats["pixels_drawn"] += w * h * len(out)
+        self.stats["calls"] += 1
+        return out
 
     def background(self) -> tuple[np.ndarray, np.ndarray]:
         """(aliased, filtered) frame of the static objects alone, drawn once per video."""
@@ -83,7 +112,7 @@ class DirtyRGB:
             try:
                 for name in saved:
                     obs[name].hide_render = True
-                raw = self._draw(None)
+                (raw,) = self._draw(None)
             finally:
                 for name, hidden in saved.items():
                     obs[name].hide_render = hidden
@@ -93,22 +122,60 @@ class DirtyRGB:
     # ------------------------------------------------------------------ frames
 
     def frame(self, t: int) -> np.ndarray:
-        """The finished (filtered) RGB frame of state t, equal to `fxaa` of a full aliased render of it."""
-        self.stats["frames"] += 1
-        rect = self.regions.rect(t)
-        if rect == self.regions.full:
-            self.stats["full"] += 1
-            self.r.apply(t)
-            return antialias.fxaa(self._draw(None))
+        """The finished (filtered) RGB frame of state t: `fxaa` of its full aliased render, to the stated tolerance."""
+        return self.frames([t])[t]
+
+    def frames(self, ts: list[int]) -> dict[int, np.ndarray]:
+        """{t: finished RGB frame} for states ts (distinct, in the order they are wanted), grouped into calls."""
+        out: dict[int, np.ndarray] = {}
+        rects = {t: self.regions.rect(t) for t in ts}
+        self.stats["frames"] += len(ts)
+        full = [t for t in ts if rects[t] == self.regions.full]
+        if full:  # a moving camera: plain full frames
+            self.stats["full"] += len(full)
+            for t, raw in zip(full, self._draw(None, full)):
+                out[t] = antialias.fxaa(raw)
+        rest = [t for t in ts if t not in out]
+        if not rest:
+            return out
         bg_raw, bg_aa = self.background()
-        if rect.empty:
-            self.stats["empty"] += 1
-            return bg_aa.copy()
-        self.stats["border"] += 1
-        self.r.apply(t)
-        raw = bg_raw.copy()
-        raw[rect.slices] = self._draw(rect)
-        return composite_filtered(raw, bg_aa, rect)
+        for t in rest:
+            if rects[t].empty:
+                self.stats["empty"] += 1
+                out[t] = bg_aa.copy()
+        for group, union in self._groups([t for t in rest if t not in out], rects):
+            self.stats["border"] += len(group)
+            for t, px in zip(group, self._draw(union, group)):
+                raw = bg_raw.copy()
+                raw[union.slices] = px
+                out[t] = composite_filtered(raw, bg_aa, rects[t])
+        return out
+
+    def _groups(self, ts: list[int], rects: dict[int, Rect]) -> list[tuple[list[int], Rect]]:
+        """Consecutive states and the rectangle each group is drawn through: a state joins the group while the
+        pixels its union adds over all the group's states cost less than a call of its own, up to
+        `settings.batch` states per group (1 when batching is off)."""
+        most = max(1, self.r.settings.batch)
+        groups: list[tuple[list[int], Rect]] = []
+        for t in ts:
+            r = self._at_least(rects[t])
+            if groups:
+                g, u = groups[-1]
+                new = u.union(r)
+                extra = new.area * (len(g) + 1) - u.area * len(g) - r.area
+                if len(g) < most and extra < CALL_PIXELS:
+                    groups[-1] = (g + [t], new)
+                    continue
+            groups.append(([t], r))
+        return groups
+
+    def _at_least(self, rect: Rect) -> Rect:
+        """`rect` widened to MIN_SIDE pixels a side where the image allows (Blender draws at least 4x4)."""
+        w, h = self.width, self.height
+        grow_x, grow_y = max(0, MIN_SIDE - (rect.x1 - rect.x0)), max(0, MIN_SIDE - (rect.y1 - rect.y0))
+        x0 = min(max(0, rect.x0 - (grow_x + 1) // 2), max(0, w - MIN_SIDE))
+        y0 = min(max(0, rect.y0 - (grow_y + 1) // 2), max(0, h - MIN_SIDE))
+        return Rect(x0, y0, min(w, max(rect.x1, x0 + MIN_SIDE)), min(h, max(rect.y1, y0 + MIN_SIDE)))
 
 
 def composite_filtered(raw: np.ndarray, background_aa: np.ndarray, rect: Rect) -> np.ndarray:
