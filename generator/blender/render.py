@@ -33,7 +33,7 @@ import bpy
 import numpy as np
 
 from voebench.generator.antialias import fxaa
-from voebench.generator.blender import build as blender_build, quiet
+from voebench.generator.blender import build as blender_build, dirty, quiet
 from voebench.generator.blender.ground_truth import GroundTruthPass
 from voebench.generator.frame_cache import FrameCache, scene_fingerprint
 from voebench.generator.scene import Scene
@@ -41,6 +41,7 @@ from voebench.generator.scene import Scene
 ENGINES = ("workbench", "cycles", "eevee")
 ANTIALIAS = ("numpy", "blender")
 GROUND_TRUTH = ("gpu", "workbench")
+RENDER_PATHS = ("full", "dirty")
 # Most bytes one batch may leave in the temporary folder at once (a BMP per state; on the previous ground-truth path
 # also its depth EXR, then the segmentation BMPs); never more than half of the folder's free space either (/dev/shm
 # in a container is often 64 MB). At 960x540 a state's BMP takes about 2 MB (4 MB with the EXR), and each render
@@ -62,6 +63,9 @@ class RenderSettings:
     # segmentation and depth: "gpu" (GroundTruthPass, in memory) | "workbench" (a flat Workbench render for the
     # ids and the compositor's EXR for depth, the previous path)
     ground_truth: str = "gpu"
+    # RGB: "full" (every distinct state drawn whole) | "dirty" (a cached background of the static objects plus the
+    # rectangle that can change, drawn through a narrowed camera: generator/blender/dirty.py, its tolerance there)
+    render_path: str = "full"
 
 
 @dataclass
@@ -154,6 +158,10 @@ class Renderer:
             raise ValueError(f"unknown antialias {settings.antialias!r}; one of {ANTIALIAS}")
         if settings.ground_truth not in GROUND_TRUTH:
             raise ValueError(f"unknown ground_truth {settings.ground_truth!r}; one of {GROUND_TRUTH}")
+        if settings.render_path not in RENDER_PATHS:
+            raise ValueError(f"unknown render_path {settings.render_path!r}; one of {RENDER_PATHS}")
+        if settings.render_path == "dirty":
+            dirty.check_settings(settings)
         self.scene, self.settings, self.cache = scene, settings, cache
         shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
         self._tmp = tempfile.TemporaryDirectory(prefix="voebench-", dir=workdir or shm)
@@ -163,8 +171,9 @@ class Renderer:
         self.obs = blender_build.build(scene, settings.texture_size)
         self.cam = self.bscene.camera
         self._configure()
-        self._state = {}  # what is currently set on each bpy object, to skip redundant updates
+        self._state: dict[str, tuple] = {}  # what is currently set on each bpy object, to skip redundant updates
         self._truth: GroundTruthPass | None = None  # made on first use (it needs an initialised GPU)
+        self.dirty: dirty.DirtyRGB | None = dirty.DirtyRGB(self) if settings.render_path == "dirty" else None
 
     def close(self):
         if self._truth is not None:
@@ -291,7 +300,9 @@ class Renderer:
         self.apply(t)
         rgb = depth = seg = None
         workbench = self._workbench_truth
-        if "rgb" in passes or (workbench and "depth" in passes):  # the compositor writes depth beside the RGB
+        if "rgb" in passes and self.dirty is not None:
+            rgb = self.dirty.frame(t)
+        elif "rgb" in passes or (workbench and "depth" in passes):  # the compositor writes depth beside the RGB
             for old in glob.glob(os.path.join(self.tmp, "z_*")) if workbench else ():
                 os.remove(old)
             rgb = self._render_rgb(os.path.join(self.tmp, "rgb.bmp"))
@@ -331,9 +342,12 @@ class Renderer:
         One render(animation=True) call per pass; with `settings.batch == 0`, one render() call per state."""
         if not self.settings.batch:
             return {t: self.render_state(t, passes) for t in ts}
-        out = {t: [None, None, None] for t in ts}
+        out: dict[int, list[np.ndarray | None]] = {t: [None, None, None] for t in ts}
         workbench = self._workbench_truth
-        if "rgb" in passes or (workbench and "depth" in passes):  # the compositor writes depth beside the RGB
+        if "rgb" in passes and self.dirty is not None:  # narrowed renders of what changed (dirty.py)
+            for t, rgb in self.dirty.frames(ts).items():
+                out[t][0] = rgb
+        elif "rgb" in passes or (workbench and "depth" in passes):  # the compositor writes depth beside the RGB
             self._rgb_mode()
             self._animate(ts, "rgb_")
             for i, t in enumerate(ts, 1):
@@ -427,11 +441,12 @@ class Renderer:
             if not reuse or k not in known:
                 known.add(k)
                 firsts.append(t)
-        fingerprint = scene_fingerprint(self.scene, self.settings, passes) if self.cache is not None else None
+        cache = self.cache if reuse else None  # frames shared through the cache only where states are reused
+        fingerprint = scene_fingerprint(self.scene, self.settings, passes) if cache is not None else None
         shared = {}
-        if fingerprint is not None and reuse:
+        if cache is not None and fingerprint is not None:
             for t in firsts:
-                hit = self.cache.get(fingerprint, keys[t])
+                hit = cache.get(fingerprint, keys[t])
                 if hit is not None:
                     shared[t] = hit
         todo = [t for t in firsts if t not in shared]
@@ -452,8 +467,8 @@ class Renderer:
                     done = self.render_batch(todo[nxt : nxt + step], passes)
                     nxt += step
                 (rgb, depth, seg), from_cache = done.pop(t), False
-                if fingerprint is not None and reuse:
-                    self.cache.put(fingerprint, keys[t], rgb, depth, seg)
+                if cache is not None and fingerprint is not None:
+                    cache.put(fingerprint, keys[t], rgb, depth, seg)
             unique = len(seen)
             if reuse:
                 seen[keys[t]] = (unique, rgb)
