@@ -243,7 +243,8 @@ class Replay(lmms):
         raise NotImplementedError
 
 
-manager = TaskManager(include_path=folder, model_name="replay")
+# only the exported folder: indexing lmms-eval's ~340 built-in task folders took 38 s here and is not what is tested
+manager = TaskManager(include_path=folder, model_name="replay", include_defaults=False)
 res = evaluator.simple_evaluate(model=Replay(), tasks=tasks, task_manager=manager, log_samples=False, bootstrap_iters=0)
 json.dump({"results": res["results"], "groups": res.get("groups", {}), "asked": asked}, open(out, "w"), default=str)
 """
@@ -354,3 +355,174 @@ def test_names_that_would_collide_are_refused():
     _check_names("v", [{"suite": "grasp-l1", "test": "shape"}, {"suite": "grasp-l2", "test": "t09_gravity"}])
     with pytest.raises(UsageError, match="v_a_b_c"):
         _check_names("v", [{"suite": "a-b", "test": "c"}, {"suite": "a_b", "test": "c"}])
+
+
+# --------------------------------------------------------------------------- lmms-eval's own command line, if here
+# The replay model as a plugin lmms-eval 0.7.3 finds by itself: a module and a dist-info with an entry point in the
+# group `lmms_eval.models` (its ModelRegistryV2 loads every such manifest at import), on PYTHONPATH. So the real
+# `python -m lmms_eval` command line runs it, with no code of ours in its process but this model.
+PLUGIN_MODULE = r'''
+import json
+
+from lmms_eval.api.model import lmms
+from lmms_eval.models.registry_v2 import ModelManifest
+
+
+class Replay(lmms):
+    """Answers each question with the reply recorded for its sample id (model_args: replies=<json file>)."""
+
+    is_simple = False  # a chat model: handed doc_to_messages, as a VLM wrapper is
+
+    def __init__(self, replies: str, **kwargs) -> None:
+        super().__init__()
+        with open(replies, encoding="utf-8") as fh:
+            self.replies = json.load(fh)
+
+    def generate_until(self, requests):
+        out = []
+        for r in requests:
+            _, _, _, doc_id, task, split = r.args
+            out.append(self.replies[self.task_dict[task][split][doc_id]["id"]])
+        return out
+
+    def loglikelihood(self, requests):
+        raise NotImplementedError
+
+    def generate_until_multi_round(self, requests):
+        raise NotImplementedError
+
+
+def manifest():
+    return ModelManifest(model_id="voebench_replay", chat_class_path="voebench_lmms_replay.Replay")
+'''
+
+
+def _level2_set(root) -> str:
+    """A Level 2 set of three tests of 1, 2 and 3 pairs (so a group's unweighted mean differs from the pooled one)."""
+    from contract_fixtures import complete_entry, write_dataset
+    from evaluate_fixtures import FPS, H, L2_PROMPT, T, W, write_h5, write_mp4
+
+    from voebench.contract import manifest as mf
+
+    entries = []
+    for n_pairs, test in enumerate(("t01_unchangeableness", "t05_permanence_pin", "t09_gravity"), start=1):
+        os.makedirs(os.path.join(root, "grasp-l2", test))
+        for i in range(n_pairs):
+            for cond in ("plausible", "implausible"):
+                stem = f"grasp-l2/{test}/{i:05d}-{cond}"
+                e = {
+                    "id": stem,
+                    "suite": "grasp-l2",
+                    "test": test,
+                    "index": i,
+                    "condition": cond,
+                    "pair_id": f"grasp-l2/{test}/{i:05d}",
+                    "seed": len(entries),
+                    "video": f"{stem}.mp4",
+                    "states": f"{stem}.h5",
+                    "n_frames": T,
+                    "fps": FPS,
+                    "width": W,
+                    "height": H,
+                    "prompts": [
+                        {"kind": "plausibility", "text": L2_PROMPT, "answer": "yes" if cond == "plausible" else "no"}
+                    ],
+                    "description": f"A scene of {test}, {cond}.",
+                    "violation": None if cond == "plausible" else {"principles": ["gravity"], "kind": "teleport"},
+                    "params": {"sampled": {}, "config": {}},
+                    "test_number": int(test[1:3]),
+                }
+                write_mp4(os.path.join(root, e["video"]), len(entries))
+                write_h5(os.path.join(root, e["states"]), e)
+                entries.append(complete_entry(e))
+    mf.write_manifest(os.path.join(root, mf.NAME), entries)
+    write_dataset(root)
+    return str(root)
+
+
+def _markdown_rows(stdout: str, first_column: str) -> dict[tuple[str, str], float]:
+    """(task or group name, metric) -> value, from the table lmms-eval prints whose first header is `first_column`
+    (utils.make_table: `|name|filter|n-shot|metric|arrow|value|±|stderr|`; a subtask's name is indented with `-`)."""
+    rows: dict[tuple[str, str], float] = {}
+    table, name = False, ""
+    for line in stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|"):
+            table = False
+            continue
+        if cells[0] == first_column:
+            table = True
+            continue
+        if not table or set(cells[0]) <= set("-:"):
+            continue
+        name = cells[0].lstrip("- ").strip() or name  # a task's second metric row leaves the name empty
+        rows[(name, cells[3])] = float(cells[5])
+    return rows
+
+
+def test_lmms_eval_command_line_prints_the_reports_numbers(tmp_path):
+    """`python -m lmms_eval --tasks voebench_grasp_l2 --include_path <export>` with a model that replays recorded
+    answers prints a row per test and a group row, each equal to `voebench report` on the same answers."""
+    python = _lmms_python()
+    if python is None:
+        pytest.skip("lmms-eval is not installed (set VOEBENCH_LMMS_EVAL_PYTHON to a Python that has it)")
+    dataset = _level2_set(tmp_path / "set")
+    from voebench.contract import manifest as mf
+
+    replies = {}
+    for e in mf.read_manifest(os.path.join(dataset, mf.NAME), truncated="error"):
+        if e["test"].startswith("t01"):  # one right of two
+            reply = "Yes."
+        elif e["test"].startswith("t05"):  # all right
+            reply = "yes" if e["condition"] == "plausible" else "no"
+        else:  # t09: the plausible ones wrong, one empty answer (invalid)
+            reply = "" if (e["index"], e["condition"]) == (1, "implausible") else "No."
+        replies[f"{e['id']}#plausibility"] = reply
+    file = tmp_path / "replies.jsonl"
+    file.write_text("".join(json.dumps({"sample_id": k, "response": v}) + "\n" for k, v in replies.items()))
+    run = tmp_path / "run"
+    argv = ["evaluate", dataset, "--model", f"replay:{file}", "--out", str(run), "--repeats", "1", "--no-progress"]
+    assert main(argv) == 0 and main(["report", str(run)]) == 0
+    report = json.loads((run / "results.json").read_text())
+    tests = {r["test"]: r for r in report["tests"]}
+    suite = next(s for s in report["suites"] if s["suite"] == "grasp-l2")
+    out = tmp_path / "lmms"
+    assert main(["export", "lmms-eval", dataset, "--out", str(out)]) == 0
+
+    plugin = tmp_path / "plugin"
+    (plugin / "voebench_lmms_replay-0.0.dist-info").mkdir(parents=True)
+    (plugin / "voebench_lmms_replay.py").write_text(PLUGIN_MODULE)
+    (plugin / "voebench_lmms_replay-0.0.dist-info" / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: voebench-lmms-replay\nVersion: 0.0\n"
+    )
+    (plugin / "voebench_lmms_replay-0.0.dist-info" / "entry_points.txt").write_text(
+        "[lmms_eval.models]\nvoebench_replay = voebench_lmms_replay:manifest\n"
+    )
+    (tmp_path / "replies.json").write_text(json.dumps({k: v.strip() for k, v in replies.items()}))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(plugin), *filter(None, [os.environ.get("PYTHONPATH")])]),
+        "HF_HUB_OFFLINE": "1",
+        "HF_DATASETS_OFFLINE": "1",
+        "HF_HOME": str(tmp_path / "hf-home"),
+        "HF_DATASETS_CACHE": str(tmp_path / "hf"),
+    }
+    cmd = [python, "-m", "lmms_eval", "--model", "voebench_replay", "--model_args", f"replies={tmp_path}/replies.json"]
+    cmd += ["--tasks", "voebench_grasp_l2", "--include_path", str(out), "--output_path", str(tmp_path / "results")]
+    cmd += ["--verbosity", "DEBUG"]  # lmms-eval exits 0 on a failure unless DEBUG (it then re-raises)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=600)
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
+    tasks = _markdown_rows(proc.stdout, "Tasks")
+    groups = _markdown_rows(proc.stdout, "Groups")
+    for test, row in tests.items():
+        name = f"voebench_grasp_l2_{_slug(test)}"
+        assert tasks[(name, "grasp_acc")] == pytest.approx(row["acc"], abs=5e-5), test
+        assert tasks[(name, "grasp_invalid")] == pytest.approx(row["invalid_rate"], abs=5e-5), test
+    assert sorted(n for n, m in tasks if m == "grasp_acc" and n != "voebench_grasp_l2") == sorted(
+        f"voebench_grasp_l2_{_slug(t)}" for t in tests
+    )
+    assert groups[("voebench_grasp_l2", "grasp_acc")] == pytest.approx(suite["mean_acc"], abs=5e-5)
+    assert groups[("voebench_grasp_l2", "grasp_invalid")] == pytest.approx(suite["invalid_rate"], abs=5e-5)
+    # the three tests score 0.5, 1 and 1/3: the group is their unweighted mean, as the report's, not the pooled 7/12
+    assert [tests[t]["acc"] for t in sorted(tests)] == pytest.approx([0.5, 1.0, 1 / 3])
+    assert suite["mean_acc"] == pytest.approx(11 / 18)
