@@ -4,7 +4,10 @@ answers are acknowledged, restarted on the same study, and everyone finishes. Pr
 acknowledged, lost (acknowledged but not stored: must be 0), foreign (stored answers their participant did not
 send, or videos that were not the participant's own: must be 0), unanswered trials, wall time.
 
-    .venv/bin/python bench/bench_humans_load.py [--participants 50] [--per-participant 10] [--out FILE]
+    .venv/bin/python bench/bench_humans_load.py [--participants 50] [--per-participant 10] [--platform] [--out FILE]
+
+--platform: everyone arrives at once through the recruiting platform's study URL (/start with Prolific-style ids,
+STUDY/platform.json) and is given a slot there; also counted: slots given to two ids (must be 0).
 
 Needs the `humans` extra (starlette, uvicorn). Traffic goes to 127.0.0.1 only; every loop is bounded.
 """
@@ -31,6 +34,7 @@ def main() -> int:
     ap.add_argument("--per-participant", type=int, default=10)
     ap.add_argument("--pairs", type=int, default=20, help="pairs per test (two tests)")
     ap.add_argument("--kill-at", type=float, default=0.5, help="share of answers acknowledged before kill -9")
+    ap.add_argument("--platform", action="store_true", help="participants get their slots through /start")
     ap.add_argument("--out", help="append the JSON line to this file too")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="humans-load-") as tmp:
@@ -41,6 +45,7 @@ def main() -> int:
             args.participants,
             per_participant=args.per_participant,
             kill_at=args.kill_at,
+            platform=args.platform,
         )
     out.update({"date": time.strftime("%Y-%m-%d %H:%M"), "cpus": os.cpu_count(), "python": platform.python_version()})
     line = json.dumps(out)
@@ -49,6 +54,8 @@ def main() -> int:
         with open(args.out, "a") as f:
             f.write(line + "\n")
     ok = out["lost"] == 0 and out["foreign"] == 0 and out["unanswered"] == 0 and out["finished"] == args.participants
+    if args.platform:
+        ok = ok and out["slots_given_twice"] == 0 and out["platform_assigned"] == args.participants
     return 0 if ok else 1
 
 

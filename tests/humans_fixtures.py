@@ -256,11 +256,13 @@ def load_run(
     per_participant: int = 10,
     kill_at: float = 0.5,
     pause: float = 0.01,
+    platform: bool = False,
 ) -> dict:
     """`participants` scripted participants at once over loopback HTTP; the server is killed with SIGKILL once
     `kill_at` of all answers are acknowledged, restarted on the same study, and everyone finishes. Returns the
     counts the load test checks: answers lost (acknowledged but not stored), answers stored that their participant
-    did not send (another token's writes), trials left unanswered."""
+    did not send (another token's writes), trials left unanswered. `platform`: everyone arrives at once through the
+    recruiting platform's study URL (STUDY/platform.json) and gets a slot there; counted: slots given twice."""
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
@@ -278,12 +280,20 @@ def load_run(
         "--per-participant",
         str(per_participant),
     )
+    if platform:
+        write_platform(study_dir, server.base, idle_timeout_s=0)
     server.start()
     plan = plans(study_dir)
     s = Study(study_dir)
     tokens = s.tokens()
     total = len(s.answers())
     s.close()
+    assigned: list[str | None] = []
+    if platform:  # all at once: each slot must go to exactly one participant id
+        starters = [PlatformParticipant(server.base, f"PID{n:08d}", "S1", {}, study_id="S") for n in range(len(tokens))]
+        with ThreadPoolExecutor(participants) as pool:
+            list(pool.map(lambda p: p.start(), starters))
+        assigned = [p.token for p in starters]
     people = [Participant(server.base, tok, plan[n], accuracy=0.8, seed=n, set_dir=set_dir) for n, tok in tokens]
     killed = threading.Event()
     t0 = time.monotonic()
@@ -337,6 +347,14 @@ def load_run(
         "unanswered": unanswered,
         "videos_checked": sum(p.videos for p in people),
         "seconds": round(elapsed, 2),
+        **(
+            {
+                "platform_assigned": len({t for t in assigned if t is not None} & {t for _, t in tokens}),
+                "slots_given_twice": len(assigned) - len(set(assigned)),
+            }
+            if platform
+            else {}
+        ),
     }
 
 
@@ -369,7 +387,8 @@ class PlatformParticipant:
     ids, then follows `behaviour`: "complete", "decline" (consent), "withdraw" (after `withdraw_after` answers),
     "fail_quiz" (every quiz attempt wrong), "fail_checks" (every attention check answered wrongly). Each video is
     fetched and recognised by its content (`videos`, stand_in_videos), so `seen` records what the participant was
-    really sent: (position, practice, video entry or None for a catch video). `acked`: position -> answer the server
+    really sent: (position, "practice" | "check" (an attention check's video) | "judged", video entry or None for a
+    catch video). `acked`: position -> answer the server
     acknowledged; `final`: the last state (done or ended, with its completion)."""
 
     def __init__(
@@ -389,7 +408,7 @@ class PlatformParticipant:
         self.withdraw_after = withdraw_after
         self.rng = random.Random(seed)
         self.token: str | None = None
-        self.seen: list[tuple[int, bool, dict | None]] = []
+        self.seen: list[tuple[int, str, dict | None]] = []
         self.acked: dict[int, object] = {}
         self.final: dict | None = None
 
@@ -422,7 +441,8 @@ class PlatformParticipant:
             status, content, _ = request(self.base, "GET", f"/api/{self.token}/video/{t['position']}")
             assert status == 200, (status, content)
             entry = self.videos.get(content)
-            self.seen.append((t["position"], t["practice"], entry))
+            kind = "practice" if t["practice"] else "check" if q.startswith("Attention check") else "judged"
+            self.seen.append((t["position"], kind, entry))
         truth = None if entry is None else ("yes" if entry["condition"] == "plausible" else "no")
         return answer_for(t, truth, self.rng, 0.8)
 

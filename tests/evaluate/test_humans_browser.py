@@ -536,3 +536,94 @@ def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):
     s.close()
     assert rows[0]["quiz_attempts"] == 2 and all(r["answer"] is not None for r in rows)
     assert rows[0]["demographics"] == {"Age group": "30-49", "Glasses?": None} and rows[0]["comment"] == COMMENT
+
+
+def test_prolific_style_session_in_chromium(browser, tiny_set, tmp_path, shots):
+    """A whole recruiting-platform session (evaluate/humans/platform.py): the study URL with Prolific's ids, the
+    window-size check before the start (too small: a message, Start disabled), full screen asked at Start, the
+    comprehension quiz, keyboard answers, two catch videos, the completion code and the redirect to the platform's
+    URL; the same participant id in another session is refused, on one page."""
+    from humans_fixtures import Server, write_platform
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from voebench.evaluate.humans.store import Study
+
+    study_dir = str(tmp_path / "study")
+    server = Server(
+        tiny_set, study_dir, "--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2",
+        "--twins", "--catch-videos", "2",
+    )  # fmt: skip
+    write_platform(study_dir, server.base, min_window=[700, 500])
+    os.makedirs(os.path.join(study_dir, "texts"))
+    with open(os.path.join(study_dir, "texts", "quiz.json"), "w") as f:
+        json.dump(
+            [{"question": "When does the answer unlock?", "choices": ["at once", "after the video"], "answer": 1}], f
+        )
+    server.start()
+    ids = "PROLIFIC_PID=5f0c1a2b3c4d5e6f70812345&STUDY_ID=6650f0c2a1b2c3d4e5f60718&SESSION_ID=sess01"
+    d = browser
+    try:
+        d.get(f"{server.base}/start?{ids}")
+        _wait_page(d, {"consent"})
+        s = Study(study_dir)
+        token = s.tokens()[0][1]
+        plan = {a["position"]: a["trial"] for a in s.answers()}
+        s.close()
+        assert d.current_url == f"{server.base}/p/{token}"  # the slot's own page (a reload resumes there)
+        d.find_element(By.ID, "agree").click()
+        _wait_page(d, {"instructions"})
+        d.set_window_size(640, 480)  # too small: a message, and Start stays disabled
+        WebDriverWait(d, 10).until(lambda d: d.find_element(By.ID, "window-small").is_displayed())
+        assert not d.find_element(By.ID, "start").is_enabled()
+        assert "at least 700 x 500" in d.find_element(By.ID, "window-small").text
+        d.save_screenshot(os.path.join(shots, "humans-window-small.png"))
+        d.set_window_size(820, 900)
+        start = _wait_enabled(d, "start")
+        assert not d.find_element(By.ID, "window-small").is_displayed()
+        start.click()
+        _wait_page(d, {"quiz"})
+        assert d.execute_script("return Boolean(document.fullscreenElement)")  # asked for at Start
+        d.find_element(By.ID, "q0-1").click()
+        d.find_element(By.ID, "check").click()
+        pressed = {}
+        for position in range(len(plan)):
+            trial = plan[position]
+            _wait_page(d, {"practice", "trial"}, position)
+            value = trial["expect"] if trial["phase"] == "attention" else trial["truth"]
+            button = _wait_enabled(d, value)  # the minimum-viewing rule: enabled once the video has played
+            if trial["phase"] == "practice":
+                button.click()
+                _wait_page(d, {"feedback"})
+                d.find_element(By.ID, "next").click()
+            else:
+                key = button.get_attribute("data-key")
+                _press(d, key)
+                pressed[position] = key
+        _wait_page(d, {"done"})
+        assert d.find_element(By.ID, "completion-code").text == "DONE1234"
+        d.save_screenshot(os.path.join(shots, "humans-completion.png"))
+        WebDriverWait(d, 15).until(lambda d: d.current_url == f"{server.base}/?cc=DONE1234")  # back to the platform
+        # the same participant id in a new session: refused on one page
+        other = ids.replace("sess01", "sess02")
+        assert "You have already taken part" in _load_source(d, f"{server.base}/start?{other}")
+        d.save_screenshot(os.path.join(shots, "humans-second-session.png"))
+    finally:
+        server.stop()
+        if d.execute_script("return Boolean(document.fullscreenElement)"):
+            d.execute_script("document.exitFullscreen()")
+        d.set_window_size(820, 900)
+    stored = _stored(study_dir)
+    catches = [a for a in stored.values() if a["trial"].get("check") == "catch"]
+    assert sorted(a["answer"] for a in catches) == ["no", "yes"]
+    assert {p: a["response_key"] for p, a in stored.items() if a["response_key"]} == pressed and pressed
+    assert all(a["answer"] is not None and a["media"]["played"] for a in stored.values())
+    first = next(iter(stored.values()))
+    assert (first["outcome"], first["platform_pid"], first["platform_session"]) == (
+        "completed",
+        "5f0c1a2b3c4d5e6f70812345",
+        "sess01",
+    )
+    s = Study(study_dir)
+    assert [r["reason"] for r in s.refusals()] == ["second session"]
+    s.close()

@@ -49,10 +49,16 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+// The recruiting platform's rules for this page (evaluate/humans/platform.py), from the last state: minimum window
+// size, full screen at the start, idle timeout; null for an in-lab link of a study without a platform.
+let rules = null;
+const ONGOING = ["instructions", "quiz", "trial", "practice", "feedback", "about"];
+
 function show(kind, ...nodes) {
   onKey = null;  // a page's keys end with it
   fit = null;
   onBlur = null;
+  if (rules && ONGOING.includes(kind)) nodes.push(withdrawBox());
   app.replaceChildren(...nodes);
   app.dataset.page = kind;  // which page is shown (tests and screenshots wait for it)
 }
@@ -80,6 +86,9 @@ async function loadState() {
     return showError(e.message);
   }
   progress(state.answered, state.total);
+  rules = state.rules || null;
+  idleTimer(state.stage);
+  if (state.stage === "ended") return endedPage(state);
   if (state.stage === "consent") return consentPage(state);
   if (state.stage === "instructions") return instructionsPage(state);
   if (state.stage === "quiz") return quizPage(state);
@@ -89,9 +98,81 @@ async function loadState() {
     return show("declined", el("h1", { text: "Thank you" }),
       el("p", { text: "You chose not to take part. Nothing was recorded. You can close this page." }));
   }
-  if (state.text) return show("done", ...markdown(state.text));
-  return show("done", el("h1", { text: "Thank you!" }),
-    el("p", { text: "All your answers are saved. You can close this page." }));
+  const done = state.text ? markdown(state.text) : [el("h1", { text: "Thank you!" }),
+    el("p", { text: "All your answers are saved. You can close this page." })];
+  return show("done", ...done, ...completion(state.completion));
+}
+
+// The end of a platform session: the completion code of its outcome and the way back to the platform, which the
+// page takes by itself after REDIRECT_MS (the server accepts only https URLs, or http to localhost).
+const REDIRECT_MS = 4000;
+function completion(c) {
+  if (!c || !/^https?:\/\//.test(c.url)) return [];
+  const link = el("a", { id: "completion-link", href: c.url, text: "Return to the study platform" });
+  setTimeout(() => { if (app.dataset.page === "done" || app.dataset.page === "ended") location.assign(c.url); },
+    REDIRECT_MS);
+  return [el("p", { id: "completion" }, "Your completion code: ", el("code", { id: "completion-code", text: c.code })),
+    el("p", {}, link, document.createTextNode(" (you are taken there in a few seconds)"))];
+}
+
+const ENDED = {
+  withdrew: "You stopped taking part. Thank you for your time.",
+  timeout: "This session ended because nothing happened for a long time.",
+  "declined consent": "You chose not to take part. Nothing more will be recorded.",
+};
+function endedPage(state) {
+  const why = state.outcome === "screened_out"
+    ? "Thank you for your time. Based on your answers to the check questions, this study is not a match for you."
+    : ENDED[state.reason] || "This session has ended.";
+  show("ended", el("h1", { text: "The session has ended" }), el("p", { id: "ended-reason", text: why }),
+    ...completion(state.completion));
+  app.dataset.outcome = state.outcome;
+}
+
+// Idle timeout: the page asks the server again once the study's idle time has passed with nothing sent; the server
+// then ends the session (store.py) and the page shows the end.
+let idle = null;
+function idleTimer(stage) {
+  clearTimeout(idle);
+  const s = rules && rules.idle_timeout_s;
+  if (s && !["done", "ended", "declined"].includes(stage)) idle = setTimeout(() => load(), (s + 1) * 1000);
+}
+
+// Stop and return the study (platform participants): two steps, so a slip does not end the session.
+function withdrawBox() {
+  const ask = el("button", { id: "withdraw", type: "button", class: "quiet", text: "Stop taking part" });
+  const sure = el("button", { id: "withdraw-confirm", type: "button", hidden: "", text: "Yes, stop and return the study" });
+  ask.onclick = () => { sure.hidden = false; ask.hidden = true; };
+  sure.onclick = () => post("withdraw", {});
+  return el("div", { class: "withdraw" }, ask, sure);
+}
+
+// The window must be at least rules.min_window (CSS pixels) before the trials start: a smaller one shows a message
+// and keeps Start disabled until the window is made larger.
+function windowCheck(button) {
+  const need = rules && rules.min_window;
+  if (!need || !(need[0] || need[1])) return null;
+  const msg = el("p", { class: "feedback wrong", id: "window-small", hidden: "" });
+  const check = () => {
+    if (!document.body.contains(button)) return window.removeEventListener("resize", check);
+    const small = window.innerWidth < need[0] || window.innerHeight < need[1];
+    msg.hidden = !small;
+    button.disabled = small;
+    msg.textContent = `Please make your browser window larger: at least ${need[0]} x ${need[1]} pixels ` +
+      `(now ${window.innerWidth} x ${window.innerHeight}), or use full screen.`;
+  };
+  window.addEventListener("resize", check);
+  document.addEventListener("fullscreenchange", check);
+  setTimeout(check, 0);
+  return msg;
+}
+
+// Full screen from the Start click (a browser grants it only in answer to a click).
+function askFullscreen() {
+  const root = document.documentElement;
+  if (rules && rules.fullscreen && root.requestFullscreen && !document.fullscreenElement) {
+    root.requestFullscreen().catch(() => {});
+  }
 }
 
 // The researcher's texts (STUDY/texts/*.md, evaluate/humans/texts.py): a small Markdown subset (paragraphs,
@@ -198,8 +279,9 @@ function instructionsText(state) {
 
 function instructionsPage(state) {
   const start = el("button", { id: "start", class: "primary", text: "Start" });
-  start.onclick = () => post("instructions", {});
-  show("instructions", ...instructionsText(state), el("div", { class: "buttons" }, start));
+  start.onclick = () => { askFullscreen(); post("instructions", {}); };
+  const small = windowCheck(start);
+  show("instructions", ...instructionsText(state), ...(small ? [small] : []), el("div", { class: "buttons" }, start));
 }
 
 // After the last trial, where the study asks: optional questions (each may be left unanswered) and an optional
@@ -254,7 +336,7 @@ function quizPage(state, wrong = null) {
       if (e.status === 409) return load();
       return showError(e.message);
     }
-    if (result.passed) return load();
+    if (result.passed || result.ended) return load();
     window.scrollTo(0, 0);
     return quizPage(result, result.wrong);
   };
