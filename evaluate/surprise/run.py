@@ -1,9 +1,11 @@
 """One surprise run: pick the videos of a rendered set, build the scorer from a `--model` spec, score, report.
 
-Specs: `vjepa2:<folder-or-hub-id>` (transformers' VJEPA2Model.from_pretrained, e.g.
-`vjepa2:facebook/vjepa2-vitl-fpc64-256`) and `vjepa2-random:<tiny|small|vitl>` (random weights of that
-configuration: the chance control; vitl is the released ViT-L's size), and `motion-energy` (no model: the
-frame-difference energy of the frames to be predicted, motion.py; the motion confound's control).
+Specs name a world-model kind registered in `WORLD_MODELS` (kinds/, one file per kind): `vjepa2:<folder-or-hub-id>`
+(transformers' VJEPA2Model.from_pretrained, e.g. `vjepa2:facebook/vjepa2-vitl-fpc64-256`),
+`vjepa2-random:<tiny|small|vitl|vitl-128>` (random weights of that configuration: the chance control; vitl is the
+released ViT-L's size), `videomae:<folder-or-hub-id>` and `videomae-random:<tiny|base|base-128>` (pixel
+reconstruction, videomae.py), and `motion-energy` (no model: the frame-difference energy of the frames to be
+predicted, motion.py; the motion confound's control).
 """
 
 from __future__ import annotations
@@ -16,35 +18,21 @@ from voebench.errors import UsageError
 from voebench.evaluate.surprise.protocol import Protocol
 from voebench.evaluate.surprise.score import RUN, score_videos, video_items
 
-KINDS = ("vjepa2", "vjepa2-random", "motion-energy")
-
 
 def is_surprise_spec(spec: str) -> bool:
-    return spec.partition(":")[0] in KINDS
+    """Whether `--model spec` names a registered world-model kind (kinds/)."""
+    from voebench.evaluate.models.kind import WORLD_MODELS  # noqa: PLC0415
+
+    return spec.partition(":")[0] in WORLD_MODELS
 
 
 def make_scorer(spec: str, device: str = "auto", dtype: str = "auto", seed: int = 0):
-    kind, _, rest = spec.partition(":")
-    if kind == "motion-energy" and not rest:
-        from voebench.evaluate.surprise.motion import MotionEnergyScorer  # noqa: PLC0415
+    """The scorer of a `--model` spec, built by its registered kind (kinds/: one file per kind); `seed` sets the
+    random weights of the `-random` kinds."""
+    from voebench.evaluate.models.kind import WORLD_MODELS  # noqa: PLC0415
 
-        return MotionEnergyScorer()
-    if kind not in KINDS or not rest or kind == "motion-energy":
-        raise UsageError(
-            f"--model {spec!r}: expected vjepa2:<path-or-id>, vjepa2-random:<tiny|small|vitl> or motion-energy"
-        )
-    try:
-        from voebench.evaluate.surprise import vjepa2  # noqa: PLC0415
-    except ImportError as e:
-        raise UsageError(f"--model {kind}: needs torch and transformers (pip install 'voebench[eval]'): {e}") from None
-    if kind == "vjepa2-random":
-        if rest not in vjepa2.PRESETS:
-            raise UsageError(f"--model {spec}: preset must be one of {', '.join(vjepa2.PRESETS)}")
-        return vjepa2.VJEPA2Scorer(vjepa2.random_model(rest, seed), device, dtype, name=f"random-{rest}")
-    try:
-        return vjepa2.VJEPA2Scorer.from_pretrained(rest, device=device, dtype=dtype)
-    except OSError as e:
-        raise UsageError(f"--model {spec}: cannot load ({str(e).splitlines()[0]})") from None
+    kind, _, rest = spec.partition(":")
+    return WORLD_MODELS.get(kind, shown=repr(spec)).scorer(rest, device=device, dtype=dtype, seed=seed)
 
 
 def run_surprise(

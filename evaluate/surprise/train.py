@@ -102,10 +102,19 @@ def train_world_model(
     max_seconds: float | None = None,
     log_every: int = 50,
     on_step: Callable[[int, torch.Tensor], None] | None = None,
+    state: str | None = None,
+    stop_at: int | None = None,
 ) -> dict:
     """Train, save the model to `out` (save_pretrained) with train.json beside it; returns the training log.
     `on_step(step, loss)` is called after every step (the command line's progress bar); `loss` is the detached
-    tensor, so a caller that does not read it costs no device sync."""
+    tensor, so a caller that does not read it costs no device sync.
+
+    Resumable training (`state`, a file): where it exists, training goes on from it (weights, EMA encoder,
+    optimiser, both random generators, step, log, seconds); when this call stops before `steps` (at step
+    `stop_at`, or after `max_seconds` of this call) the state is written there and `out` gets the model as it
+    is then (train.json `finished` false), so a run of many steps can span several commands of a few minutes and
+    each stop gives a learning-curve point. Stopped and resumed with the same seed equals uninterrupted (the
+    schedule reads the planned `steps`; tests/evaluate/test_world_model_resume.py)."""
     model = random_model(preset, seed).train()
     scorer = VJEPA2Scorer(model, device=device)  # moves the model; gives preprocessing and autocast
     dev = scorer.device
@@ -126,10 +135,17 @@ def train_world_model(
     contexts = list(protocol.context_lengths)
 
     log: list[dict] = []
+    first, before = 0, 0.0  # the first step of this call; seconds trained by earlier calls
+    if state and os.path.isfile(state):
+        first, before, log = _load_state(state, model, target, opt, sampler, rng, steps, seed)
     t0 = time.perf_counter()
     model.train()
-    done = 0
-    for i in range(steps):
+    done = first
+    for i in range(first, steps):
+        if (stop_at is not None and i >= stop_at) or (
+            max_seconds and i > first and time.perf_counter() - t0 > max_seconds
+        ):
+            break
         for g in opt.param_groups:
             g["lr"] = lr_at(i)
         x = scorer.preprocess(sampler.sample(batch))
@@ -154,12 +170,13 @@ def train_world_model(
                     "target_spread": spread,
                     "context": c,
                     "lr": lr_at(i),
-                    "seconds": time.perf_counter() - t0,
+                    "seconds": before + time.perf_counter() - t0,
                 }
             )
-        if max_seconds and time.perf_counter() - t0 > max_seconds:
-            break
-    seconds = time.perf_counter() - t0
+    seconds = before + time.perf_counter() - t0
+    call_seconds = time.perf_counter() - t0
+    if state:  # also when finished: running the same command again then trains no further step
+        _save_state(state, done, model, target, opt, sampler, rng, log, seconds, steps, seed)
     model.eval()
     online = copy.deepcopy(model.encoder)
     gap = checkpoint.encoder_gap(online, target)  # how far the EMA encoder trails the online one
@@ -171,6 +188,10 @@ def train_world_model(
         "windows_available": int(sampler.n_starts.sum()),
         "steps": done,
         "steps_planned": steps,
+        "finished": done >= steps,
+        "resumed_from_step": first,
+        "call_seconds": call_seconds,
+        "call_clips_per_s": (done - first) * batch / call_seconds if call_seconds > 0 else None,
         "batch": batch,
         "lr": lr,
         "ema": list(ema),
@@ -188,6 +209,52 @@ def train_world_model(
     with open(os.path.join(out, "train.json"), "w", encoding="utf-8") as fh:
         json.dump(info, fh, indent=1)
     return info
+
+
+def _save_state(path, step, model, target, opt, sampler, rng, log, seconds, steps, seed) -> None:
+    """Everything that continues a run exactly (written to a temporary file, then renamed into place)."""
+    tmp = path + ".tmp"
+    torch.save(
+        {
+            "step": step,
+            "steps": steps,
+            "seed": seed,
+            "model": model.state_dict(),
+            "target": target.state_dict(),
+            "opt": opt.state_dict(),
+            "sampler_rng": sampler.rng.bit_generator.state,
+            "rng": rng.bit_generator.state,
+            "torch_rng": torch.get_rng_state(),
+            "log": log,
+            "seconds": seconds,
+        },
+        tmp,
+    )
+    os.replace(tmp, path)
+
+
+def check_state(path: str, steps: int, seed: int) -> dict:
+    """The saved state at `path` (torch.load), refusing one of another planned step count or seed: the schedule
+    and the data order would differ from an uninterrupted run."""
+    st = torch.load(path, map_location="cpu", weights_only=False)
+    if st["steps"] != steps or st["seed"] != seed:
+        raise ValueError(
+            f"{path}: a state of a run of {st['steps']} steps, seed {st['seed']} (asked: {steps} steps, seed {seed})"
+        )
+    return st
+
+
+def _load_state(path, model, target, opt, sampler, rng, steps, seed) -> tuple[int, float, list[dict]]:
+    """Restore a state written by `_save_state` into the freshly built objects; (step, seconds, log). A state of
+    another planned step count or seed is refused: the schedule and the data order would differ."""
+    st = check_state(path, steps, seed)
+    model.load_state_dict(st["model"])
+    target.load_state_dict(st["target"])
+    opt.load_state_dict(st["opt"])
+    sampler.rng.bit_generator.state = st["sampler_rng"]
+    rng.bit_generator.state = st["rng"]
+    torch.set_rng_state(st["torch_rng"])
+    return int(st["step"]), float(st["seconds"]), list(st["log"])
 
 
 def _step_loss(model, target_encoder, x: torch.Tensor, context: int, autocast) -> tuple[torch.Tensor, float]:

@@ -17,7 +17,7 @@ import tempfile
 from voebench.errors import UsageError
 from voebench.evaluate.cli import check_torch_device
 
-SIZES = ("tiny", "small")
+SIZES = ("tiny", "small", "small-128")
 #: A folder holding this file was written by this command (or train.py) and may be replaced by a new run.
 TRAIN_LOG = "train.json"
 
@@ -36,15 +36,31 @@ def register(subparsers) -> None:
     )
     p.add_argument("data", metavar="TRAIN_DIR", help="rendered set (manifest.jsonl + mp4) to train on")
     p.add_argument("--out", required=True, metavar="FOLDER", help="where the model is saved (written atomically)")
-    p.add_argument("--test-set", action="append", default=[], metavar="DIR",
-                   help="a set the model will be tested on; refused if it shares a trial seed (repeatable)")
-    p.add_argument("--size", choices=SIZES, default="small",
-                   help="model preset: tiny (0.11M parameters, smoke runs) or small (3.6M, default)")
+    p.add_argument(
+        "--test-set",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a set the model will be tested on; refused if it shares a trial seed (repeatable)",
+    )
+    p.add_argument(
+        "--size",
+        choices=SIZES,
+        default="small",
+        help="model preset: tiny (0.11M parameters, smoke runs) or small (3.6M, default)",
+    )
     p.add_argument("--steps", type=int, default=1000, help="optimiser steps (default 1000)")
     p.add_argument("--batch-size", type=int, default=64, help="windows per step (default 64)")
     p.add_argument("--lr", type=float, default=5e-4, help="peak learning rate, warm-up then cosine (default 5e-4)")
     p.add_argument("--seed", type=int, default=0, help="weights and window sampling (default 0)")
     p.add_argument("--max-seconds", type=float, help="stop early after this much training time")
+    p.add_argument(
+        "--state",
+        metavar="FILE",
+        help="resumable training: continue from FILE where it exists, and write the state there when the "
+        "command stops (at --stop-at or --max-seconds; the model as it is then goes to --out)",
+    )
+    p.add_argument("--stop-at", type=int, metavar="STEP", help="stop at this step (with --state: resume later)")
     p.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:1 ...")
     g = p.add_argument_group("protocol (pass the same values to `voebench evaluate`)")
     g.add_argument("--window", type=int, default=16, help="frames per window (default 16)")
@@ -62,8 +78,9 @@ def _protocol(args):
     if not contexts:
         raise UsageError("--context-lengths names no length")
     try:  # the fixed context only matters when scoring; any listed length satisfies the protocol's check
-        return Protocol(window=args.window, context_lengths=contexts, fixed_context=contexts[-1],
-                        frame_step=args.frame_step)
+        return Protocol(
+            window=args.window, context_lengths=contexts, fixed_context=contexts[-1], frame_step=args.frame_step
+        )
     except ValueError as e:
         raise UsageError(str(e)) from None
 
@@ -86,6 +103,8 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError("--lr must be > 0")
     if args.max_seconds is not None and not args.max_seconds > 0:
         raise UsageError("--max-seconds must be > 0")
+    if args.stop_at is not None and not 0 < args.stop_at <= args.steps:
+        raise UsageError(f"--stop-at must lie in 1..--steps ({args.steps})")
     protocol = _protocol(args)
     out = os.path.abspath(args.out)
     check_out(out)
@@ -103,6 +122,11 @@ def handle(args: argparse.Namespace) -> int:
     if bad:
         raise UsageError(f"--window and --context-lengths must be multiples of the tubelet size {tubelet}: {bad}")
     check_torch_device(args.device)
+    if args.state and os.path.isfile(args.state):
+        try:
+            train.check_state(args.state, args.steps, args.seed)
+        except ValueError as e:
+            raise UsageError(f"--state {e}") from None
 
     manifest = load_manifest(args.data)  # UsageError if it is not a rendered set
     entries = train.plausible_entries(manifest.entries)
@@ -116,10 +140,15 @@ def handle(args: argparse.Namespace) -> int:
 
     videos = train.load_videos(manifest, entries, protocol)
     if not videos:
-        raise UsageError(f"{args.data}: none of the {len(entries)} plausible videos is as long as one window "
-                         f"({protocol.window} sampled frames); lower --window or --frame-step")
-    print(f"training a {args.size} V-JEPA 2 on {len(videos)} plausible videos of {args.data} "
-          f"({args.steps} steps, batch {args.batch_size})", file=sys.stderr)
+        raise UsageError(
+            f"{args.data}: none of the {len(entries)} plausible videos is as long as one window "
+            f"({protocol.window} sampled frames); lower --window or --frame-step"
+        )
+    print(
+        f"training a {args.size} V-JEPA 2 on {len(videos)} plausible videos of {args.data} "
+        f"({args.steps} steps, batch {args.batch_size})",
+        file=sys.stderr,
+    )
 
     parent = os.path.dirname(out)
     os.makedirs(parent, exist_ok=True)
@@ -131,8 +160,18 @@ def handle(args: argparse.Namespace) -> int:
 
             bar = tqdm(total=args.steps, unit="step", file=sys.stderr)
         info = train.train_world_model(
-            videos, tmp, protocol, preset=args.size, steps=args.steps, batch=args.batch_size, lr=args.lr,
-            device=args.device, seed=args.seed, max_seconds=args.max_seconds,
+            videos,
+            tmp,
+            protocol,
+            preset=args.size,
+            steps=args.steps,
+            batch=args.batch_size,
+            lr=args.lr,
+            device=args.device,
+            seed=args.seed,
+            max_seconds=args.max_seconds,
+            state=args.state,
+            stop_at=args.stop_at,
             on_step=_bar_update(bar) if bar is not None else None,
         )
         if bar is not None:
@@ -142,8 +181,11 @@ def handle(args: argparse.Namespace) -> int:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    print(f"{info['steps']} steps in {info['seconds']:.1f} s, final loss {info['log'][-1]['loss']:.4f} -> {out}\n"
-          f"score it: voebench evaluate TEST_DIR --model vjepa2:{out}{_evaluate_options(protocol)}", file=sys.stderr)
+    print(
+        f"{info['steps']} steps in {info['seconds']:.1f} s, final loss {info['log'][-1]['loss']:.4f} -> {out}\n"
+        f"score it: voebench evaluate TEST_DIR --model vjepa2:{out}{_evaluate_options(protocol)}",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -180,9 +222,16 @@ def _record(folder: str, info: dict, args, protocol, n_plausible: int) -> None:
     path = os.path.join(folder, TRAIN_LOG)
     with open(path, encoding="utf-8") as fh:
         log = json.load(fh)
-    log.update({"written_by": "voebench train-world-model", "train_set": os.path.abspath(args.data),
-                "plausible_entries": n_plausible, "test_sets_checked": [os.path.abspath(d) for d in args.test_set],
-                "protocol": protocol.record(), "seed": args.seed})
+    log.update(
+        {
+            "written_by": "voebench train-world-model",
+            "train_set": os.path.abspath(args.data),
+            "plausible_entries": n_plausible,
+            "test_sets_checked": [os.path.abspath(d) for d in args.test_set],
+            "protocol": protocol.record(),
+            "seed": args.seed,
+        }
+    )
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(log, fh, indent=1)
 

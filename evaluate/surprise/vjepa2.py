@@ -52,6 +52,9 @@ TINY = dict(
 )
 #: The released V-JEPA 2 ViT-L (transformers' default config, 326M parameters with its predictor) at 256 px.
 VITL = dict(frames_per_clip=16)
+#: The ViT-L architecture at 128 px (8 x 8 patches per frame): the random-weight control for 64-px renders, with
+#: 4x fewer tokens than at 256 px (bench/world_model_seeds.py).
+VITL_128 = dict(frames_per_clip=16, crop_size=128)
 #: The small world model trained on voebench's plausible videos (bench/world_model_experiment.py).
 SMALL = dict(
     hidden_size=192,
@@ -64,7 +67,10 @@ SMALL = dict(
     pred_num_hidden_layers=4,
     pred_num_attention_heads=4,
 )
-PRESETS: dict[str, dict] = {"tiny": TINY, "vitl": VITL, "small": SMALL}
+#: The small world model at 128 px with 16-px patches (the same 8 x 8 tokens per frame as `small` at 64 px, from
+#: frames with 4x the pixels): the self-trained model of issue 30 (bench/world_model_train.py).
+SMALL_128 = dict(SMALL, crop_size=128, patch_size=16)
+PRESETS: dict[str, dict] = {"tiny": TINY, "vitl": VITL, "vitl-128": VITL_128, "small": SMALL, "small-128": SMALL_128}
 
 
 def random_model(preset: str | dict = "tiny", seed: int = 0):
