@@ -6,6 +6,8 @@ fsynced) when COMMIT returns; the server acknowledges an answer only after that,
 is saved survives a kill -9 of the server or a power cut. Each answer is its own transaction.
 
 No personal data: a participant is a random token and a number; no name, address, IP or browser string is stored.
+A recruiting-platform participant's (pseudonymous) platform ids are stored with their slot (platform.py): the
+researcher needs them to approve the submission.
 
 Timing (issue 25, defect 9): the page measures each response from the end of the video (`rt_ms`, when the answer
 unlocks) and from its first frame (`rt_start_ms`), and says which key gave it (`response_key`, None for a click).

@@ -234,6 +234,8 @@ function consentPage(state) {
       "about each. It takes a few minutes." }),
     el("p", { text: "No personal data is collected: not your name, e-mail or address. Your answers are stored " +
       "under a random code and used only to measure how people judge these videos." }),
+    ...(rules ? [el("p", { text: "Your recruiting platform's participant id is stored with your answers, so that " +
+      "your participation can be confirmed and paid." })] : []),
     el("p", { text: "Taking part is voluntary; you can stop at any time by closing the page." }),
     el("div", { class: "buttons" }, agree, decline));
 }
@@ -281,7 +283,8 @@ function instructionsPage(state) {
   const start = el("button", { id: "start", class: "primary", text: "Start" });
   start.onclick = () => { askFullscreen(); post("instructions", {}); };
   const small = windowCheck(start);
-  show("instructions", ...instructionsText(state), ...(small ? [small] : []), el("div", { class: "buttons" }, start));
+  // the window message first, where a small window shows it without scrolling
+  show("instructions", ...(small ? [small] : []), ...instructionsText(state), el("div", { class: "buttons" }, start));
 }
 
 // After the last trial, where the study asks: optional questions (each may be left unanswered) and an optional
