@@ -66,10 +66,9 @@ test-all: $(VENV)/.all
 
 # -- static checks ----------------------------------------------------------------------------------------------
 LINT_TREE := .lint-tree
-# mypy's packages; add the others (voebench.contract, the generator's params, runner, io) as they pass.
-MYPY_PACKAGES ?= voebench.evaluate voebench.contract voebench.generator.io
-MYPY_MODULES  ?= voebench.generator.params voebench.generator.domains voebench.generator.runner voebench.generator.trial \
-                 voebench.generator.feasibility voebench.generator.output voebench.generator.streams
+# mypy's packages: all of them (the generator whole, with its audit and Blender side, and the scenes since issue 27).
+MYPY_PACKAGES ?= voebench.evaluate voebench.contract voebench.generator voebench.scenes
+MYPY_MODULES  ?=
 
 # mypy reads the installed packages' types (numpy's differ between 1.x and 2.x), so lint checks the environment the
 # tests run in: everything first, then the linters.

@@ -110,6 +110,8 @@ def _scenes_root(suite) -> str:
     """The folder above the suite's package (`scenes/` for the built-in suites), whose own modules (`common.py`,
     `__init__.py`) every suite shares. Found from the suite itself: the core never imports the scenes layer."""
     package = importlib.import_module(suite.package)
+    if package.__file__ is None:
+        raise ValueError(f"{suite.package}: a suite's scenes package needs an __init__.py")
     return os.path.dirname(os.path.dirname(os.path.abspath(package.__file__)))
 
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-GRAVITY = np.array([0.0, 0.0, -9.81])  # m/s^2, world z up: what Bullet simulates (Scene.gravity starts as this)
-# and what the audit expects of free flight (gravity is not stored in the HDF5)
-G = float(-GRAVITY[2])  # its magnitude, for analytic motion (kinematics) and thresholds in units of g
+G = 9.81  # m/s^2, the magnitude of gravity: analytic motion (kinematics) and thresholds in units of g
+GRAVITY = np.array([0.0, 0.0, -G])  # the same as a vector, world z up: what Bullet simulates (Scene.gravity starts
+# as this) and what the audit expects of free flight (gravity is not stored in the HDF5)
 
 MESH_SEGMENTS = 32  # polygons round a curved surface (sphere, cylinder, cone, torus) in what Blender builds
-# and Bullet simulates; the audit's support margin allows for a facet of this polygon (see audit/shapes.py)
+# and Bullet simulates; the audit's support margin allows for a facet of this polygon (see solids.py)
 
 
 def quat_to_matrix(q) -> np.ndarray:

@@ -89,7 +89,7 @@ def _segmentation_frames(h5: str, wanted: list[int]) -> dict[int, np.ndarray]:
     """False-colour frames from the HDF5 segmentation (for sets rendered without rgb)."""
     import h5py
 
-    out = {}
+    out: dict[int, np.ndarray] = {}
     with h5py.File(h5, "r") as f:
         if "segmentation" not in f:
             return out
@@ -160,7 +160,7 @@ def make_sheet(out_dir: str, suite: str, test: str, groups: list[list[dict]], n_
             for ci, t in enumerate(cols):
                 x = LABEL_WIDTH + ci * (cw + ROW_GAP)
                 if t in frames:
-                    cell = Image.fromarray(frames[t]).resize((cw, ch), Image.NEAREST)
+                    cell = Image.fromarray(frames[t]).resize((cw, ch), Image.Resampling.NEAREST)
                     img.paste(cell, (x, y))
                 else:
                     draw.rectangle((x, y, x + cw - 1, y + ch - 1), fill=(70, 70, 70))
@@ -181,7 +181,7 @@ def make_sheet(out_dir: str, suite: str, test: str, groups: list[list[dict]], n_
 
 def plan(entries: list[dict], per_test: int) -> dict[tuple[str, str], list[list[dict]]]:
     """(suite, test) -> the trials to show: pairs (plausible first) for paired suites, single videos otherwise."""
-    tests = defaultdict(lambda: defaultdict(list))
+    tests: defaultdict[tuple[str, str], defaultdict[str, list[dict]]] = defaultdict(lambda: defaultdict(list))
     for e in entries:
         key = e.get("pair_id") or e["id"]
         tests[(e["suite"], e["test"])][key].append(e)

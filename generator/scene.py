@@ -110,7 +110,7 @@ def opencv_cam_to_world(eye, target, up) -> np.ndarray:
     return m
 
 
-def project(points: np.ndarray, intrinsics: np.ndarray, extrinsics: np.ndarray) -> np.ndarray:
+def project(points: np.ndarray, intrinsics: np.ndarray, extrinsics: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """World points (N,3) to pixel coordinates (N,2) and depth (N,) for one frame."""
     p = np.c_[points, np.ones(len(points))] @ extrinsics.T
     q = p[:, :3] @ intrinsics.T
@@ -230,6 +230,14 @@ class Scene:
     def __getitem__(self, name: str) -> SceneObject:
         return self.objects[name]
 
+    @property
+    def cam(self) -> Camera:
+        """The camera, for code that reads a built scene: every build sets one (`look`), and
+        `Suite.make_scene` refuses a build that did not."""
+        if self.camera is None:
+            raise RuntimeError("the scene has no camera (its build never called look)")
+        return self.camera
+
     def frame(self, seconds: float) -> int:
         """The frame index showing time `seconds`, clipped to the video."""
         return int(np.clip(round(seconds * self.fps), 0, self.n_frames - 1))
@@ -239,7 +247,7 @@ class Scene:
     def state_keys(self) -> list[bytes]:
         """One key per frame that is equal for two frames exactly when everything that can affect the image
         (poses, colours, visibility, camera) is equal. Used to render each distinct frame once."""
-        parts = [self.camera.position, self.camera.look_at]
+        parts = [self.cam.position, self.cam.look_at]
         for o in self.objects.values():
             parts += [o.position, o.quaternion, o.color.astype(np.float64), o.visible[:, None].astype(np.float64)]
         table = np.ascontiguousarray(

@@ -6,23 +6,26 @@ A *scene script* is a module in `scenes/<suite>/` with:
     def build(scene, p, condition) -> None        # add objects, camera, motion to `scene` from Params `p`
     def describe(scene, p, condition) -> str      # the video in words (text-only controls, docs)
 
-plus whatever its suite asks for (`Suite.module_contract`: prompt texts, labels). A `Suite` lists its scene
-scripts in order and says which conditions a sampled trial is rendered in and what the manifest says about
-each video. `load_suite` imports every scene module of a suite and checks it against the contract, so a broken
-scene fails when the suite loads, not mid-render.
+plus whatever its suite asks for: the suite's `contract`, a Protocol extending `contracts.SceneModule`
+(prompt texts, labels, measures). A `Suite[M]` lists its scene scripts in order, returns them typed as its
+Protocol `M`, and says which conditions a sampled trial is rendered in and what the manifest says about each
+video. `load_suite` imports every scene module of a suite and checks it against the contract, so a broken scene
+fails when the suite loads, not mid-render; mypy checks the same Protocol where a suite lists its modules.
 """
 
 from __future__ import annotations
 
 import copy
 import importlib
-import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Generic, TypeVar, cast
 
 import numpy as np
 
-from voebench.errors import UsageError
+from voebench.errors import Infeasible, UsageError
+from voebench.generator.contracts import SceneModule, Want, contract_of, contract_problems
 from voebench.generator.params import Level, Params, Space, derive_seed
 from voebench.generator.scene import Scene
 from voebench.generator.suite_refs import SUITE_REFS
@@ -70,9 +73,12 @@ class Job:
         return f"{self.suite}/{self.test}/{self.stem}"
 
 
-class Suite:
+M = TypeVar("M", bound=SceneModule, covariant=True)
+
+
+class Suite(Generic[M]):
     """Base class. Subclasses set `name`, `package` (the scenes package), `tests` (names of its modules in
-    order) and implement `conditions` and `entry`."""
+    order), `contract` (the Protocol `M` its modules implement) and implement `conditions` and `entry`."""
 
     name: str = ""
     package: str = ""
@@ -82,37 +88,36 @@ class Suite:
     default_resolution = (320, 240)
     #: the condition whose build must record a violation (all other conditions must record none)
     violated_condition: str | None = None
-    #: what every scene module must define: a name -> its parameter names (a function) or its type
-    module_contract: dict = {
-        "SPACE": dict,
-        "build": ("scene", "p", "condition"),
-        "describe": ("scene", "p", "condition"),
-    }
+    #: the Protocol (extending `contracts.SceneModule`) every scene module of the suite implements
+    contract: type = SceneModule
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._modules: dict[str, ModuleType] = {}
 
-    def module(self, test: str) -> ModuleType:
+    @property
+    def module_contract(self) -> dict[str, Want]:
+        """What every scene module must define, read off `contract`: a name -> its parameter names (a function)
+        or the types its value may have."""
+        return contract_of(self.contract)
+
+    def module(self, test: str) -> M:
+        """The scene module of `test`, typed as the suite's contract (`check_modules` holds it to it)."""
         if test not in self.tests:
             raise UsageError(f"unknown test {test!r} in suite {self.name}; one of: {', '.join(self.tests)}")
-        if test not in self._modules:
-            self._modules[test] = importlib.import_module(f"{self.package}.{test}")
-        return self._modules[test]
+        return self._import(test)
+
+    def _import(self, name: str) -> M:
+        if name not in self._modules:
+            self._modules[name] = importlib.import_module(f"{self.package}.{name}")
+        return cast(M, self._modules[name])
 
     def check_modules(self) -> None:
-        """Import every scene module and check it against `module_contract` (TypeError naming what is wrong)."""
+        """Import every scene module and check it against the contract (TypeError naming what is wrong)."""
+        contract = self.module_contract
         for test in self.tests:
-            m = self.module(test)
-            for name, want in self.module_contract.items():
-                if not hasattr(m, name):
-                    raise TypeError(f"{m.__name__}: a {self.name} scene module must define {name}")
-                have = getattr(m, name)
-                if isinstance(want, tuple):
-                    params = tuple(inspect.signature(have).parameters) if callable(have) else None
-                    if params != want:
-                        raise TypeError(f"{m.__name__}.{name} must take ({', '.join(want)}), not {params}")
-                elif not isinstance(have, want):
-                    raise TypeError(f"{m.__name__}.{name} must be a {want.__name__}")
+            problems = contract_problems(cast(ModuleType, self.module(test)), contract, self.name)
+            if problems:
+                raise TypeError("; ".join(problems))
 
     def space(self, test: str) -> Space:
         return Space(self.module(test).SPACE)
@@ -174,24 +179,27 @@ class Suite:
         seed = self.trial_seed(test, base_seed, index)
         return seed, self.draw(test, space, seed, index)
 
-    def statement_problems(self, job: Job, p: Params, scene: Scene, entry: dict, width: int, height: int) -> list[str]:
+    def statement_problems(
+        self, job: Job, p: Params, scene: Scene, entry: dict, width: int, height: int
+    ) -> Sequence[str | Infeasible]:
         """What is false in the manifest entry's statements about this video (Level 1 checks its statements
         against the ground truth; Level 2 and AVoE statements are the audit's to check). Empty = all true.
         A problem may carry `keys` (the parameters or settings it depends on), as `Infeasible` does."""
         return []
 
-    def pixel_problems(self, job: Job, scene: Scene, visible_pixels: dict) -> list[str]:
+    def pixel_problems(self, job: Job, scene: Scene, visible_pixels: dict) -> Sequence[str | Infeasible]:
         """After rendering: what the rendered pixels contradict (`visible_pixels`: object name -> per-frame pixel
         counts from the segmentation), e.g. an object a statement is about that is hidden or out of view."""
         return []
 
     def level_key(self, test: str, p: Params) -> str | None:
-        """The Level leaf that grades this trial's violation (issue 24), or None where it is binary: the
-        module's `level_key(p)` if it has one (AVoE: per sub-type), else `violation` if that is a Level."""
-        m = self.module(test)
-        if hasattr(m, "level_key"):
-            return m.level_key(p)
-        return "violation" if isinstance(m.SPACE.get("violation"), Level) else None
+        """The Level leaf that grades this trial's violation (issue 24), or None where it is binary: `violation`
+        if the space's `violation` is a Level (AVoE overrides this: its modules grade per sub-type)."""
+        return "violation" if isinstance(self.module(test).SPACE.get("violation"), Level) else None
+
+    def binary_reason(self, test: str) -> str:
+        """Why `test`'s violation has no size to grade or sweep; "" where it has one (or the suite has none)."""
+        return ""
 
     def level_leaf(self, test: str, key: str) -> Level:
         node = self.module(test).SPACE

@@ -1,4 +1,4 @@
-"""Building blocks shared by scene scripts: colours, the room, the table, cameras.
+"""Building blocks shared by scene scripts: colours, the room, the table, the ball, camera SPACE leaves.
 
 Coordinates: metres, z up. GRASP's Unity scenes are converted with Blender (x, y, z) = Unity (x, z, y) and
 shifted so the table top's centre is the origin (Unity (3.745, 10.224, -8.630)); sizes are Unity's.
@@ -10,8 +10,8 @@ import colorsys
 
 import numpy as np
 
-from voebench.generator.params import FRACTION, POSITIVE, Fixed, Range
-from voebench.generator.scene import RigidBody, Scene
+from voebench.generator.params import ANGLE, COORDINATE, FOV, FRACTION, POSITIVE, Fixed, Params, Range
+from voebench.generator.scene import RigidBody, Scene, SceneObject
 
 # Pure colours, linear RGB (the GRASP originals use pure primaries).
 COLORS = {
@@ -54,6 +54,59 @@ BRIGHT_HSV = {
 def ball_space(diameter: float) -> dict:
     """SPACE leaves for a ball: a fixed diameter (m), then a bright colour."""
     return {"diameter": Fixed(diameter, domain=POSITIVE), **BRIGHT_HSV}
+
+
+def add_ball(scene: Scene, p: Params, center) -> SceneObject:
+    """The ball of `ball_space` (p.ball: its diameter and HSV colour) with its centre at `center`; no collider
+    (its track is scripted). The one ball of GRASP's Level 1 rolls, the Level 2 front views and top-down tray."""
+    d = p.ball.diameter
+    return scene.add(
+        "ball", "sphere", (d,) * 3, center, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
+    )
+
+
+# ------------------------------------------------------------------------------------ camera SPACE leaves
+# Three camera rigs, each a dict of SPACE leaves a scene script puts under "camera" (sampling draws its leaves in
+# this order, so their order is part of what a seed means).
+
+
+def camera_offsets(
+    dx: tuple[float, float] = (-0.5, 0.5),
+    dy: tuple[float, float] = (0.0, 0.0),
+    dz: tuple[float, float] = (-0.5, 0.5),
+    fov: float = 70.0,
+) -> dict:
+    """A camera shifted from a scene's nominal eye (GRASP Level 2 front views): offsets in metres added along our
+    x (right), y (depth, + away from the viewer) and z (up); GRASP's Unity ranges (x, y, z) map to (dx, dz, dy).
+    `fov` in degrees, fixed."""
+    return {
+        "dx": Range(*dx, domain=COORDINATE),
+        "dy": Range(*dy, domain=COORDINATE),
+        "dz": Range(*dz, domain=COORDINATE),
+        "fov": Fixed(fov, domain=FOV),
+    }
+
+
+def camera_above(roll_lo: float, roll_hi: float, height: float, fov: float = 70.0) -> dict:
+    """A camera looking straight down (GRASP Level 2 top-down tray): camera and look-at shifted together by
+    `offset_x`, `offset_y` (m), the image rolled in its plane by `roll` degrees (0: far wall at the top), at a
+    fixed `height` (m above the table) and vertical field of view `fov` (degrees)."""
+    return {
+        "offset_x": Range(-0.5, 0.5, domain=COORDINATE),
+        "offset_y": Range(-0.5, 0.5, domain=COORDINATE),
+        "roll": Range(roll_lo, roll_hi, domain=ANGLE),
+        "height": Fixed(height, domain=POSITIVE),
+        "fov": Fixed(fov, domain=FOV),
+    }
+
+
+def camera_fixed(eye, look_at, fov: float) -> dict:
+    """A camera that does not vary (the `newton` scenes): eye and look-at points (m), vertical fov (degrees)."""
+    return {
+        "eye": Fixed(list(eye), domain=COORDINATE),
+        "look_at": Fixed(list(look_at), domain=COORDINATE),
+        "fov": Fixed(fov, domain=FOV),
+    }
 
 
 def room(

@@ -22,7 +22,7 @@ Modules, one concern each:
     report      audit_set over a folder, summary, main (the CLI)
 """
 
-from voebench.generator.audit.contacts import PairGeometry, contact_points, pair_geometry
+from voebench.generator.contacts import PairGeometry, contact_points, pair_geometry
 from voebench.generator.audit.findings import Finding
 from voebench.generator.audit.physics import (
     Motion,
@@ -36,7 +36,7 @@ from voebench.generator.audit.physics import (
     physics_findings,
 )
 from voebench.generator.audit.report import audit_set, main, read_manifest, summary
-from voebench.generator.audit.shapes import FIXTURE_ROLES, Shape, Track, is_fixture_role, quat_to_matrices
+from voebench.generator.solids import FIXTURE_ROLES, Shape, Track, is_fixture_role, quat_to_matrices
 from voebench.generator.audit.tolerances import (
     COLOR_TOL,
     CONTACT_CONE_DEG,
@@ -61,7 +61,6 @@ from voebench.generator.audit.tolerances import (
     SUPPORT_NORMAL_Z,
     VIOLATION_CHECKS,
     WINDOW_SLACK,
-    G,
 )
 from voebench.generator.audit.trial import VideoResult, audit_trial, audit_video, failure_reason
 from voebench.generator.audit.video import Video
@@ -75,7 +74,7 @@ from voebench.generator.audit.violation import (
     outside_window,
     violation_objects,
 )
-from voebench.generator.geometry import MESH_SEGMENTS  # the polygon count the facet allowance assumes
+from voebench.generator.geometry import GRAVITY, MESH_SEGMENTS  # gravity; the polygon count the facet allowance assumes
 
 __all__ = [
     # what a caller runs
@@ -118,7 +117,7 @@ __all__ = [
     "is_fixture_role",
     "MESH_SEGMENTS",
     # tolerances and names
-    "G",
+    "GRAVITY",
     "PENETRATION_TOL",
     "IMPACT_SLACK",
     "CONTACT_TOL",

@@ -10,16 +10,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from voebench.generator.audit.contacts import contact_points, frame_steps
+from voebench.generator.contacts import contact_points, frame_steps
 from voebench.generator.audit.findings import Finding, fmt_frames, frame_list
-from voebench.generator.audit.shapes import Track
+from voebench.generator.solids import Track
+from voebench.generator.geometry import GRAVITY
 from voebench.generator.audit.tolerances import (
     COLOR_TOL,
     CONTACT_CONE_DEG,
     CONTACT_TOL,
     FREE_ACC_TOL,
     FRICTION_SPEEDUP_TOL,
-    G,
     IMPACT_ACC,
     IMPACT_SLACK,
     MAX_SPEED,
@@ -128,10 +128,10 @@ def motion(v: Video, name: str) -> Motion:
     v_before, v_after = np.full(T, np.nan), np.full(T, np.nan)
     defined = np.zeros(T, bool)
     if T >= 3:
-        excess[1:-1] = (vel[1:] - vel[:-1]) * v.fps - G
+        excess[1:-1] = (vel[1:] - vel[:-1]) * v.fps - GRAVITY
         v_before[1:-1], v_after[1:-1] = speed[:-1], speed[1:]
         defined[1:-1] = tr.visible[:-2] & tr.visible[1:-1] & tr.visible[2:]
-    contacts = [[] for _ in range(T)]
+    contacts: list[list[tuple[np.ndarray | None, str]]] = [[] for _ in range(T)]
     step = frame_steps(tr)
     for other in v.others(name):
         g = v.geometry(name, other)
@@ -218,7 +218,7 @@ def check_acceleration(v: Video, name: str, m: Motion) -> list[Finding]:
         jumps.append(int(t))
     out = []
     if unsupported:
-        a = np.linalg.norm(m.excess[unsupported] + G, axis=1)
+        a = np.linalg.norm(m.excess[unsupported] + GRAVITY, axis=1)
         out.append(
             Finding(
                 "falls_when_unsupported",
@@ -309,7 +309,8 @@ def check_resting_supported(v: Video, name: str, m: Motion) -> list[Finding]:
 def _supported(v: Video, name: str, t: int) -> bool:
     tr = v.tracks[name]
     com = tr.position[t] + tr.rot[t] @ tr.shape.com
-    pts, holds = [], False
+    found: list[np.ndarray] = []
+    holds = False
     for other in v.others(name):
         ot = v.tracks[other]
         if not ot.visible[t]:
@@ -319,13 +320,13 @@ def _supported(v: Video, name: str, t: int) -> bool:
             continue
         if not (ot.shape.known and tr.shape.known):
             # a mesh's true surface is unknown: touching its bounding box counts as support (lenient)
-            pts.append(com[None])
+            found.append(com[None])
             holds = True
             continue
-        p, n = contact_points(tr, ot, t)
-        pts.append(p)
+        p, n = contact_points(tr, ot, t, CONTACT_TOL)
+        found.append(p)
         holds = holds or bool((n[:, 2] >= SUPPORT_NORMAL_Z).any())
-    pts = np.concatenate(pts) if pts else np.zeros((0, 3))
+    pts = np.concatenate(found) if found else np.zeros((0, 3))
     if not len(pts) or not holds:
         return False
     margin = SUPPORT_MARGIN + tr.shape.facet

@@ -63,16 +63,18 @@ def audit_set(out_dir: str, progress: bool = False, workers: int | None = None) 
 
 
 def summary(results: list[VideoResult]) -> str:
-    rows = defaultdict(lambda: [0, 0, Counter()])
+    videos: Counter[str] = Counter()
+    passed: Counter[str] = Counter()
+    failing: defaultdict[str, Counter[str]] = defaultdict(Counter)  # test -> failing check -> videos
     for r in results:
-        row = rows[f"{r.suite}/{r.test}"]
-        row[0] += 1
-        row[1] += r.ok
-        row[2].update(r.failed_checks())
-    width = max([len(k) for k in rows] + [4])
+        key = f"{r.suite}/{r.test}"
+        videos[key] += 1
+        passed[key] += r.ok
+        failing[key].update(r.failed_checks())
+    width = max([len(k) for k in videos] + [4])
     lines = [f"{'test':<{width}}  videos  passed  failed  failing checks (videos)"]
-    for k in sorted(rows):
-        n, ok, c = rows[k]
+    for k in sorted(videos):
+        n, ok, c = videos[k], passed[k], failing[k]
         lines.append(
             f"{k:<{width}}  {n:>6}  {ok:>6}  {n - ok:>6}  "
             + (", ".join(f"{name} ({cnt})" for name, cnt in sorted(c.items())) or "-")

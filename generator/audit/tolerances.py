@@ -3,9 +3,9 @@ conditions. docs/audit.md explains what each check proves."""
 
 from __future__ import annotations
 
-from voebench.generator.geometry import GRAVITY, G as _G
+from voebench.generator.geometry import G
+from voebench.generator.solids import PLANE_THICKNESS as PLANE_THICKNESS  # defined with the solids it shapes
 
-G = GRAVITY  # the scenes' gravity (Scene.gravity starts as this; not stored in the HDF5)
 PENETRATION_TOL = 0.005  # m: Bullet's resting contacts sink ~1 mm at 10 substeps; a real overlap is centimetres
 IMPACT_SLACK = 0.05  # of the distance both objects move in a frame: Bullet lets a falling body sink into
 # the floor for a substep when it lands (measured: 2 mm at 50 fps, 10 mm at 10 fps for a 1-2 m drop)
@@ -17,7 +17,7 @@ FREE_ACC_TOL = 2.0  # m/s^2: free flight may deviate from g by air damping (Bull
 CONTACT_CONE_DEG = 60.0  # a contact pushes within this angle of its normal (friction up to tan 60 = 1.7)
 FRICTION_SPEEDUP_TOL = 1.0  # m/s^2: friction never speeds a body up along a surface; this much covers spin
 # taking hold after a landing and the finite differences of a curved path
-IMPACT_ACC = 3 * _G  # m/s^2: a normal push above this is an impact, not sliding or rolling contact
+IMPACT_ACC = 3 * G  # m/s^2: a normal push above this is an impact, not sliding or rolling contact
 SLIDING = 0.3  # a body moves along a surface if its speed toward/away from it is below this fraction
 SUPPORT_NORMAL_Z = 0.5  # a supporting contact's normal points up at least this much (slopes up to 60 deg)
 REST_FRAMES = 5  # at rest this many consecutive frames: must be supported
@@ -26,7 +26,6 @@ COLOR_TOL = 1e-4  # linear RGB: colours are written as float32 constants; any re
 PAIR_TOL = 1e-6  # m / unitless: twins come from the same deterministic build; only float noise may differ
 WINDOW_SLACK = 1  # frames: finite differences straddle the window's edges by one frame
 MAX_FRAMES_LISTED = 8  # frames quoted per finding in the report
-PLANE_THICKNESS = 0.5  # m: a `plane` is solid this far behind its face, deeper than anything sinks into a ground
 
 PLAUSIBLE_CONDITIONS = ("plausible", "expected")
 IMPLAUSIBLE_CONDITIONS = ("implausible", "surprising")

@@ -67,7 +67,7 @@ def audit_video(v: Video, twin: Video | None = None, twin_missing_reason: str | 
     skipped = []
     findings = check_violation_record(v)
     physics = v.physics()
-    checks = PHYSICS_CHECKS + ("violation_record",)
+    checks: tuple[str, ...] = PHYSICS_CHECKS + ("violation_record",)
     paired = bool(a.get("pair_id"))
     if cond in IMPLAUSIBLE_CONDITIONS and v.violation is not None and not findings:
         checks = checks + ("violation_present",)

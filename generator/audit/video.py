@@ -4,12 +4,13 @@ violation record, and derived motion and contact geometry computed on demand and
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 
-from voebench.generator.audit.contacts import PairGeometry, frame_steps, near_frames, pair_geometry
+from voebench.generator.contacts import PairGeometry, frame_steps, near_frames, pair_geometry
 from voebench.generator.audit.physics import physics_findings
-from voebench.generator.audit.shapes import Shape, Track
+from voebench.generator.solids import Shape, Track
 from voebench.generator.audit.tolerances import CONTACT_TOL
 
 
@@ -44,7 +45,7 @@ class Video:
             )
         self.camera = s["camera"]
         v = s.get("violation")
-        self.violation = None
+        self.violation: dict[str, Any] | None = None  # the record, strings decoded (None: the video has none)
         if v is not None:
             self.violation = {k: (x.decode() if isinstance(x, bytes) else x) for k, x in v.items()}
             if isinstance(self.violation.get("principles"), str):
@@ -54,6 +55,14 @@ class Video:
             self.violation["hidden"] = bool(self.violation.get("hidden", False))
         self._pairs: dict = {}
         self._physics: list | None = None
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """The violation record, for the checks that run only on a video that has one (`audit_video` calls
+        them only then)."""
+        if self.violation is None:
+            raise ValueError(f"{self.path}: the video has no violation record")
+        return self.violation
 
     def physics(self) -> list:
         """Every physics check's findings (computed once)."""

@@ -5,12 +5,12 @@ manipulation shows zero pixels (`check_hidden`), and the pair is identical befor
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from voebench.generator.audit.findings import Finding, fmt_frames, frame_list
-from voebench.generator.audit.shapes import Track
+from voebench.generator.solids import Track
 from voebench.generator.audit.tolerances import (
     COLOR_TOL,
     EVENT_CHECKS,
@@ -57,9 +57,9 @@ def violation_objects(v: Video) -> list[str]:
     violation object is at that moment (a shape change is written as one object vanishing and another,
     hidden until then, appearing in its place)."""
     viol = v.violation
-    name = viol.get("object") if viol else None
-    if name not in v.tracks:
+    if viol is None or viol.get("object") not in v.tracks:
         return []
+    name = viol["object"]
     out = [name]
     win = _window(viol, v.n_frames)
     main = v.tracks[name]
@@ -74,7 +74,7 @@ def violation_objects(v: Video) -> list[str]:
     return out
 
 
-def _window(viol: dict, T: int, slack: int = WINDOW_SLACK) -> np.ndarray:
+def _window(viol: dict[str, Any], T: int, slack: int = WINDOW_SLACK) -> np.ndarray:
     w = np.zeros(T, bool)
     w[max(0, viol["first_frame"] - slack) : min(T, viol["last_frame"] + slack + 1)] = True
     return w
@@ -96,7 +96,7 @@ def check_violation_present(v: Video, findings: list[Finding], twin: Video | Non
     """The recorded violation shows in its window: its kind's signature (teleport: a jump; recolor: a colour
     change; vanish: not visible; freeze: at rest while a gravity/support/velocity check fails; any kind: the
     object differs from its plausible twin inside the window)."""
-    viol = v.violation
+    viol = v.record
     name = viol["object"]
     tr = v.tracks[name]
     first, last = viol["first_frame"], viol["last_frame"]
@@ -160,7 +160,7 @@ def check_violation_present(v: Video, findings: list[Finding], twin: Video | Non
 def aftermath(v: Video) -> np.ndarray:
     """(T,) frames after the window in which the violation object still holds the pose it had at the window's
     last frame: the violation's lasting result (a ball stopped in mid-air stays there when revealed)."""
-    viol = v.violation
+    viol = v.record
     out = np.zeros(v.n_frames, bool)
     tr = v.tracks[viol["object"]]
     last = viol["last_frame"]
@@ -180,7 +180,7 @@ def outside_window(v: Video, findings: list[Finding]) -> list[Finding]:
     names = set(violation_objects(v))
     if not names:
         return findings
-    win = _window(v.violation, v.n_frames) | aftermath(v)
+    win = _window(v.record, v.n_frames) | aftermath(v)
     kept = []
     for f in findings:
         if f.object in names or f.other in names:
@@ -197,7 +197,7 @@ def manipulation_frames(v: Video, findings: list[Finding], twin: Video | None) -
     where a violation object has an *event* finding (a jump, an overlap, a colour or existence change) that its
     plausible twin does not have. States that follow (a ball revealed hovering, an object floating in view as
     designed) and motion both videos share are not the manipulation."""
-    viol = v.violation
+    viol = v.record
     names = set(violation_objects(v))
     win = _window(viol, v.n_frames)
     shared = set()
@@ -212,7 +212,7 @@ def manipulation_frames(v: Video, findings: list[Finding], twin: Video | None) -
     frames = {viol["first_frame"]}
     for f in findings:
         if f.check in EVENT_CHECKS and (f.object in names or f.other in names):
-            n = f.object if f.object in names else f.other
+            n = f.object if f.object in names else (f.other or "")  # (one of them is in names)
             frames |= {
                 t
                 for t in f.frames
@@ -256,7 +256,7 @@ def check_pair(v: Video, twin: Video, onset: int) -> list[Finding]:
         diff = sorted(set(v.tracks) ^ set(twin.tracks))
         # an object only one video has must not exist before the onset
         for n in diff:
-            tr = v.tracks.get(n) or twin.tracks.get(n)
+            tr = v.tracks[n] if n in v.tracks else twin.tracks[n]
             if tr.visible[:onset].any():
                 out.append(
                     Finding(

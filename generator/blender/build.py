@@ -22,6 +22,7 @@ def _mesh_data(obj: SceneObject) -> bpy.types.Mesh:
     bm = bmesh.new()
     bm.loops.layers.uv.new()  # the create ops fill UVs only if a layer exists
     d = obj.dimensions
+    scale: np.ndarray | tuple[float, float, float]
     if obj.shape == "box":
         bmesh.ops.create_cube(bm, size=1.0, calc_uvs=True)
         scale = d
@@ -39,6 +40,8 @@ def _mesh_data(obj: SceneObject) -> bpy.types.Mesh:
         _torus(bm, obj)
         scale = (1.0, 1.0, 1.0)
     elif obj.shape == "mesh":
+        if obj.mesh is None:
+            raise ValueError(f"{obj.name}: a mesh object without its vertices and faces")
         verts, faces = obj.mesh
         vs = [bm.verts.new(v) for v in np.asarray(verts, float)]
         for f in faces:
@@ -130,7 +133,7 @@ def build(scene: Scene, texture_size: int = 256) -> dict[str, bpy.types.Object]:
         set_pose(ob, obj, 0)
     cam_data = bpy.data.cameras.new("camera")
     cam_data.sensor_fit = "VERTICAL"
-    cam_data.angle_y = float(np.radians(scene.camera.fov_deg))
+    cam_data.angle_y = float(np.radians(scene.cam.fov_deg))
     cam_data.clip_start, cam_data.clip_end = 0.05, 1000.0
     cam = bpy.data.objects.new("camera", cam_data)
     bscene.collection.objects.link(cam)
@@ -177,6 +180,6 @@ def _to_matrix(m):
 
 
 def set_camera(cam, scene: Scene, t: int) -> None:
-    cv = scene.camera.cam_to_world(t)
+    cv = scene.cam.cam_to_world(t)
     # Blender cameras look down their local -z with +y up; OpenCV looks down +z with +y down.
     cam.matrix_world = _to_matrix(cv @ np.diag([1.0, -1.0, -1.0, 1.0]))

@@ -15,7 +15,7 @@ import bpy
 import numpy as np
 
 from voebench.generator.blender import build as blender_build, quiet
-from voebench.generator.scene import Scene
+from voebench.generator.scene import Scene, SceneObject
 
 COLLISION_SHAPES = {
     "sphere": "SPHERE",
@@ -29,8 +29,8 @@ COLLISION_SHAPES = {
 
 
 def simulate(scene: Scene, substeps: int = 10, iterations: int = 20) -> None:
-    bodies = {n: o for n, o in scene.objects.items() if o.body is not None}
-    if not any(o.body.kind == "active" for o in bodies.values()):
+    bodies = {n: (o, o.body) for n, o in scene.objects.items() if o.body is not None}
+    if not any(b.kind == "active" for _, b in bodies.values()):
         return
     blender_build.reset()
     sc = bpy.context.scene
@@ -45,12 +45,12 @@ def simulate(scene: Scene, substeps: int = 10, iterations: int = 20) -> None:
     sc.gravity = tuple(scene.gravity)
 
     obs = {}
-    for name, obj in bodies.items():
+    for name, (obj, b) in bodies.items():
         ob = bpy.data.objects.new(name, blender_build._mesh_data(obj))
         sc.collection.objects.link(ob)
         world.collection.objects.link(ob)  # creates ob.rigid_body
         ob.rotation_mode = "QUATERNION"
-        b, rb = obj.body, ob.rigid_body
+        rb = ob.rigid_body
         rb.type = "ACTIVE" if b.kind == "active" else "PASSIVE"
         rb.collision_shape = b.collision_shape or COLLISION_SHAPES[obj.shape]
         if obj.shape == "torus" and b.kind == "active":
@@ -73,14 +73,14 @@ def simulate(scene: Scene, substeps: int = 10, iterations: int = 20) -> None:
     for t in range(scene.n_frames):
         sc.frame_set(t + 1)
         for name, ob in obs.items():
-            obj = bodies[name]
-            if obj.body.kind != "active" or t < obj.body.release_frame:
+            obj, b = bodies[name]
+            if b.kind != "active" or t < b.release_frame:
                 continue
             m = ob.matrix_world
             obj.position[t] = tuple(m.to_translation())
             q = m.to_quaternion()
             obj.quaternion[t] = (q.w, q.x, q.y, q.z)
-    _canonical_quaternions(bodies)
+    _canonical_quaternions([obj for obj, _ in bodies.values()])
 
 
 def _keyframe_track(ob, obj, scene, body):
@@ -129,9 +129,9 @@ def _fcurves(ob):
     return out
 
 
-def _canonical_quaternions(bodies):
+def _canonical_quaternions(objects: list[SceneObject]) -> None:
     """Keep w >= 0 and the sign continuous, so equal rotations compare equal frame to frame."""
-    for obj in bodies.values():
+    for obj in objects:
         q = obj.quaternion
         flip = q[:, 0] < 0
         q[flip] *= -1

@@ -16,20 +16,23 @@ A trial is rendered `expected` and `surprising` (shared `pair_id`), except train
 `expected` unless `--both-conditions`. The split (train / validation / test, 75 / 15 / 10 %) is a function
 of the trial's seed, so it is the same whatever is rendered.
 
-A category script provides `SPACE`, `build(scene, p, condition)`, `subtype(p)`, `labels(scene, p)` (features,
-prior and posterior rules via `voebench.contract.avoe_labels.make_labels`; posterior rules measured on the built
-scene's tracks), `describe(scene, p, condition)`, `SUBTYPES`, `OBSERVATION` and `ASSUMPTION`.
+A category script implements `CategoryModule`: `SPACE`, `build(scene, p, condition)`, `subtype(p)`,
+`labels(scene, p)` (features, prior and posterior rules via `voebench.contract.avoe_labels.make_labels`; posterior
+rules measured on the built scene's tracks), `describe(scene, p, condition)`, `level_key(p)`, `CATEGORY`,
+`SUBTYPES`, `BINARY`, `OBSERVATION` and `ASSUMPTION`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib
+from typing import TYPE_CHECKING, Protocol
 
-from voebench.errors import UsageError
 from voebench.contract.avoe_labels import CATEGORY_NAMES, category_of
-from voebench.generator.params import derive_seed
-from voebench.generator.suite import Suite, Timing
+from voebench.errors import UsageError
+from voebench.generator.contracts import SceneModule
+from voebench.generator.params import Params, derive_seed
+from voebench.generator.scene import Scene
+from voebench.generator.suite import Job, Suite, Timing
 
 CATEGORY_MODULES = {"A": "a_support", "B": "b_occlusion", "C": "c_containment", "D": "d_collision", "E": "e_barrier"}
 SUBTYPES = {"A": ("A1", "A2"), "B": ("B1", "B2"), "C": ("C1", "C2"), "D": ("D1", "D2", "D3"), "E": ("E1", "E2", "E3")}
@@ -55,34 +58,76 @@ def split_of(seed: int) -> str:
     return SPLITS[-1][0]
 
 
-class AVoE(Suite):
+class CategoryModule(SceneModule, Protocol):
+    """An AVoE category: one randomization space whose draws fall into its sub-types."""
+
+    @property
+    def CATEGORY(self) -> str:
+        """A-E."""
+        ...
+
+    @property
+    def SUBTYPES(self) -> dict[str, str]:
+        """Each sub-type -> what sets it apart."""
+        ...
+
+    @property
+    def BINARY(self) -> dict[str, str]:
+        """Each sub-type whose violation has no size to grade -> why."""
+        ...
+
+    @property
+    def OBSERVATION(self) -> str: ...
+
+    @property
+    def ASSUMPTION(self) -> str: ...
+
+    def subtype(self, p: Params) -> str:
+        """The sub-type a draw belongs to."""
+        ...
+
+    def level_key(self, p: Params) -> str | None:
+        """The Level leaf that grades this draw's violation; None where it is binary."""
+        ...
+
+    def labels(self, scene: Scene, p: Params) -> dict:
+        """The AVoE labels (features, prior and posterior rules) of a built scene."""
+        ...
+
+
+class AVoE(Suite[CategoryModule]):
     name = "avoe"
     package = "voebench.scenes.avoe"
     tests = TESTS
+    contract = CategoryModule
     default_trials = 5000  # per category (the paper's 5,000; --fraction 0.1 gives its 10% subset of 500)
     violated_condition = "surprising"
     default_timing = Timing(50 / 24, 24.0)  # 50 frames at 24 fps, as rendered by the original
     default_resolution = (960, 540)
 
-    def module(self, test: str):
+    def module(self, test: str) -> CategoryModule:
+        """The category module that builds sub-type `test`."""
         if test not in self.tests:
             raise UsageError(
                 f"unknown test {test!r} in suite avoe; one of: {', '.join(self.tests)} "
                 "(or select categories with --categories A,B)"
             )
-        cat = test[0]
-        if cat not in self._modules:
-            self._modules[cat] = importlib.import_module(f"{self.package}.{CATEGORY_MODULES[cat]}")
-        return self._modules[cat]
+        return self._import(CATEGORY_MODULES[test[0]])
 
-    def trial_seed(self, test, base_seed, index):
+    def trial_seed(self, test: str, base_seed: int, index: int) -> int:
         # One trial stream per category: every sub-type test sees the same trial i and keeps it if it is its own.
         return derive_seed(base_seed, self.name, test[0], index)
 
-    def subtype(self, test: str, p) -> str:
+    def subtype(self, test: str, p: Params) -> str:
         return self.module(test).subtype(p)
 
-    def conditions(self, test, p, options):
+    def level_key(self, test: str, p: Params) -> str | None:
+        return self.module(test).level_key(p)
+
+    def binary_reason(self, test: str) -> str:
+        return self.module(test).BINARY.get(test, "")
+
+    def conditions(self, test: str, p: Params, options: dict) -> list[str]:
         if self.subtype(test, p) != test:
             return []
         if split_of(options["seed"]) == "train" and not options.get("both_conditions", False):
@@ -94,11 +139,11 @@ class AVoE(Suite):
     def options_from_args(self, args) -> dict:
         return {"both_conditions": bool(getattr(args, "both_conditions", False))}
 
-    def select_tests(self, tests_arg, categories_arg) -> list[str]:
+    def select_tests(self, tests_arg: str | None, categories_arg: str | None = None) -> list[str]:
         """`--tests` takes sub-types (A1) or categories (A, support); `--categories` takes categories."""
         chosen: list[str] = []
 
-        def add(names):
+        def add(names: tuple[str, ...] | list[str]) -> None:
             for n in names:
                 if n not in chosen:
                     chosen.append(n)
@@ -139,7 +184,7 @@ class AVoE(Suite):
 
     # ----------------------------------------------------------------- manifest / HDF5
 
-    def entry(self, job, p, scene):
+    def entry(self, job: Job, p: Params, scene: Scene) -> dict:
         m = self.module(job.test)
         text = PROMPT.format(assumption=m.ASSUMPTION, observation=m.OBSERVATION)
         return {
@@ -153,5 +198,11 @@ class AVoE(Suite):
             "description": m.describe(scene, p, job.condition),
         }
 
-    def extra_groups(self, job, p, scene, entry):
+    def extra_groups(self, job: Job, p: Params, scene: Scene, entry: dict) -> dict:
         return {"labels": entry["labels"]}
+
+
+if TYPE_CHECKING:  # mypy holds every category module to the contract (load_suite checks the same at run time)
+    from voebench.scenes.avoe import a_support, b_occlusion, c_containment, d_collision, e_barrier
+
+    _MODULES: tuple[CategoryModule, ...] = (a_support, b_occlusion, c_containment, d_collision, e_barrier)

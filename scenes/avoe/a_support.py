@@ -57,6 +57,11 @@ BINARY = {
 }
 
 
+def level_key(p) -> None:
+    """No Level leaf grades A's violations: both sub-types are binary (`BINARY`)."""
+    return None
+
+
 def subtype(p) -> str:
     return "A1" if p.contact < 0.5 else "A2"
 

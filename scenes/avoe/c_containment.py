@@ -1,5 +1,5 @@
 """C Containment: an object is dropped toward an open pink container (a box or a mug); a small cyan screen
-in front hides the container's opening, and comes down at the end to show the result.
+in front hides the container's opening, and rises at the end to show the result.
 
 Expected: Bullet decides; an object narrower than the opening falls in, and is either contained (C1: it fits
 and its top stays below the rim) or sticks out (C2, also: too wide, it stays on the rim or falls beside).
@@ -23,6 +23,8 @@ Ours: container 3 cw wide and 2.4 ch tall (the original's FBX box was 2.89 cw x 
 3.19 cw across and 2.39 ch tall), walls 0.1 m thick; objects 2 w wide, 2 h tall (1 unit = 2 m).
 """
 
+from typing import Any
+
 import numpy as np
 
 from voebench.contract.avoe_labels import make_labels
@@ -30,8 +32,9 @@ from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.params import COORDINATE, INDEX, NON_NEGATIVE, POSITIVE, Choice, Fixed, Level, Range
 from voebench.generator.physics import simulate
-from voebench.generator.scene import RigidBody
+from voebench.generator.scene import RigidBody, Scene
 from voebench.scenes.avoe.world import CAMERA_EYE, CONTAINER_COLOR, OCCLUDER_COLOR, ORIGINAL_FPS, AVOE_SHAPES, UNIT
+from voebench.scenes.avoe.meshes import mug_mesh, open_box_mesh
 from voebench.scenes.avoe.world import add_object, hidden, object_size, stage, world_points
 
 CATEGORY = "C"
@@ -43,7 +46,7 @@ CX, CY = -2.0, -6.892  # container centre on the ground
 WALL = 0.1  # m, wall and floor thickness
 SCREEN_Y = -10.5
 
-SPACE = {
+SPACE: dict[str, Any] = {
     "object": {
         "shape": Choice(list(AVOE_SHAPES)),
         "width": Range(0.4, 1.6, domain=POSITIVE),  # x and y extent, units of 2 m
@@ -155,69 +158,6 @@ def subtype(p) -> str:
     return "C1" if fits and not protrudes else "C2"
 
 
-def open_box_mesh(X, Y, Z, t=WALL):
-    """An open-topped box (outer X x Y x Z, walls t) as one closed mesh, origin at its bounding-box centre."""
-    verts, faces = [], []
-
-    def block(x0, x1, y0, y1, z0, z1):
-        base = len(verts)
-        verts.extend([(x, y, z) for z in (z0, z1) for y in (y0, y1) for x in (x0, x1)])
-        for f in ((0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)):
-            faces.append(tuple(base + i for i in f))
-
-    x, y, z = X / 2, Y / 2, Z / 2
-    block(-x, x, -y, y, -z, -z + t)  # floor
-    block(-x, -x + t, -y, y, -z + t, z)
-    block(x - t, x, -y, y, -z + t, z)
-    block(-x + t, x - t, -y, -y + t, -z + t, z)
-    block(-x + t, x - t, y - t, y, -z + t, z)
-    return np.array(verts, float), faces
-
-
-def mug_mesh(R, Z, t=WALL, n=32):
-    """A mug: a hollow cylinder (outer radius R, height Z, walls t) with a floor and a handle on its left
-    back; origin at the cup's centre (the handle sticks out beyond the cup's radius)."""
-    verts, faces = [], []
-    ang = 2 * np.pi * np.arange(n) / n
-    z0, z1, zf = -Z / 2, Z / 2, -Z / 2 + t
-
-    def ring(r, z):
-        base = len(verts)
-        verts.extend([(r * np.cos(a), r * np.sin(a), z) for a in ang])
-        return base
-
-    ob, ot, it, ib = ring(R, z0), ring(R, z1), ring(R - t, z1), ring(R - t, zf)
-    for i in range(n):
-        j = (i + 1) % n
-        faces += [(ob + i, ob + j, ot + j, ot + i), (ot + i, ot + j, it + j, it + i), (it + i, it + j, ib + j, ib + i)]
-    cb, cf = len(verts), len(verts) + 1
-    verts += [(0.0, 0.0, z0), (0.0, 0.0, zf)]
-    for i in range(n):
-        j = (i + 1) % n
-        faces += [(cb, ob + j, ob + i), (cf, ib + i, ib + j)]
-    # handle: a half ring of a tube in the vertical plane through the cup's axis at angle 150 deg
-    phi = np.radians(150.0)
-    d = np.array([np.cos(phi), np.sin(phi), 0.0])
-    rh, tube, m = 0.3 * Z, 0.12 * min(R, Z / 2) + 0.03, 12
-    start = len(verts)
-    k = 8
-    for i in range(m + 1):
-        u = -np.pi / 2 + np.pi * i / m
-        c = d * (R - t / 2 + rh * np.cos(u)) + np.array([0, 0, rh * np.sin(u)])
-        tangent = d * (-np.sin(u)) + np.array([0, 0, np.cos(u)])
-        side = np.cross(tangent, (0, 0, 1)) if abs(tangent[2]) < 0.99 else np.cross(tangent, d)
-        side /= np.linalg.norm(side)
-        up = np.cross(side, tangent)
-        for jj in range(k):
-            v = 2 * np.pi * jj / k
-            verts.append(tuple(c + tube * (np.cos(v) * side + np.sin(v) * up)))
-    for i in range(m):
-        for jj in range(k):
-            a, b = start + i * k + jj, start + i * k + (jj + 1) % k
-            faces.append((a, b, b + k, a + k))
-    return np.array(verts, float), faces
-
-
 # ---------------------------------------------------------------------------------------- scene
 
 
@@ -225,9 +165,9 @@ def build(scene, p, condition):
     stage(scene)
     cw, ch = _cw(p), _ch(p)
     if p.container.shape == "box":
-        mesh = open_box_mesh(cw, cw, ch)
+        mesh = open_box_mesh(cw, cw, ch, WALL)
     else:
-        mesh = mug_mesh(cw / 2, ch)
+        mesh = mug_mesh(cw / 2, ch, WALL)
     centre = (mesh[0].min(0) + mesh[0].max(0)) / 2  # position = bounding-box centre (the mug's handle)
     mesh = (mesh[0] - centre, mesh[1])
     scene.add(
@@ -335,7 +275,11 @@ def _solve(scene, closed, change, plausible: np.ndarray, asked: float, tol: floa
         )
     lid = WALL + asked
     for _ in range(SOLVE_STEPS):
-        twin = edits.simulate_twin(scene, lambda t, z=lid: change(t, z))
+
+        def with_lid(t: Scene, z: float = lid) -> None:
+            change(t, z)
+
+        twin = edits.simulate_twin(scene, with_lid)
         got = _departure(twin["object"].position, plausible)
         if abs(got - asked) <= tol / 3:
             return twin
@@ -386,8 +330,11 @@ def describe(scene, p, condition) -> str:
     W, D, H = object_size(p.object.shape, w, h)
     fit, protruded = outcome(scene, p)
     shape = p.object.shape.replace("_", " ")
+    gone = world_points(scene["object"], scene.n_frames - 1)[:, 2].max() < 0.0  # passed through (surprising)
     end = (
-        "It goes into the container and is fully inside."
+        "It falls into the container and vanishes through its floor and the ground."
+        if gone
+        else "It goes into the container and is fully inside."
         if fit and not protruded
         else "It goes into the container but sticks out of the top."
         if fit
@@ -396,7 +343,7 @@ def describe(scene, p, condition) -> str:
     return (
         f"{_a(shape)} {W:.1f} m wide and {H:.1f} m tall is dropped toward a pink {p.container.shape} "
         f"{_cw(p):.1f} m wide and {_ch(p):.1f} m tall; a cyan screen hides "
-        f"the opening and comes down at the end. {end}"
+        f"the opening and rises at the end. {end}"
     )
 
 

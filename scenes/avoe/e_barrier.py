@@ -24,6 +24,8 @@ over frames 40-50 and released (ours: launched at 12-15 m/s so it reaches -4.5 a
 at x = 0; screen 9 x 6.4 m at y = -5, down over frames 30-40, up over 60-70; frames 20-69 are rendered.
 """
 
+from typing import Any
+
 import numpy as np
 
 from voebench.contract.avoe_labels import make_labels
@@ -32,7 +34,7 @@ from voebench.generator import edits
 from voebench.generator.kinematics import quat_from_axis_angle
 from voebench.generator.params import COORDINATE, COUNT, INDEX, POSITIVE, Choice, Fixed, Level, Range
 from voebench.generator.physics import simulate
-from voebench.generator.scene import RigidBody
+from voebench.generator.scene import RigidBody, Scene
 from voebench.scenes.avoe.world import (
     CAMERA_EYE,
     OCCLUDER_COLOR,
@@ -66,7 +68,7 @@ SCREEN_Y = -5.0
 WALL_COLLIDER = "CONVEX_HULL"
 IMPACT_ACC = 9.81 + 2.0  # m/s^2: faster than free fall (or sliding under friction 0.5), a velocity change is an impact
 
-SPACE = {
+SPACE: dict[str, Any] = {
     "subtype": Choice(["E1", "E2", "E3"], weights=[956, 960, 3084]),
     "object": {
         "shape": Choice(list(AVOE_SHAPES)),
@@ -326,7 +328,11 @@ def _solve(scene, p, free, change, stops: bool, plausible: np.ndarray, asked: fl
         end = plausible[-1, 0]
         at = end + asked + scene["object"].dimensions[0] / 2
     for _ in range(SOLVE_STEPS):
-        twin = edits.simulate_twin(scene, lambda t, a=at: change(t, a), substeps=p.substeps)
+
+        def with_stop(t: Scene, a: float = at) -> None:
+            change(t, a)
+
+        twin = edits.simulate_twin(scene, with_stop, substeps=p.substeps)
         got = _departure(twin["object"].position, plausible)
         if abs(got - asked) <= leaf_tol / 3:
             return twin

@@ -160,19 +160,20 @@ def local_points(obj, n: int = 24) -> np.ndarray:
         return pts
     u = 2 * np.pi * np.arange(n) / n
     ring = np.c_[0.5 * np.cos(u), 0.5 * np.sin(u)]
+    rows: list[tuple[float, float, float]]  # unit-size points, scaled by the dimensions
     if obj.shape == "sphere":
-        pts = [(0, 0, -0.5), (0, 0, 0.5)]
+        rows = [(0, 0, -0.5), (0, 0, 0.5)]
         for lat in np.linspace(-np.pi / 2, np.pi / 2, 11)[1:-1]:
-            pts += [(x * np.cos(lat), y * np.cos(lat), 0.5 * np.sin(lat)) for x, y in ring]
-        return np.array(pts) * d
+            rows += [(x * np.cos(lat), y * np.cos(lat), 0.5 * np.sin(lat)) for x, y in ring]
+        return np.array(rows) * d
     if obj.shape == "cylinder":
-        pts = [(x * f, y * f, z) for z in np.linspace(-0.5, 0.5, 5) for x, y in ring for f in (1.0,)]
-        pts += [(0, 0, -0.5), (0, 0, 0.5)]
-        return np.array(pts) * d
+        rows = [(x * f, y * f, z) for z in np.linspace(-0.5, 0.5, 5) for x, y in ring for f in (1.0,)]
+        rows += [(0, 0, -0.5), (0, 0, 0.5)]
+        return np.array(rows) * d
     if obj.shape == "cone":
-        pts = [(x * (0.5 - z), y * (0.5 - z), z) for z in np.linspace(-0.5, 0.5, 6) for x, y in ring]
-        pts += [(0, 0, 0.5), (0, 0, -0.5)]
-        return np.array(pts) * d
+        rows = [(x * (0.5 - z), y * (0.5 - z), z) for z in np.linspace(-0.5, 0.5, 6) for x, y in ring]
+        rows += [(0, 0, 0.5), (0, 0, -0.5)]
+        return np.array(rows) * d
     if obj.shape == "torus":
         return np.array([(x, y, 0.0) for x, y in ring]) * d
     raise ValueError(obj.shape)
@@ -224,8 +225,8 @@ def visible_points(scene: Scene, name: str, t: int, blockers=(), local=None, mar
         return np.zeros((0, 3))
     pts = world_points(obj, t, local)
     pts = pts[pts[:, 2] > -1e-3]
-    eye = scene.camera.position[t]
-    E = np.linalg.inv(scene.camera.cam_to_world(t))
+    eye = scene.cam.position[t]
+    E = np.linalg.inv(scene.cam.cam_to_world(t))
     c = np.c_[pts, np.ones(len(pts))] @ E.T
     tx, ty = np.tan(np.radians(HFOV_DEG / 2)), np.tan(np.radians(VFOV_DEG / 2))
     keep = (c[:, 2] > 0.1) & (np.abs(c[:, 0]) < tx * c[:, 2]) & (np.abs(c[:, 1]) < ty * c[:, 2])

@@ -8,33 +8,70 @@ the image; forward is up in the image (the top-down camera of Directionality and
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Protocol
+
 import numpy as np
 
-from voebench.generator.suite import Suite
+from voebench.generator.contracts import SceneModule
+from voebench.generator.params import Params
+from voebench.generator.scene import Scene
+from voebench.generator.suite import Job, Suite
 
 YES_NO = " Is this true? Answer only with yes or no."
+TESTS = ("shape", "color", "directionality", "movement", "ordering", "relational")
 
 
-class GraspLevel1(Suite):
+class Level1Module(SceneModule, Protocol):
+    """A Level 1 test: one true label per video, stated true and false, and an open question where GRASP has
+    one (`OPEN_QUESTION` None: none, and `KEYWORDS` is empty)."""
+
+    @property
+    def STATEMENT(self) -> str:
+        """The binary statement, `{}` filled with an observation."""
+        ...
+
+    @property
+    def OPEN_QUESTION(self) -> str | None: ...
+
+    @property
+    def KEYWORDS(self) -> dict[str, list[str]]:
+        """Each open answer -> the words that count as it."""
+        ...
+
+    def observation(self, p: Params) -> str:
+        """The true observation (the video's label)."""
+        ...
+
+    def negative(self, p: Params, rng: np.random.Generator) -> str:
+        """A false observation, drawn with `rng`."""
+        ...
+
+    def open_answer(self, p: Params) -> str | None:
+        """The open question's answer (None where there is no open question)."""
+        ...
+
+
+class GraspLevel1(Suite[Level1Module]):
     name = "grasp-l1"
     package = "voebench.scenes.grasp_l1"
-    tests = ("shape", "color", "directionality", "movement", "ordering", "relational")
+    tests = TESTS
+    contract = Level1Module
     default_trials = 128
 
     def paired(self) -> bool:
         return False
 
-    def conditions(self, test, p, options):
+    def conditions(self, test: str, p: Params, options: dict) -> list[str]:
         return [self.module(test).observation(p)]
 
-    def entry(self, job, p, scene):
+    def entry(self, job: Job, p: Params, scene: Scene) -> dict:
         m = self.module(job.test)
         truth = m.observation(p)
         # The false statement is drawn from the video's own seed, so it is reproducible (the original's
         # was not: prepare_data.py sets no seed).
         false = m.negative(p, np.random.default_rng([job.seed, 1]))
         assert false != truth
-        prompts = [
+        prompts: list[dict[str, Any]] = [
             {
                 "kind": "binary",
                 "polarity": "positive",
@@ -50,7 +87,7 @@ class GraspLevel1(Suite):
                 "answer": "no",
             },
         ]
-        if getattr(m, "OPEN_QUESTION", None):
+        if m.OPEN_QUESTION is not None:
             prompts.append({"kind": "open", "text": m.OPEN_QUESTION, "answer": m.open_answer(p), "choices": m.KEYWORDS})
         return {"prompts": prompts, "label": truth, "description": m.describe(scene, p, job.condition)}
 
@@ -65,7 +102,13 @@ class GraspLevel1(Suite):
         return truth.check_pixels(job.test, scene, visible_pixels)
 
 
-def other_label(labels, truth, rng) -> str:
+def other_label(labels, truth: str, rng: np.random.Generator) -> str:
     """A uniformly chosen label other than the truth (GRASP's negative sampling)."""
     others = [lab for lab in labels if lab != truth]
     return others[int(rng.integers(len(others)))]
+
+
+if TYPE_CHECKING:  # mypy holds every test module to the contract (load_suite checks the same at run time)
+    from voebench.scenes.grasp_l1 import color, directionality, movement, ordering, relational, shape
+
+    _MODULES: tuple[Level1Module, ...] = (shape, color, directionality, movement, ordering, relational)

@@ -10,7 +10,7 @@ from voebench.scenes.common import (
     TRAY_BALL_SPAN,
     TRAY_CENTER,
     TRAY_FLOOR_TOP,
-    hsv_color,
+    add_ball,
     table_room,
     top_down,
     tray,
@@ -45,16 +45,9 @@ SPACE = {
 }
 
 
-def add_ball(scene, p, xy):
-    r = p.ball.diameter / 2
-    return scene.add(
-        "ball",
-        "sphere",
-        (p.ball.diameter,) * 3,
-        (xy[0], xy[1], TRAY_FLOOR_TOP + r),
-        role="ball",
-        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
-    )
+def tray_ball(scene, p, xy):
+    """The ball (`common.add_ball`) resting on the tray floor at `xy`."""
+    return add_ball(scene, p, (xy[0], xy[1], TRAY_FLOOR_TOP + p.ball.diameter / 2))
 
 
 def start_frame(scene, p) -> int:
@@ -103,7 +96,7 @@ def build(scene, p, condition):
     fx = 0.5 - 0.5 * hx if hx else p.lateral
     fy = 0.5 - 0.5 * hy if hy else p.lateral
     start = tray_point(fx, fy)
-    ball = add_ball(scene, p, start)
+    ball = tray_ball(scene, p, start)
     roll_ball(scene, ball, start, (hx, hy), p, p.travel * TRAY_BALL_SPAN)
     top_down(scene, (*TRAY_CENTER, 0.0), p.camera.height, p.camera.fov)
 

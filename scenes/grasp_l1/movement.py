@@ -7,11 +7,12 @@ from voebench.errors import Infeasible
 from voebench.generator.params import FRACTION, Balanced, Range
 from voebench.scenes.common import TRAY_CENTER, table_room, top_down, tray, tray_point
 from voebench.scenes.grasp_l1 import other_label
-from voebench.scenes.grasp_l1.directionality import SPACE as DIRECTIONALITY_SPACE, add_ball, roll_ball, rolling
+from voebench.scenes.grasp_l1.directionality import SPACE as DIRECTIONALITY_SPACE, roll_ball, rolling, tray_ball
 
 LABELS = ("moving", "not moving")
 STATEMENT = "The ball is {}."
 OPEN_QUESTION = None  # GRASP has no open question for Movement
+KEYWORDS: dict[str, list[str]] = {}  # no open answers
 
 SPACE = {
     "movement": Balanced(LABELS),
@@ -43,16 +44,21 @@ def build(scene, p, condition):
     if p.movement == "moving":
         start = tray_point(*EDGES[p.start_edge](p.start))
         target = tray_point(*EDGES[OPPOSITE[p.start_edge]](p.target))
-        ball = add_ball(scene, p, start)
+        ball = tray_ball(scene, p, start)
         path = target - start
         roll_ball(scene, ball, start, path / np.linalg.norm(path), p, p.travel * np.linalg.norm(path))
     else:
-        add_ball(scene, p, tray_point(p.start, p.target))
+        tray_ball(scene, p, tray_point(p.start, p.target))
     top_down(scene, (*TRAY_CENTER, 0.0), p.camera.height, p.camera.fov)
 
 
 def observation(p):
     return p.movement
+
+
+def open_answer(p) -> None:
+    """No open question, so no open answer."""
+    return None
 
 
 def negative(p, rng):

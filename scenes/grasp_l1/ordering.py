@@ -11,6 +11,7 @@ from voebench.scenes.common import COLORS, pitched, table_room
 
 STATEMENT = "From left to right, the following objects are on the table: {}."
 OPEN_QUESTION = None  # GRASP has no open question for Ordering
+KEYWORDS: dict[str, list[str]] = {}  # no open answers
 
 SPACE = {
     "count": Balanced((2, 3, 4), domain=COUNT),
@@ -61,6 +62,11 @@ def build(scene, p, condition):
 
 def observation(p):
     return ", ".join(f"{c} {s}" for c, s in arrangement(p))
+
+
+def open_answer(p) -> None:
+    """No open question, so no open answer."""
+    return None
 
 
 def negative(p, rng):

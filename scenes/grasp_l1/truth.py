@@ -47,7 +47,7 @@ class Problem(str):
         return self
 
 
-def check(test: str, scene: Scene, p, entry: dict, width: int, height: int) -> list[str]:
+def check(test: str, scene: Scene, p, entry: dict, width: int, height: int) -> list[Problem]:
     """Problems with the statements of one Level 1 video (empty: every positive statement and open answer is
     true and every negative statement false, as the video shows it). The checks read the scene's tracks and
     the entry, not the sampled parameters `p` (so they cannot share a scene script's mistake); `p` is passed for
@@ -92,8 +92,8 @@ class View:
 
     def __init__(self, scene: Scene, width: int, height: int):
         self.scene, self.width, self.height = scene, width, height
-        self.K = scene.camera.intrinsics(width, height)
-        cam = scene.camera
+        self.K = scene.cam.intrinsics(width, height)
+        cam = scene.cam
         if np.ptp(cam.position, axis=0).max() == 0 and np.ptp(cam.look_at, axis=0).max() == 0:
             # a still camera (all of Level 1): one inverse instead of one per frame (1,200 at 20 s, 60 fps)
             self.cam_to_world = np.broadcast_to(cam.cam_to_world(0), (scene.n_frames, 4, 4))
@@ -356,7 +356,7 @@ def subjects(test: str, scene: Scene) -> list[str]:
     return [o.name for o in scene.objects.values() if o.role in ("ball", "cube")]
 
 
-def check_pixels(test: str, scene: Scene, visible_pixels: dict) -> list[str]:
+def check_pixels(test: str, scene: Scene, visible_pixels: dict) -> list[Problem]:
     """After rendering: problems if an object the statements are about covers fewer than MIN_VISIBLE_PIXELS
     pixels in some frame (`visible_pixels`: object name -> per-frame counts from the segmentation, as the
     HDF5 `objects/<name>/visible_pixels`). This sees occlusion, which `check` cannot."""

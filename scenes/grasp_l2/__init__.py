@@ -9,6 +9,8 @@ A Level 2 scene script provides, besides `SPACE` and `build(scene, p, condition)
     ASSUMPTION = ""                               # a clause after the observation (test 14: same mass)
     def describe(scene, p, condition) -> str     # the scene in words (text-only control, Section 6)
     DELAYS = ("start_delay", "hold")             # pause keys, scaled down in videos shorter than 10 s (timing.py)
+    BINARY = ""                                  # why its violation has no size to grade ("" where it is graded)
+    level_key = graded                           # the Level leaf grading a draw's violation (`binary`: none)
 
 and, when `condition == "implausible"`, calls one edit of `voebench.generator.edits` so the violation is
 recorded on the scene (and written to the HDF5 `violation` group).
@@ -16,8 +18,12 @@ recorded on the scene (and written to the HDF5 `violation` group).
 
 from __future__ import annotations
 
-from voebench.generator.params import FRACTION, SEED, Choice, Range
-from voebench.generator.suite import Suite
+from typing import TYPE_CHECKING, Protocol
+
+from voebench.generator.contracts import SceneModule
+from voebench.generator.params import FRACTION, SEED, Choice, Params, Range
+from voebench.generator.scene import Scene
+from voebench.generator.suite import Job, Suite, Timing
 
 TESTS = (
     "t01_unchangeableness",
@@ -56,34 +62,75 @@ VISUAL = {
 }
 
 
-class GraspLevel2(Suite):
+class Level2Module(SceneModule, Protocol):
+    """A Level 2 test: a plausible and an implausible video of one draw, and the prompt's texts."""
+
+    @property
+    def NUMBER(self) -> int:
+        """The test's number in GRASP supplementary Section 5."""
+        ...
+
+    @property
+    def OBSERVATION(self) -> str: ...
+
+    @property
+    def ASSUMPTION(self) -> str: ...
+
+    @property
+    def PRINCIPLES(self) -> list[str]: ...
+
+    @property
+    def DELAYS(self) -> tuple[str, ...]:
+        """The pause keys of SPACE, scaled down in videos shorter than 10 s (timing.py)."""
+        ...
+
+    @property
+    def BINARY(self) -> str:
+        """Why the violation has no size to grade or sweep; "" where it is graded."""
+        ...
+
+    def level_key(self, p: Params) -> str | None:
+        """The Level leaf that grades this draw's violation; None where it is binary (`graded`, `binary`)."""
+        ...
+
+
+def graded(p: Params) -> str | None:
+    """`level_key` of a test whose every violation is graded by its `violation` leaf."""
+    return "violation"
+
+
+def binary(p: Params) -> str | None:
+    """`level_key` of a test whose violation has no size (its `BINARY` says why)."""
+    return None
+
+
+class GraspLevel2(Suite[Level2Module]):
     name = "grasp-l2"
     package = "voebench.scenes.grasp_l2"
     tests = TESTS
+    contract = Level2Module
     default_trials = 128
     violated_condition = "implausible"
-    module_contract = {
-        **Suite.module_contract,
-        "NUMBER": int,
-        "OBSERVATION": str,
-        "ASSUMPTION": str,
-        "DELAYS": tuple,
-        "PRINCIPLES": list,
-    }
 
-    def conditions(self, test, p, options):
+    def conditions(self, test: str, p: Params, options: dict) -> list[str]:
         return ["plausible", "implausible"]
 
-    def make_scene(self, job, p, timing):
+    def binary_reason(self, test: str) -> str:
+        return self.module(test).BINARY
+
+    def level_key(self, test: str, p: Params) -> str | None:
+        return self.module(test).level_key(p)
+
+    def make_scene(self, job: Job, p: Params, timing: Timing) -> Scene:
         # pauses shrink in videos shorter than GRASP's 10 s (timing.py); the build sees the scaled values
         return super().make_scene(job, self._timed(job.test, p, timing.n_frames / timing.fps), timing)
 
-    def _timed(self, test, p, seconds):
+    def _timed(self, test: str, p: Params, seconds: float) -> Params:
         from voebench.scenes.grasp_l2.timing import timed
 
         return timed(p, self.module(test).DELAYS, seconds)
 
-    def entry(self, job, p, scene):
+    def entry(self, job: Job, p: Params, scene: Scene) -> dict:
         m = self.module(job.test)
         p = self._timed(job.test, p, scene.n_frames / scene.fps)  # describe the pauses the video shows
         text = PROMPT.format(observation=m.OBSERVATION, assumption=m.ASSUMPTION)
@@ -95,3 +142,43 @@ class GraspLevel2(Suite):
             ],
             "description": m.describe(scene, p, job.condition),
         }
+
+
+if TYPE_CHECKING:  # mypy holds every test module to the contract (load_suite checks the same at run time)
+    from voebench.scenes.grasp_l2 import (
+        t01_unchangeableness,
+        t02_unchangeableness_color,
+        t03_solidity_continuity,
+        t04_solidity_two_levels,
+        t05_permanence_pin,
+        t06_permanence_occluder,
+        t07_permanence_drawbridge,
+        t08_inertia_bounce,
+        t09_gravity_incline,
+        t10_gravity_inertia_hover,
+        t11_gravity_inertia_ledge,
+        t12_continuity_tray,
+        t13_gravity_continuity_gap,
+        t14_collision,
+        t15_support_pin,
+        t16_inertia_corner,
+    )
+
+    _MODULES: tuple[Level2Module, ...] = (
+        t01_unchangeableness,
+        t02_unchangeableness_color,
+        t03_solidity_continuity,
+        t04_solidity_two_levels,
+        t05_permanence_pin,
+        t06_permanence_occluder,
+        t07_permanence_drawbridge,
+        t08_inertia_bounce,
+        t09_gravity_incline,
+        t10_gravity_inertia_hover,
+        t11_gravity_inertia_ledge,
+        t12_continuity_tray,
+        t13_gravity_continuity_gap,
+        t14_collision,
+        t15_support_pin,
+        t16_inertia_corner,
+    )

@@ -1,7 +1,7 @@
 """The front-view GRASP Level 2 apparatus: a plywood box with a dark back panel in front of the room's back
 wall, covers/occluders that drop, rise or slide at constant speed, a side "start box" that hides where a
 moving object enters, left/right mirroring, the back wall tinted by VISUAL `background`, the wood texture
-from VISUAL `wood_seed`, and camera offsets as SPACE ranges.
+from VISUAL `wood_seed`. Camera offsets (`common.camera_offsets`) and the ball (`common.add_ball`) are shared.
 
 Coordinates: the shared world frame of `scenes/common.py` (metres, z up, x to the right as seen by the
 camera, +y away from the camera toward the back wall), i.e. the Level-1 table-top centre is the origin:
@@ -20,8 +20,6 @@ alike.
 
 API (additive changes only; other tests import it):
     U, S                              Unity -> ours coordinate / size conversion
-    camera_space(dx, dy, dz)          SPACE leaves for camera offsets (m, ours axes)
-    add_ball(scene, p, center)        the ball of `common.ball_space` (p.ball.diameter, p.ball's colour)
     room(scene, p)                    floor, walls; the back wall tinted by p.background
     wood(scene, name, dims, center, p, ...)    a plywood part (texture from p.wood_seed), passive collider
     dark(scene, name, dims, center, ...)       a dark "Pole" panel (back panels), passive collider
@@ -42,9 +40,8 @@ import numpy as np
 
 from voebench.generator.geometry import fibonacci_sphere, segments_hit_box
 from voebench.generator.kinematics import quat_to_matrix
-from voebench.generator.params import COORDINATE, FOV, Fixed, Range
 from voebench.generator.scene import RigidBody, Scene, SceneObject
-from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, hsv_color, room as _room, srgb_to_linear
+from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, room as _room, srgb_to_linear
 from voebench.scenes.grasp_l2.timing import need
 
 UNITY_ORIGIN = (3.745, 10.224, -8.630)  # Unity point that maps to our origin (x, y-up, z-depth)
@@ -74,25 +71,6 @@ def U(ux: float, uy: float, uz: float) -> np.ndarray:
 def S(sx: float, sy: float, sz: float) -> np.ndarray:
     """A Unity localScale (x, y-up, z-depth) as our dimensions (x, y-depth, z-up)."""
     return np.array([sx, sz, sy], float)
-
-
-def camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov: float = 70.0) -> dict:
-    """SPACE leaves for the camera: offsets in metres added to the nominal eye along our x (right), y (depth,
-    + away from the viewer) and z (up); GRASP's Unity ranges (x, y, z) map to (dx, dz, dy). fov in degrees."""
-    return {
-        "dx": Range(*dx, domain=COORDINATE),
-        "dy": Range(*dy, domain=COORDINATE),
-        "dz": Range(*dz, domain=COORDINATE),
-        "fov": Fixed(fov, domain=FOV),
-    }
-
-
-def add_ball(scene: Scene, p, center) -> SceneObject:
-    """The ball of `common.ball_space` at `center` (no collider: its track is scripted)."""
-    d = p.ball.diameter
-    return scene.add(
-        "ball", "sphere", (d,) * 3, center, role="ball", color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value)
-    )
 
 
 def background_color(p) -> tuple:
@@ -184,7 +162,7 @@ def finish(scene: Scene, p, x0: float) -> None:
         o.position[:, 0] = 2 * x0 - o.position[:, 0]
         # reflection M = diag(-1, 1, 1): M R M for rotation quaternion (w, x, y, z) is (w, x, -y, -z)
         o.quaternion[:, 2:] *= -1
-    cam = scene.camera
+    cam = scene.cam
     cam.position[:, 0] = 2 * x0 - cam.position[:, 0]
     cam.look_at[:, 0] = 2 * x0 - cam.look_at[:, 0]
 
@@ -223,7 +201,7 @@ def hidden_frames(scene: Scene, obj: str, occluder: str | list, margin: float = 
         if not o.visible[t]:
             out[t] = True
             continue
-        eye = scene.camera.position[t]
+        eye = scene.cam.position[t]
         pts = _hull_points(o, t, margin)
         out[t] = any(scene[c].visible[t] and _segments_hit_box(eye, pts, scene[c], t) for c in occs)
     return out
@@ -236,7 +214,7 @@ def must_hide(scene: Scene, occluder: str, margin: float, why: str, keys, obj: s
     object)."""
 
     def test(first: int, last: int) -> bool:
-        need(hidden_frames(scene, obj, occluder, margin=margin)[first : last + 1].all(), why, keys)
+        need(bool(hidden_frames(scene, obj, occluder, margin=margin)[first : last + 1].all()), why, keys)
         return True
 
     return test

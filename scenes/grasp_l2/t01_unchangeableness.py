@@ -32,10 +32,10 @@ from voebench.generator.params import (
     Range,
 )
 from voebench.errors import Infeasible
-from voebench.scenes.common import hsv_color
+from voebench.scenes.common import camera_offsets, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, hidden_frames, look
+from voebench.scenes.grasp_l2.apparatus import S, U, finish, hidden_frames, look
 from voebench.scenes.grasp_l2.apparatus import cover, dark, move_by, room, wood
 
 NUMBER = 1
@@ -43,6 +43,7 @@ OBSERVATION = "the outcome of the experiment"
 ASSUMPTION = ""
 PRINCIPLES = ["unchangeableness"]
 DELAYS = ("start_delay", "hold")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
 
 # The 7 spawn points of the Unity scene (Unity x, z) on the platform, in their order.
 SPAWNS = (
@@ -89,7 +90,7 @@ SPACE = {
     "start_delay": Range(1.0, 4.0, domain=NON_NEGATIVE),  # s before the screen starts rising (GRASP P: 50-250 frames)
     "screen_speed": Range(0.4, 0.6, domain=POSITIVE),  # m/s, constant (GRASP: 0.5 units/s)
     "hold": Range(0.4, 1.2, domain=NON_NEGATIVE),  # s the screen stays fully up
-    "camera": camera_space(dx=(-0.5, 0.5), dy=(-0.5, 0.0), dz=(-0.2, 0.2), fov=50.0),  # GRASP: fov 70, no dz
+    "camera": camera_offsets(dx=(-0.5, 0.5), dy=(-0.5, 0.0), dz=(-0.2, 0.2), fov=50.0),  # GRASP: fov 70, no dz
     **VISUAL,
     # deg the changed object's hue turns, for a colour change (declared last: unset, it takes no draw)
     "violation": Level(

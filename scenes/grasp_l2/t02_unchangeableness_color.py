@@ -18,16 +18,18 @@ from voebench.generator import edits
 from voebench.generator.kinematics import roll
 from voebench.generator.audit import COLOR_TOL
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Level, Range
-from voebench.scenes.common import ball_space, hsv_color
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import ball_space, camera_offsets, hsv_color
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2.timing import need
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
+from voebench.scenes.grasp_l2.apparatus import S, U, cover, dark, finish, hidden_frames, look, room, wood
 
 NUMBER = 2
 OBSERVATION = "the outcome of the experiment"
 ASSUMPTION = ""
 PRINCIPLES = ["unchangeableness"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 FLOOR_TOP = U(0, 11.326, 0)[2]
 X0 = U(3.811, 0, 0)[0]  # mirror plane
@@ -41,7 +43,7 @@ SPACE = {
     "arrive_fraction": Range(0.25, 0.5, domain=FRACTION),
     "new_hue_shift": Range(0.3, 0.7, domain=FRACTION),  # implausible: the hue turns by this much (of the colour circle)
     "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
-    "camera": camera_space(dx=(-0.4, 0.4), dy=(0.0, 0.0), dz=(-0.4, 0.4)),  # GRASP: x, y offsets +-0.4
+    "camera": camera_offsets(dx=(-0.4, 0.4), dy=(0.0, 0.0), dz=(-0.4, 0.4)),  # GRASP: x, y offsets +-0.4
     **VISUAL,
     # deg the implausible ball's hue turns (declared last: unset, it takes no draw)
     "violation": Level(

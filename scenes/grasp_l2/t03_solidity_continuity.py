@@ -20,19 +20,22 @@ import numpy as np
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
 from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Level, Range
-from voebench.scenes.common import ball_space
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import add_ball, ball_space, camera_offsets
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, look, must_hide
-from voebench.scenes.grasp_l2.apparatus import add_ball, cover, dark, move_by, room, wood
+from voebench.scenes.grasp_l2.apparatus import S, U, finish, look, must_hide
+from voebench.scenes.grasp_l2.apparatus import cover, dark, move_by, room, wood
 
 NUMBER = 3
 OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["solidity", "continuity"]
 DELAYS = ("start_delay", "wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
-PLANK_TOP = U(0, 10.957, 0)[2]
+PLANK_TOP_UY = 10.957  # Unity y of the plank top: parts standing on the plank are placed from it
+PLANK_TOP = U(0, PLANK_TOP_UY, 0)[2]  # the same in our z
 X0 = U(3.702, 0, 0)[0]  # mirror plane
 PATH_UZ = 0.118  # Unity z of the ball's path (middle of the plank)
 START_UX = 1.304
@@ -53,7 +56,7 @@ SPACE = {
     "wait": Range(0.4, 1.0, domain=NON_NEGATIVE),
     "cover_speed": Range(0.4, 0.6, domain=POSITIVE),  # m/s (GRASP: 0.5)
     "start_delay": Range(0.5, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
-    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
+    "camera": camera_offsets(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
     **VISUAL,
     # m the implausible ball rests further along than the first barrier allows (declared last: unset, no draw)
     "violation": Level(
@@ -118,30 +121,33 @@ def build(scene, p, condition):
     wood(scene, "plank", S(5.0, 0.1, 0.5 + fw), U(3.702, 10.907, PATH_UZ - fw / 2), p)
     wood(scene, "lower_plank", S(5.0, 0.1, 0.55 + fw), U(3.702, g["lower_top"] - 0.05, PATH_UZ - 0.025 - fw / 2), p)
     ph = g["panel_h"]
-    wood(scene, "front_panel", S(5.02, ph, 0.02), U(3.702, 10.957 - ph / 2, -0.175 - fw), p)  # hides the dropped cover
+    # the front panel hides the dropped cover
+    wood(scene, "front_panel", S(5.02, ph, 0.02), U(3.702, PLANK_TOP_UY - ph / 2, -0.175 - fw), p)
     back_h = g["back_h"]
     dark(scene, "back_wall", S(5.02, back_h, 0.05), U(3.702, 10.357 + back_h / 2, 0.34))
     # the start box: front, top and a lintel on the inner side (the ball rolls out under it)
     bh, lx = g["box_h"], g["lintel_ux"]
     bw = 0.9 + (lx - 1.544)  # GRASP's 0.9 m box, longer when the lintel moves in
     bx = 1.104 + (lx - 1.544) / 2
-    wood(scene, "start_front", S(bw, bh, 0.02), U(bx, 10.957 + bh / 2, -0.16 - fw), p)
-    wood(scene, "start_top", S(bw, 0.02, 0.55 + fw), U(bx, 10.957 + bh, 0.105 - fw / 2), p)
+    wood(scene, "start_front", S(bw, bh, 0.02), U(bx, PLANK_TOP_UY + bh / 2, -0.16 - fw), p)
+    wood(scene, "start_top", S(bw, 0.02, 0.55 + fw), U(bx, PLANK_TOP_UY + bh, 0.105 - fw / 2), p)
     lh = bh - g["lintel_bottom"]  # from the top down to 3 cm over the ball
     wood(
         scene,
         "start_lintel",
         S(0.02, lh, 0.55 + fw),
-        U(lx, 10.957 + g["lintel_bottom"] + lh / 2, 0.105 - fw / 2),
+        U(lx, PLANK_TOP_UY + g["lintel_bottom"] + lh / 2, 0.105 - fw / 2),
         p,
         collider=False,
     )
     inner, outer = barriers(p)
     h_b = g["barrier_h"]
     for name, ux in (("barrier_first", inner), ("barrier_second", outer)):
-        wood(scene, name, S(BARRIER_T, h_b, 0.5 + fw), U(ux, 10.957 + h_b / 2, PATH_UZ - fw / 2), p, role="barrier")
+        wood(
+            scene, name, S(BARRIER_T, h_b, 0.5 + fw), U(ux, PLANK_TOP_UY + h_b / 2, PATH_UZ - fw / 2), p, role="barrier"
+        )
     h = g["cover_h"]
-    cov = cover(scene, "cover", S(3.0, h, 0.01), U(4.702, 10.957 + h / 2, -0.137 - fw))
+    cov = cover(scene, "cover", S(3.0, h, 0.01), U(4.702, PLANK_TOP_UY + h / 2, -0.137 - fw))
 
     start_ux = g["start_ux"]
     start = U(start_ux, 0, g["path_uz"])
@@ -176,7 +182,7 @@ def build(scene, p, condition):
     arrive = go + (p.speed - v1) / a * f0
     lowered = move_by(cov, (0, 0, -h), p.cover_speed, int(np.ceil(arrive + p.wait * f0)), f0)
     within_video(lowered < scene.n_frames, scene, "t03", "the reveal", ("start_delay", "speed", "wait", "cover_speed"))
-    look(scene, p, U(3.702, 11.726, -2.735), U(3.702, 10.957, 0.118))
+    look(scene, p, U(3.702, 11.726, -2.735), U(3.702, PLANK_TOP_UY, 0.118))
 
     if condition == "implausible":
         # from the first frame it is past the first barrier's face (where the pair starts to differ; at a low frame

@@ -25,17 +25,18 @@ import numpy as np
 from voebench.generator import edits
 from voebench.generator.kinematics import G
 from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Level, Range
-from voebench.scenes.common import ball_space
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import add_ball, ball_space, camera_offsets
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, look, move_by, room, wood
-from voebench.scenes.grasp_l2.apparatus import add_ball
+from voebench.scenes.grasp_l2.apparatus import S, U, cover, dark, finish, look, move_by, room, wood
 
 NUMBER = 4
 OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["solidity", "continuity"]
 DELAYS = ("start_delay", "wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 X0 = U(3.811, 0, 0)[0]  # mirror plane (the room is symmetric but the holders are not)
 LOWER_TOP = U(0, 11.228, 0)[2]
@@ -55,7 +56,7 @@ SPACE = {
     "wait": Range(0.5, 1.2, domain=NON_NEGATIVE),
     "occluder_speed": Range(0.4, 0.6, domain=POSITIVE),  # m/s (GRASP: 0.5)
     "start_delay": Range(1.0, 4.0, domain=NON_NEGATIVE),  # s before the ball is dropped (GRASP: 50-250 frames)
-    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
+    "camera": camera_offsets(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5)),
     **VISUAL,
     # m the implausible ball rests below where the upper floor holds it (declared last: unset, it takes no draw)
     "violation": Level(

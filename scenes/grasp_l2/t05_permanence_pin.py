@@ -26,10 +26,10 @@ import numpy as np
 from voebench.generator import edits
 from voebench.generator.audit import MAX_SPEED
 from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Fixed, Level, Range
-from voebench.scenes.common import BRIGHT_HSV, hsv_color
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import BRIGHT_HSV, camera_offsets, hsv_color
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, look, smooth_profile
+from voebench.scenes.grasp_l2.apparatus import S, U, finish, look, smooth_profile
 from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, dark, move_by, room, wood
 
 NUMBER = 5
@@ -37,6 +37,8 @@ OBSERVATION = "the location of the cube"
 ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 DELAYS = ("start_delay", "pin_delay", "pin.pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 X0 = U(3.728, 0, 0)[0]  # mirror plane
 SHELF_TOP = U(0, 11.79, 0)[2]
@@ -64,7 +66,7 @@ SPACE = {
     },  # s between the end of the push and the retraction
     "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the occluders move (GRASP: 50-150 frames)
     "pin_delay": Range(0.3, 0.8, domain=NON_NEGATIVE),  # s after the occluders stop until the pin moves
-    "camera": camera_space(
+    "camera": camera_offsets(
         dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=60.0
     ),  # GRASP: x +-0.5 (narrowed: parallax), fov 70
     **VISUAL,

@@ -28,17 +28,18 @@ from voebench.generator import edits
 from voebench.generator.kinematics import roll
 from voebench.errors import Infeasible
 from voebench.generator.params import COORDINATE, FRACTION, NON_NEGATIVE, POSITIVE, Fixed, Level, Range
-from voebench.scenes.common import ball_space
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import add_ball, ball_space, camera_offsets
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2.timing import need
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, cover, dark, finish, hidden_frames, look, room, wood
-from voebench.scenes.grasp_l2.apparatus import add_ball
+from voebench.scenes.grasp_l2.apparatus import S, U, cover, dark, finish, hidden_frames, look, room, wood
 
 NUMBER = 6
 OBSERVATION = "the trajectory of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 X0 = U(3.811, 0, 0)[0]  # mirror plane
 FLOOR_TOP = U(0, 11.326, 0)[2]
@@ -57,7 +58,7 @@ SPACE = {
     "stop_x": Range(4.8, 5.2, domain=COORDINATE),
     "start_delay": Range(1.0, 2.5, domain=NON_NEGATIVE),  # s (GRASP: 50-150 frames)
     # the camera looks horizontally from the height of the low middle's top (plus dz), straight from the front
-    "camera": camera_space(dx=(-0.3, 0.3), dy=(-0.3, 0.3), dz=(0.0, 0.03), fov=60.0),
+    "camera": camera_offsets(dx=(-0.3, 0.3), dy=(-0.3, 0.3), dz=(0.0, 0.03), fov=60.0),
     **VISUAL,
     # s the ball is gone, from behind the first tall part on (declared last: unset, it takes no draw)
     "violation": Level(

@@ -23,10 +23,10 @@ from voebench.generator import edits
 from voebench.generator.kinematics import rotate_about
 from voebench.errors import Infeasible
 from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Level, Range
-from voebench.scenes.common import BRIGHT_HSV, hsv_color
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import BRIGHT_HSV, camera_offsets, hsv_color
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2.timing import need, within_video
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, hidden_frames, look
+from voebench.scenes.grasp_l2.apparatus import S, U, finish, hidden_frames, look
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, dark, room, wood
 
 NUMBER = 7
@@ -34,6 +34,8 @@ OBSERVATION = "the trajectory of the rotating plank"
 ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 DELAYS = ("start_delay", "pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 X0 = U(3.745, 0, 0)[0]  # mirror plane (the camera looks from the right; mirroring moves it to the left)
 TOP = U(0, 11.66, 0)[2]  # platform top
@@ -54,7 +56,7 @@ SPACE = {
     "speed": Range(55.0, 70.0, domain=POSITIVE),
     "pause": Range(0.3, 0.8, domain=NON_NEGATIVE),  # s the plank rests before it turns back
     "start_delay": Range(0.6, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 30-110 frames)
-    "camera": camera_space(dx=(0.0, 0.0), dy=(0.0, 0.0), dz=(-0.5, 0.3)),  # GRASP: y +-0.5
+    "camera": camera_offsets(dx=(0.0, 0.0), dy=(0.0, 0.0), dz=(-0.5, 0.3)),  # GRASP: y +-0.5
     **VISUAL,
     # deg the plank turns on past resting on the object (declared last: unset, it takes no draw)
     "violation": Level(

@@ -17,7 +17,8 @@ import numpy as np
 from voebench.generator import edits
 from voebench.errors import Infeasible
 from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, SIGN, Choice, Level, Range
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import camera_above
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2 import topdown as td
 from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times
 from voebench.scenes.grasp_l2.motion import orientations, polyline, require, rolling_rotations
@@ -27,6 +28,8 @@ OBSERVATION = "the trajectory of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 SPACE = {
     # deg, angle between the ball's path and the white line (deflection angle)
@@ -37,7 +40,7 @@ SPACE = {
     "speed_loss": Range(0.1, 0.3, domain=FRACTION),
     "start_delay": Range(0.0, 1.5, domain=NON_NEGATIVE),  # s before the ball starts (GRASP: 0-100 frames)
     "ball": td.BALL,
-    "camera": td.camera_space(-45.0, 45.0),  # GRASP: the far wall is roughly at the top, +-54 deg
+    "camera": camera_above(-45.0, 45.0, td.CAMERA_HEIGHT),  # GRASP: the far wall is roughly at the top, +-54 deg
     **VISUAL,
     # deg between the implausible return path and the mirrored one (declared last: unset, it takes no draw)
     "violation": Level(
@@ -103,14 +106,14 @@ def build(scene, p, condition):
         color=(1.0, 1.0, 1.0),
     )
     pts = path(p)
-    ball = td.add_ball(scene, p, tray, *pts[0])
+    ball = td.place_ball(scene, p, tray, *pts[0])
     pos, s, to_wall = track(scene, p, tray)
     ball.position[:] = pos
     ball.quaternion[:] = orientations(ball.quaternion[0], rolling_rotations(pos, UP, r))
     if condition == "implausible":
         turn = level(p)
         bad, _, _ = track(scene, p, tray, turn)
-        require(np.any(s[:-1] > to_wall), scene, "t08", "the bounce", ("start_delay", "speed", "speed_loss"))
+        require(bool(np.any(s[:-1] > to_wall)), scene, "t08", "the bounce", ("start_delay", "speed", "speed_loss"))
         first = int(np.flatnonzero(s > to_wall)[0])
         quat = orientations(ball.quaternion[0], rolling_rotations(bad, UP, r))
         edits.replace_track(scene, "ball", first, bad[first:], quat[first:], PRINCIPLES, kind="reverse")

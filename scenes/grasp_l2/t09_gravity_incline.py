@@ -22,9 +22,9 @@ import numpy as np
 from voebench.generator import edits
 from voebench.generator.kinematics import G, quat_from_axis_angle
 from voebench.generator.params import INCLINE, NON_NEGATIVE, Range
-from voebench.scenes.common import ball_space
-from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood, add_ball
+from voebench.scenes.common import add_ball, ball_space, camera_offsets
+from voebench.scenes.grasp_l2 import VISUAL, binary
+from voebench.scenes.grasp_l2.apparatus import S, U, dark, finish, look, room, wood
 from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, frame_times, orientations, require, rolling_rotations
 
 NUMBER = 9
@@ -35,6 +35,7 @@ BINARY = (
     "the ball rolls up the plank instead of down: the climb is fixed by the plank, and no size of the roll shrinks "
     "toward the plausible video"
 )
+level_key = binary
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
@@ -48,7 +49,7 @@ SPACE = {
     "angle": Range(10.0, 30.0, domain=INCLINE),  # deg, the plank's inclination (supplementary Section 3: 10-30)
     "start_delay": Range(1.0, 3.0, domain=NON_NEGATIVE),  # s before the ball appears (GRASP: 50-150 frames)
     "ball": ball_space(0.2),
-    "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(0.0, 1.0), fov=70.0),  # GRASP: x +-0.3, up 0-1
+    "camera": camera_offsets(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(0.0, 1.0), fov=70.0),  # GRASP: x +-0.3, up 0-1
     **VISUAL,
 }
 

@@ -23,17 +23,19 @@ import numpy as np
 from voebench.generator import edits
 from voebench.generator.kinematics import G
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Level, Range
-from voebench.scenes.common import ball_space
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import add_ball, ball_space, camera_offsets
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2.motion import require
-from voebench.scenes.grasp_l2.apparatus import U, camera_space, finish, look, must_hide
-from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, add_ball, cover, dark, move_by, room, wood
+from voebench.scenes.grasp_l2.apparatus import U, finish, look, must_hide
+from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, cover, dark, move_by, room, wood
 
 NUMBER = 10
 OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["gravity", "inertia"]
 DELAYS = ("start_delay", "reveal_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 X0 = U(3.811, 0, 0)[0]
 FLOOR_TOP = U(0, 11.228, 0)[2]
@@ -50,7 +52,7 @@ SPACE = {
     # s between the ball coming to rest and the occluder starting to drop
     "reveal_wait": Range(0.3, 1.0, domain=NON_NEGATIVE),
     "ball": ball_space(0.25),
-    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.3, 0.5), fov=70.0),  # GRASP: x, y +-0.5
+    "camera": camera_offsets(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.3, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
     # m between the hovering ball's bottom and the floor (declared last: unset, it takes no draw)
     "violation": Level(

@@ -25,9 +25,9 @@ from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import G
 from voebench.generator.params import NON_NEGATIVE, POSITIVE, Choice, Fixed, Level, Range
-from voebench.scenes.common import ball_space
+from voebench.scenes.common import add_ball, ball_space, camera_offsets
 from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, look, room, wood, add_ball
+from voebench.scenes.grasp_l2.apparatus import S, U, dark, finish, look, room, wood
 from voebench.scenes.grasp_l2.motion import orientations, over_the_edge, over_the_edge_rotations, require
 
 NUMBER = 11
@@ -35,6 +35,7 @@ OBSERVATION = "the trajectory of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["gravity", "inertia"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
 
 X0 = U(3.811, 0, 0)[0]
 FLOOR_TOP = U(0, 10.326, 0)[2]
@@ -54,7 +55,7 @@ SPACE = {
     "start_delay": Range(0.0, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 0-100 frames)
     "implausible": Choice(("float", "drop")),  # what the implausible ball does past the edge
     "ball": ball_space(0.2),
-    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x, y +-0.5
+    "camera": camera_offsets(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x, y +-0.5
     **VISUAL,
     # s the floating ball floats on past the edge before it falls (declared last: unset, it takes no draw)
     "violation": Level(

@@ -19,7 +19,7 @@ Tray frame and camera: see `topdown.py`.
 
 from voebench.generator import edits
 from voebench.generator.params import POSITIVE, Fixed
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2 import VISUAL, binary
 from voebench.scenes.grasp_l2 import topdown as td
 
 NUMBER = 12
@@ -32,6 +32,7 @@ BINARY = (
     "the ball is either inside the closed-off triangle or not: any in-between plank would cut through the ball "
     "(a solidity violation), and the plank's move happens unseen under the cover"
 )
+level_key = binary
 
 SPACE = {
     **td.CORNER_SPACE,

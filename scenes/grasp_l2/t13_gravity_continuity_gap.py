@@ -24,11 +24,11 @@ import numpy as np
 from voebench.generator import edits
 from voebench.generator.kinematics import G
 from voebench.generator.params import NON_NEGATIVE, POSITIVE, Fixed, Range
-from voebench.scenes.common import ball_space
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.common import add_ball, ball_space, camera_offsets
+from voebench.scenes.grasp_l2 import VISUAL, binary
 from voebench.scenes.grasp_l2.timing import need
-from voebench.scenes.grasp_l2.apparatus import U, camera_space, finish, look, must_hide
-from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, add_ball, cover, dark, move_by, room, wood
+from voebench.scenes.grasp_l2.apparatus import U, finish, look, must_hide
+from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, cover, dark, move_by, room, wood
 from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge
 from voebench.scenes.grasp_l2.motion import over_the_edge_rotations, require, rolling_rotations
 
@@ -51,6 +51,7 @@ BINARY = (
     "the crossing is hidden and the ball ends either on the upper plank beyond the gap or on the lower one, two "
     "places the apparatus fixes; no end state lies between them"
 )
+level_key = binary
 
 SPACE = {
     "gap": Range(0.28, 0.34, domain=NON_NEGATIVE),  # m, width of the gap (GRASP: 0.303; the ball is 0.1)
@@ -60,7 +61,7 @@ SPACE = {
     # s between the ball coming to rest and the occluder starting to drop
     "reveal_wait": Range(0.3, 0.8, domain=NON_NEGATIVE),
     "ball": ball_space(0.1),
-    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.0), fov=70.0),  # GRASP: x +-0.5, y -0.5..0
+    "camera": camera_offsets(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.0), fov=70.0),  # GRASP: x +-0.5, y -0.5..0
     **VISUAL,
 }
 OCCLUDER = (1.4, 0.8)  # m: width, height (GRASP: 1.35 x 0.8)

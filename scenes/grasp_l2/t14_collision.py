@@ -29,9 +29,9 @@ from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.kinematics import G, quat_from_axis_angle
 from voebench.generator.params import FRACTION, INCLINE, NON_NEGATIVE, POSITIVE, Fixed, Level, Range
-from voebench.scenes.common import hsv_color
-from voebench.scenes.grasp_l2 import VISUAL
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, dark, finish, hidden_frames, look, room, wood
+from voebench.scenes.common import camera_offsets, hsv_color
+from voebench.scenes.grasp_l2 import VISUAL, graded
+from voebench.scenes.grasp_l2.apparatus import S, U, dark, finish, hidden_frames, look, room, wood
 from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, require
 
 NUMBER = 14
@@ -39,6 +39,8 @@ OBSERVATION = "the interaction between the balls"
 ASSUMPTION = ", assuming they are of the same mass"  # the one prompt with an extra clause (supplementary Section 2)
 PRINCIPLES = ["collision"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 X0 = U(3.811, 0, 0)[0]  # the box's centre line (mirror plane)
 FLOOR_TOP = U(0, 10.326, 0)[2]
@@ -61,7 +63,7 @@ SPACE = {
         "saturation": Range(0.6, 1.0, domain=FRACTION),
         "value": Range(0.6, 1.0, domain=FRACTION),
     },
-    "camera": camera_space(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x +-0.3, y +-0.5
+    "camera": camera_offsets(dx=(-0.3, 0.3), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=70.0),  # GRASP: x +-0.3, y +-0.5
     **VISUAL,
     # fraction of the speed a collision fails to pass on (declared last: unset, it takes no draw)
     "violation": Level(

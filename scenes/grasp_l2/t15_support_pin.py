@@ -23,9 +23,9 @@ import numpy as np
 from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.params import NON_NEGATIVE, POSITIVE, Fixed, Level, Range
-from voebench.scenes.common import BRIGHT_HSV, hsv_color
-from voebench.scenes.grasp_l2 import VISUAL, timing
-from voebench.scenes.grasp_l2.apparatus import S, U, camera_space, finish, look, smooth_profile
+from voebench.scenes.common import BRIGHT_HSV, camera_offsets, hsv_color
+from voebench.scenes.grasp_l2 import VISUAL, graded, timing
+from voebench.scenes.grasp_l2.apparatus import S, U, finish, look, smooth_profile
 from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, dark, room, wood
 
 NUMBER = 15
@@ -33,6 +33,8 @@ OBSERVATION = "the final position of the top cube"
 ASSUMPTION = ""
 PRINCIPLES = ["support", "gravity"]
 DELAYS = ("start_delay", "pin.pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 X0 = U(3.728, 0, 0)[0]  # mirror plane
 TABLE_TOP = U(0, 11.794, 0)[2]
@@ -57,7 +59,7 @@ SPACE = {
     # implausible: fraction of the cube's width pushed beyond the edge
     "overhang": Range(0.7, 1.2, domain=NON_NEGATIVE),
     "start_delay": Range(0.4, 2.0, domain=NON_NEGATIVE),  # s (GRASP: 20-100 frames)
-    "camera": camera_space(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=50.0),  # GRASP fov 70
+    "camera": camera_offsets(dx=(-0.5, 0.5), dy=(0.0, 0.0), dz=(-0.5, 0.5), fov=50.0),  # GRASP fov 70
     **VISUAL,
     # m of the cube's centre beyond the block's edge where the push ends (declared last: unset, it takes no draw)
     "violation": Level(

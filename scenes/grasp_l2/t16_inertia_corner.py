@@ -16,7 +16,7 @@ constant speed), the target corner is random and the ball slows down by rolling 
 from voebench.errors import Infeasible
 from voebench.generator import edits
 from voebench.generator.params import POSITIVE, Fixed, Level
-from voebench.scenes.grasp_l2 import VISUAL
+from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2 import topdown as td
 
 NUMBER = 16
@@ -24,6 +24,8 @@ OBSERVATION = "the final position of the ball"
 ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
 DELAYS = ("start_delay", "cover_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
+BINARY = ""  # graded: its violation has a size (SPACE `violation`)
+level_key = graded
 
 SPACE = {
     **td.CORNER_SPACE,

@@ -14,9 +14,6 @@ import numpy as np
 
 from voebench.generator.kinematics import quat_from_euler_z
 from voebench.generator.params import (
-    ANGLE,
-    COORDINATE,
-    FOV,
     FRACTION,
     NON_NEGATIVE,
     POSITIVE,
@@ -26,7 +23,7 @@ from voebench.generator.params import (
     Fixed,
     Range,
 )
-from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, ball_space, hsv_color, room, table
+from voebench.scenes.common import POLE_GREY, TABLE_HEIGHT, add_ball, ball_space, camera_above, room, table
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, background_color, wood_tint
 from voebench.scenes.grasp_l2.motion import UP, orientations, polyline, require, rolling_rotations
 from voebench.scenes.grasp_l2.timing import need
@@ -41,19 +38,6 @@ ROOF_INNER_U = -1.4  # the start roof covers the tray from its entry wall to her
 CAMERA_HEIGHT = 5.5  # m above the table (Unity: 15.774 - 10.274)
 
 BALL = ball_space(0.3)
-
-
-def camera_space(roll_lo: float, roll_hi: float) -> dict:
-    # m, camera and look-at shift
-    return {
-        "offset_x": Range(-0.5, 0.5, domain=COORDINATE),
-        "offset_y": Range(-0.5, 0.5, domain=COORDINATE),
-        # deg, in-plane rotation of the image; 0 = far wall at the top
-        "roll": Range(roll_lo, roll_hi, domain=ANGLE),
-        # m above the table; vertical field of view, deg
-        "height": Fixed(CAMERA_HEIGHT, domain=POSITIVE),
-        "fov": Fixed(70.0, domain=FOV),
-    }
 
 
 class Tray:
@@ -119,16 +103,9 @@ def build_tray(scene, p, start_roof: bool = True) -> Tray:
     return tray
 
 
-def add_ball(scene, p, tray: Tray, u: float, v: float):
-    d = p.ball.diameter
-    return scene.add(
-        "ball",
-        "sphere",
-        (d, d, d),
-        tray.world(u, v, FLOOR_TOP + d / 2),
-        role="ball",
-        color=hsv_color(p.ball.hue, p.ball.saturation, p.ball.value),
-    )
+def place_ball(scene, p, tray: Tray, u: float, v: float):
+    """The ball (`common.add_ball`) resting on the tray floor at tray coordinates (u, v)."""
+    return add_ball(scene, p, tray.world(u, v, FLOOR_TOP + p.ball.diameter / 2))
 
 
 def end_cover(scene, p, tray: Tray, depth: float, lift_frame: int, speed: float):
@@ -196,7 +173,7 @@ CORNER_SPACE = {
     # m/s of the cover's slide (GRASP: 0.5; faster so that 10 s hold the whole event)
     "cover_speed": Fixed(1.0, domain=POSITIVE),
     "ball": BALL,
-    "camera": camera_space(0.0, 360.0),  # GRASP: camera straight above, in-plane rotation random
+    "camera": camera_above(0.0, 360.0, CAMERA_HEIGHT),  # GRASP: camera straight above, in-plane rotation random
 }
 
 
@@ -225,7 +202,7 @@ def corner_run(scene, p, tray: Tray, cover_depth: float):
     )
     start = np.array([-INNER + 0.25, p.start * (INNER - r - 0.1)])
     goal = corner(tray, p.corner, r)
-    ball = add_ball(scene, p, tray, *start)
+    ball = place_ball(scene, p, tray, *start)
     dist = float(np.linalg.norm(goal - start))
     k = p.arrival_speed
     decel = p.speed**2 * (1 - k**2) / (2 * dist)

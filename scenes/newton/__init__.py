@@ -18,8 +18,13 @@ control is `voebench evaluate --strategy text`: the description names the object
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 from voebench.errors import Infeasible
-from voebench.generator.suite import Suite, Timing
+from voebench.generator.contracts import SceneModule
+from voebench.generator.params import Params
+from voebench.generator.scene import Scene
+from voebench.generator.suite import Job, Suite, Timing
 
 TESTS = ("elasticity", "smoothness", "heaviness")
 MARGIN = 0.05  # relative: the measured outcomes of two objects must differ by this share of the largest
@@ -48,7 +53,44 @@ def _meta(qid: str, track: int, qtype: str, attribute: str, polarity, position: 
     }
 
 
-def prompts(m, p) -> list[dict]:
+class NewtonModule(SceneModule, Protocol):
+    """A NEWTON attribute test: objects of one `SHAPE` whose `ATTRIBUTE` the motion shows, and the outcomes
+    measured on the states that must order them as the sampled values do."""
+
+    @property
+    def SHAPE(self) -> str: ...
+
+    @property
+    def ATTRIBUTE(self) -> str: ...
+
+    @property
+    def ADJECTIVE(self) -> str: ...
+
+    @property
+    def VALUE(self) -> str:
+        """The recorded value behind the answers (params.sampled)."""
+        ...
+
+    @property
+    def SCENARIO(self) -> tuple[str, str]:
+        """The Track 3 context and question (`{objects}`: the options)."""
+        ...
+
+    @property
+    def MEASURE_KEYS(self) -> tuple[str, ...]:
+        """The settings and parameters the measured outcome depends on (an Infeasible draw's keys)."""
+        ...
+
+    def amounts(self, p: Params) -> list[float]:
+        """Each object's sampled value, left to right."""
+        ...
+
+    def measured(self, scene: Scene, p: Params) -> list[float] | None:
+        """Each object's outcome measured on the states; None where it is not complete within the video."""
+        ...
+
+
+def prompts(m: NewtonModule, p: Params) -> list[dict]:
     """The questions of one video from its scene module `m` and sampled values `p`."""
     from voebench.scenes.newton import world
 
@@ -107,32 +149,22 @@ def _rank(xs) -> list[int]:
     return sorted(range(len(xs)), key=lambda j: xs[j])
 
 
-class Newton(Suite):
+class Newton(Suite[NewtonModule]):
     name = "newton"
     package = "voebench.scenes.newton"
     tests = TESTS
+    contract = NewtonModule
     default_trials = 12  # a multiple of 6: every answer position equally often (world.py)
     default_timing = Timing(seconds=3.0, fps=25.0)
     default_resolution = (320, 240)
-    module_contract = {
-        **Suite.module_contract,
-        "SHAPE": str,
-        "ATTRIBUTE": str,
-        "ADJECTIVE": str,
-        "VALUE": str,
-        "SCENARIO": tuple,
-        "MEASURE_KEYS": tuple,
-        "amounts": ("p",),
-        "measured": ("scene", "p"),
-    }
 
     def paired(self) -> bool:
         return False
 
-    def conditions(self, test, p, options):
+    def conditions(self, test: str, p: Params, options: dict) -> list[str]:
         return ["observed"]  # one video per trial; its content is in params and prompts
 
-    def entry(self, job, p, scene):
+    def entry(self, job: Job, p: Params, scene: Scene) -> dict:
         m = self.module(job.test)
         return {"prompts": prompts(m, p), "description": m.describe(scene, p, job.condition)}
 
@@ -173,3 +205,9 @@ class Newton(Suite):
                     t = int(min(range(len(counts)), key=lambda k: counts[k]))
                     problems.append(Infeasible(f"{job.test}: {name} is out of view at frame {t}", ("resolution",)))
         return problems
+
+
+if TYPE_CHECKING:  # mypy holds every test module to the contract (load_suite checks the same at run time)
+    from voebench.scenes.newton import elasticity, heaviness, smoothness
+
+    _MODULES: tuple[NewtonModule, ...] = (elasticity, smoothness, heaviness)

@@ -11,6 +11,7 @@ import numpy as np
 
 from voebench.generator.kinematics import G
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Balanced, Fixed, Range
+from voebench.scenes.common import camera_fixed
 from voebench.scenes.newton import world
 
 SHAPE = "ball"
@@ -36,7 +37,7 @@ SPACE = {
     "diameter": Fixed(0.3, domain=POSITIVE),
     "spacing": Fixed(1.0, domain=POSITIVE),  # m between the balls' centres
     **world.COLOR_SPACE,
-    "camera": world.camera_space((0.0, -5.0, 1.2), (0.0, 0.0, 0.5), 45.0),
+    "camera": camera_fixed((0.0, -5.0, 1.2), (0.0, 0.0, 0.5), 45.0),
 }
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from voebench.generator.kinematics import G
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Balanced, Fixed, Range
+from voebench.scenes.common import camera_fixed
 from voebench.scenes.newton import world
 
 SHAPE = "cube"
@@ -37,7 +38,7 @@ SPACE = {
     "start_delay": Range(0.0, 0.2, domain=NON_NEGATIVE),
     "cube": Fixed(0.4, domain=POSITIVE),
     **world.COLOR_SPACE,
-    "camera": world.camera_space((0.0, -6.0, 1.8), (0.5, 0.0, 0.3), 50.0),
+    "camera": camera_fixed((0.0, -6.0, 1.8), (0.5, 0.0, 0.3), 50.0),
 }
 X_LEFT = -2.0
 SUBSTEPS = 40

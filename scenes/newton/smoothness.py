@@ -12,6 +12,7 @@ import numpy as np
 from voebench.errors import Infeasible
 from voebench.generator.kinematics import G, quat_from_axis_angle
 from voebench.generator.params import INCLINE, NON_NEGATIVE, POSITIVE, Balanced, Fixed, Range
+from voebench.scenes.common import camera_fixed
 from voebench.scenes.newton import world
 
 SHAPE = "cube"
@@ -37,7 +38,7 @@ SPACE = {
     "plank_length": Fixed(3.0, domain=POSITIVE),
     "spacing": Fixed(0.8, domain=POSITIVE),
     **world.COLOR_SPACE,
-    "camera": world.camera_space((0.0, -5.5, 3.0), (0.0, 0.0, 0.6), 45.0),
+    "camera": camera_fixed((0.0, -5.5, 3.0), (0.0, 0.0, 0.6), 45.0),
 }
 PLANK_T = 0.05
 STOP_T, STOP_H = 0.06, 0.15

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from voebench.generator.params import COORDINATE, FOV, INDEX, Choice, Domain, Fixed, Range
+from voebench.generator.params import INDEX, Choice, Domain, Range
 from voebench.scenes.common import COLORS, table_room
 
 PALETTE = ("red", "green", "blue", "yellow", "purple")  # 5 is prime: offset + k * step (step 1-4) are distinct
@@ -25,14 +25,6 @@ COLOR_SPACE = {
     # any step 1-4 gives distinct colours, since 5 is prime
     "color_step": Choice((1, 2), domain=Domain("a step through the 5-colour palette", 1, 4, integer=True)),
 }
-
-
-def camera_space(eye, look_at, fov: float) -> dict:
-    return {
-        "eye": Fixed(list(eye), domain=COORDINATE),
-        "look_at": Fixed(list(look_at), domain=COORDINATE),
-        "fov": Fixed(fov, domain=FOV),
-    }
 
 
 def color_names(p, k: int) -> list[str]:

@@ -10,17 +10,22 @@ seed's CLEVRER video query; the image query (N frames) is made by the evaluator,
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Protocol
+
 import numpy as np
 
 from voebench.contract.manifest import PREDICTION_VIDEO_QUERY
-from voebench.generator.scene import project
-from voebench.generator.suite import Suite, Timing
+from voebench.generator.contracts import SceneModule
+from voebench.generator.params import Params
+from voebench.generator.scene import Scene, project
+from voebench.generator.suite import Job, Suite, Timing
+from voebench.scenes.predict.truth import Analysis, Collision
 
 VIDEO_QUERY = PREDICTION_VIDEO_QUERY  # the manifest's prompt text (voebench.contract.manifest)
 VIEW_MARGIN = 0.02  # of the image size: object centres stay this far inside the frame up to the cut
 
 
-def answer_text(labels: dict, collisions: list, unhit: list, fps: float) -> str:
+def answer_text(labels: dict[str, str], collisions: list[Collision], unhit: list[str], fps: float) -> str:
     """The true label as a sentence (what the judge compares the prediction with)."""
     if not collisions:
         return "No objects collide: " + ", ".join(f"the {x}" for x in unhit) + " all continue unscathed."
@@ -36,20 +41,29 @@ def answer_text(labels: dict, collisions: list, unhit: list, fps: float) -> str:
     return " ".join(hits) + rest
 
 
-class Predict(Suite):
+class PredictModule(SceneModule, Protocol):
+    """A predictive test: its outcome is its condition, and its ground truth is read off the built scene."""
+
+    def analyse(self, scene: Scene, p: Params) -> Analysis:
+        """The labels, collisions, event and cut of a built scene."""
+        ...
+
+
+class Predict(Suite[PredictModule]):
     name = "predict"
     package = "voebench.scenes.predict"
     tests = ("collisions",)
+    contract = PredictModule
     default_trials = 64
     default_timing = Timing(4.0, 25.0)
 
     def paired(self) -> bool:
         return False
 
-    def conditions(self, test, p, options):
+    def conditions(self, test: str, p: Params, options: dict) -> list[str]:
         return [p.outcome]
 
-    def entry(self, job, p, scene):
+    def entry(self, job: Job, p: Params, scene: Scene) -> dict:
         m = self.module(job.test)
         a = m.analyse(scene, p)
         hit = {n for c in a.collisions for n in (c.a, c.b)}
@@ -99,8 +113,8 @@ class Predict(Suite):
     def statement_problems(self, job, p, scene, entry, width, height):
         """Every object must be in view in every frame the model sees (up to the cut)."""
         cut = entry["prediction"]["cut_frame"]
-        K = scene.camera.intrinsics(width, height)
-        E = scene.camera.extrinsics()
+        K = scene.cam.intrinsics(width, height)
+        E = scene.cam.extrinsics()
         lo, hi = np.array([width, height]) * VIEW_MARGIN, np.array([width, height]) * (1 - VIEW_MARGIN)
         for o in entry["prediction"]["objects"]:
             ob = scene[o["name"]]
@@ -109,3 +123,9 @@ class Predict(Suite):
                 if depth[0] <= 0 or np.any(uv[0] < lo) or np.any(uv[0] > hi):
                     return [f"predict: the {o['label']} is out of view at frame {t}, before the cut"]
         return []
+
+
+if TYPE_CHECKING:  # mypy holds every test module to the contract (load_suite checks the same at run time)
+    from voebench.scenes.predict import collisions
+
+    _MODULES: tuple[PredictModule, ...] = (collisions,)

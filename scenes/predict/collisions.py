@@ -34,6 +34,7 @@ from voebench.generator.physics import simulate
 from voebench.generator.scene import RigidBody
 from voebench.scenes.common import COLORS, room
 from voebench.scenes.predict import truth
+from voebench.scenes.predict.truth import Analysis
 
 OUTCOMES = ("collision", "no_collision")
 PALETTE = ("red", "green", "blue", "yellow", "purple", "white")
@@ -219,14 +220,6 @@ def build(scene, p, condition):
             f"predict: the simulation shows {'a' if a.collisions else 'no'} collision in a {condition} trial",
             ("offset", "miss", "layout_seed"),
         )
-
-
-@dataclass
-class Analysis:
-    labels: dict  # object name -> "red cube"
-    collisions: list  # truth.Collision, in frame order
-    event_frame: int  # the first contact (or the near miss's closest approach)
-    cut_frame: int  # the last frame a model sees
 
 
 def analyse(scene, p) -> Analysis:

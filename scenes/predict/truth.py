@@ -1,7 +1,7 @@
 """Collision ground truth read off simulated states: which pairs of objects touch, and when.
 
 Bullet moves the objects; this module only looks at the tracks it produced, the same way the audit does
-(`generator.audit.contacts.pair_geometry`: the signed gap between two solids per frame). Collisions happen between
+(`generator.contacts.pair_geometry`: the signed gap between two solids per frame). Collisions happen between
 frames, so a pair counts as colliding at frame t when, at t or a neighbouring frame, (a) the gap between them is
 within the distance both moved in that frame plus a contact tolerance and (b) both change velocity there. On a
 frictionless floor a body's velocity changes only when something hits it, so (b) tells a hit from a close pass.
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from voebench.errors import Infeasible
-from voebench.generator.audit.contacts import pair_geometry
-from voebench.generator.audit.shapes import Shape, Track
+from voebench.generator.contacts import pair_geometry
+from voebench.generator.solids import Shape, Track
 
 TOUCH_TOL = 0.01  # m: surfaces this close (beyond the motion within a frame) touch
 DV_EVENT = 0.05  # m/s: a velocity change above this is a hit (frictionless sliding keeps it ~1e-4 m/s)
@@ -29,6 +29,16 @@ class Collision:
     a: str
     b: str
     frame: int
+
+
+@dataclass
+class Analysis:
+    """A built scene's ground truth (collisions.analyse), what the manifest's `prediction` is written from."""
+
+    labels: dict[str, str]  # object name -> "red cube"
+    collisions: list[Collision]  # in frame order
+    event_frame: int  # the first contact (or the near miss's closest approach)
+    cut_frame: int  # the last frame a model sees
 
 
 def _track(o) -> Track:

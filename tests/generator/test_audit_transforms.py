@@ -1,4 +1,4 @@
-"""The audit's faster geometry (per-component transforms and box sdf in audit/shapes.py) against the previous
+"""The audit's faster geometry (per-component transforms and box sdf in generator/solids.py) against the previous
 np.einsum / reduce-over-xyz forms, kept behind `shapes.REFERENCE_FORMS`: the generation gate keeps or redraws a
 trial on these numbers, so they must give the same verdicts, and on a machine whose einsum sums in the order
 `to_world` documents (AVX-512, this project's machines) the very same floats."""
@@ -10,8 +10,8 @@ import contextlib
 import numpy as np
 import pytest
 
-from voebench.generator.audit import contacts, shapes
-from voebench.generator.audit.shapes import Shape, Track, to_local, to_world
+from voebench.generator import contacts, solids as shapes
+from voebench.generator.solids import Shape, Track, to_local, to_world
 from voebench.generator.audit.tolerances import CONTACT_TOL, PENETRATION_TOL
 
 KINDS = ("box", "plane", "sphere", "ellipsoid", "cylinder", "cone", "torus")

@@ -11,7 +11,7 @@ import pytest
 from conftest import voebench
 
 from voebench.generator.audit.levels import MEASURES
-from voebench.generator.audit.shapes import Shape, Track
+from voebench.generator.solids import Shape, Track
 
 N, CONTACT = 10, 5  # frames; the collision happens between frames 4 and 5
 

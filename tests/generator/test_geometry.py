@@ -56,4 +56,4 @@ def test_gravity_is_the_scenes_and_the_audits():
 
     s = Scene(2, 10.0)
     assert np.array_equal(s.gravity, geo.GRAVITY) and s.gravity is not geo.GRAVITY  # a scene may change its own
-    assert -geo.GRAVITY[2] == kinematics.G and np.array_equal(audit.G, geo.GRAVITY)
+    assert -geo.GRAVITY[2] == kinematics.G and audit.GRAVITY is geo.GRAVITY

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from voebench.generator.audit.levels import MEASURES
-from voebench.generator.audit.shapes import Shape, Track
+from voebench.generator.solids import Shape, Track
 from voebench.scenes.common import hsv_color
 
 FPS = 10.0

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from voebench.generator.audit.levels import MEASURES
-from voebench.generator.audit.shapes import Shape, Track
+from voebench.generator.solids import Shape, Track
 from voebench.generator.kinematics import quat_from_axis_angle
 
 FPS = 10.0

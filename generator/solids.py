@@ -1,5 +1,9 @@
-"""An object as the audit sees it: its solid (`Shape`: a signed distance function, surface samples, centre of
-mass, the facet of its polygon mesh) and its written track (`Track`: per-frame pose, colour, visibility)."""
+"""An object as a solid that moves: its solid (`Shape`: a signed distance function, surface samples, centre of
+mass, the facet of its polygon mesh) and its track (`Track`: per-frame pose, colour, visibility).
+
+The audit builds these from written files (audit/video.py); scene scripts that read ground truth off their own
+simulated states (scenes/predict/truth.py) build them from a Scene's objects, so both measure with one geometry.
+Gaps and contacts between two tracks are `contacts.py`'s."""
 
 from __future__ import annotations
 
@@ -7,8 +11,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from voebench.generator.audit.tolerances import PLANE_THICKNESS
 from voebench.generator.geometry import MESH_SEGMENTS, box_surface, fibonacci_sphere, quat_to_matrix, revolution_surface
+
+PLANE_THICKNESS = 0.5  # m: a `plane` is solid this far behind its face, deeper than anything sinks into a ground
 
 # Roles of scenery and mechanisms, for files written before objects carried a `fixture` attribute: such
 # objects are not "free" (no gravity/support/velocity checks, since scripts hold them in place or move them),

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from voebench.generator.audit.shapes import Track, into_frame_of
-from voebench.generator.audit.tolerances import CONTACT_TOL
+from voebench.generator.solids import Track, into_frame_of
 
 
 @dataclass
@@ -81,7 +80,7 @@ def _ellipsoid_extreme(x: Track, f: np.ndarray, toward: np.ndarray) -> np.ndarra
     return x.position[f] + np.einsum("fij,fj->fi", x.rot[f], pt)
 
 
-def contact_points(a: Track, b: Track, t: int, tol: float = CONTACT_TOL):
+def contact_points(a: Track, b: Track, t: int, tol: float):
     """Points of a's surface within `tol` of b at frame t, and b's outward normal there (world)."""
     f = np.array([t])
     if a.shape.sphere_radius is not None:
