@@ -252,3 +252,49 @@ def test_platform_values_are_checked():
         platform.check("p", {"completion": good, "params": {"study": "PROLIFIC_PID"}})
     config = platform.check("p", {"completion": good, "params": {"participant": "workerId"}})
     assert platform.ids(config, {"workerId": "W1", "STUDY_ID": "S", "SESSION_ID": "x-1"}) == ("W1", "S", "x-1")
+
+
+def test_slots_survive_a_kill_9_during_concurrent_arrivals(stand_in_set, tmp_path):
+    """30 ids arrive at once at the study URL and the server is killed with SIGKILL after 10 were sent on: after a
+    restart every id that was sent to a slot comes back to that same slot, the others get fresh ones, and no slot
+    is held by two ids."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from voebench.evaluate.humans.store import Study
+
+    study_dir = str(tmp_path / "study")
+    server = _served(stand_in_set, study_dir, participants=40, quiz=False)
+    people = [_person(server, stand_in_set, f"PIDKILL{i:05d}") for i in range(30)]
+    sent = threading.Semaphore(0)
+
+    def arrive(p):
+        try:
+            status, _ = p.start()
+        except OSError:  # the server died under this request
+            return None
+        if status == 303:
+            sent.release()
+        return p.token
+
+    try:
+        with ThreadPoolExecutor(30) as pool:
+            futures = [pool.submit(arrive, p) for p in people]
+            for _ in range(10):
+                assert sent.acquire(timeout=30)
+            server.kill9()
+            first = {p.pid: f.result() for p, f in zip(people, futures)}
+        server.start()
+        for p in people:
+            p.token = None
+            assert p.start()[0] == 303
+            if first[p.pid] is not None:
+                assert p.token == first[p.pid]  # an id sent to a slot before the kill keeps it
+    finally:
+        server.stop()
+    assert sum(t is not None for t in first.values()) >= 10
+    s = Study(study_dir)
+    held = [r[0] for r in s.con.execute("SELECT platform_pid FROM participants WHERE platform_pid IS NOT NULL")]
+    s.close()
+    assert sorted(held) == sorted(p.pid for p in people)  # one slot per id, none given twice
+    assert len({p.token for p in people}) == 30
