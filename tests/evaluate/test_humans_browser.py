@@ -563,6 +563,7 @@ def test_prolific_style_session_in_chromium(browser, tiny_set, tmp_path, shots):
     server.start()
     ids = "PROLIFIC_PID=5f0c1a2b3c4d5e6f70812345&STUDY_ID=6650f0c2a1b2c3d4e5f60718&SESSION_ID=sess01"
     d = browser
+    d.set_window_size(820, 900)
     try:
         d.get(f"{server.base}/start?{ids}")
         _wait_page(d, {"consent"})
@@ -608,6 +609,12 @@ def test_prolific_style_session_in_chromium(browser, tiny_set, tmp_path, shots):
         other = ids.replace("sess01", "sess02")
         assert "You have already taken part" in _load_source(d, f"{server.base}/start?{other}")
         d.save_screenshot(os.path.join(shots, "humans-second-session.png"))
+        s = Study(study_dir)
+        mtoken = s.monitor_token()
+        s.close()
+        page = _load_source(d, f"{server.base}/monitor/{mtoken}")  # the researcher's monitor
+        assert "Study monitor" in page and "5f0c1a2b" not in page  # no platform id on it
+        d.save_screenshot(os.path.join(shots, "humans-monitor.png"))
     finally:
         server.stop()
         if d.execute_script("return Boolean(document.fullscreenElement)"):
