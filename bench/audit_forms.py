@@ -22,7 +22,7 @@ import numpy as np
 
 def audit_both(files: list) -> dict:
     """Audit one trial's files with the reference forms and the new ones; compare everything they produce."""
-    from voebench.generator.audit import shapes
+    from voebench.generator import solids as shapes
     from voebench.generator.audit.trial import audit_video
     from voebench.generator.audit.video import Video
 

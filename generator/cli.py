@@ -161,7 +161,7 @@ def resolve_overrides(suite, tests: list[str], config_path: str | None, sets: li
     from voebench.generator.params import load_config_file, parse_set
 
     spaces = {t: suite.space(t).leaves() for t in tests}
-    out = {t: {} for t in tests}
+    out: dict[str, dict] = {t: {} for t in tests}
 
     def apply(scope: str | None, key: str, value, origin: str):
         if scope is None and "." in key and key.split(".", 1)[0] in suite.tests:
@@ -227,8 +227,7 @@ def parse_sweeps(suite, items: list[str]) -> dict:
             raise UsageError(f"--sweep: suite {suite.name} has no violated videos to grade")
         suite.module(test)  # UsageError for an unknown test
         levels_of = {k: leaf for k, leaf in suite.space(test).leaves().items() if isinstance(leaf, Level)}
-        reason = getattr(suite.module(test), "BINARY", "")
-        reason = reason.get(test, "") if isinstance(reason, dict) else reason  # AVoE: per sub-type
+        reason = suite.binary_reason(test)
         if not levels_of or reason:
             raise UsageError(
                 f"--sweep {test}: its violation is binary, with no size to grade" + (f" ({reason})" if reason else "")
@@ -367,8 +366,7 @@ def cmd_params(args) -> int:
     for t in tests:
         space = suite.space(t).override(overrides.get(t, {}))
         print("\n".join(space_yaml(f"{suite.name}/{t}", space.tree)))
-        binary = getattr(suite.module(t), "BINARY", None)
-        binary = binary.get(t) if isinstance(binary, dict) else binary
+        binary = suite.binary_reason(t)
         if binary:
             print(f"  # violation: binary, no size to grade or sweep: {binary}")
     return 0

@@ -24,7 +24,7 @@ PATHS = {  # RenderSettings fields per path; "new" is the default
     # module in memory; trial-wide cache
     "new": {},
 }
-#: paths whose generation gate audits with the previous np.einsum forms (generator/audit/shapes.py)
+#: paths whose generation gate audits with the previous np.einsum forms (generator/solids.py)
 REFERENCE_AUDIT = {"today"}
 
 
@@ -44,7 +44,7 @@ def render_path(path: str, cache=None):
     def renderer(scene, settings, *a, **k):
         return real_renderer(scene, settings, *a, **{**k, "cache": cache})  # this path's cache, not the runner's
 
-    from voebench.generator.audit import shapes
+    from voebench.generator import solids as shapes
 
     render.RenderSettings, render.Renderer = settings, renderer
     shapes.REFERENCE_FORMS = path in REFERENCE_AUDIT  # the same verdicts and floats; only its CPU differs
