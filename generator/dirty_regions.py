@@ -94,7 +94,7 @@ def dynamic_objects(scene: Scene) -> list[str]:
 
 
 def camera_moves(scene: Scene) -> bool:
-    c = scene.camera
+    c = scene.cam
     return not ((c.position == c.position[:1]).all() and (c.look_at == c.look_at[:1]).all())
 
 
@@ -127,8 +127,8 @@ class DirtyRegions:
         self.dynamic = dynamic_objects(scene)
         self.camera_moves = camera_moves(scene)
         self.direction = shadow_direction(light_direction)
-        self.intrinsics = scene.camera.intrinsics(width, height)
-        self.extrinsics = np.linalg.inv(scene.camera.cam_to_world(0))
+        self.intrinsics = scene.cam.intrinsics(width, height)
+        self.extrinsics = np.linalg.inv(scene.cam.cam_to_world(0))
         self.corners = {n: world_corners(scene, n, np.asarray(local_corners[n], float)) for n in self.dynamic}
         self.visible = {n: np.asarray(scene.objects[n].visible, bool) for n in self.dynamic}
         # the receivers: every static object that is drawn, as its world axis-aligned box and that box's rectangle
