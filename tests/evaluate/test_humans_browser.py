@@ -634,3 +634,46 @@ def test_prolific_style_session_in_chromium(browser, tiny_set, tmp_path, shots):
     s = Study(study_dir)
     assert [r["reason"] for r in s.refusals()] == ["second session"]
     s.close()
+
+
+def test_platform_idle_timeout_and_withdrawal_in_chromium(browser, tiny_set, tmp_path, shots):
+    """A page left idle past the study's idle timeout ends by itself (returned, reason timeout: the returned code
+    and the redirect); "Stop taking part" needs a second click and ends the session with the returned code."""
+    from humans_fixtures import Server, write_platform
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from voebench.evaluate.humans.store import Study
+
+    study_dir = str(tmp_path / "study")
+    server = Server(
+        tiny_set, study_dir, "--protocol", "grasp", "--participants", "2", "--votes", "1", "--suite", "grasp-l2",
+        "--twins",
+    )  # fmt: skip
+    write_platform(study_dir, server.base, idle_timeout_s=2, min_window=[0, 0])
+    server.start()
+    d = browser
+    d.set_window_size(820, 900)
+    try:
+        d.get(f"{server.base}/start?PROLIFIC_PID=idle1&STUDY_ID=s&SESSION_ID=a")
+        _wait_page(d, {"consent"})
+        _wait_page(d, {"ended"}, timeout=15)  # nothing done for 2 s: the page asks, the server ends the session
+        assert d.find_element(By.ID, "completion-code").text == "RETN9012"
+        assert "nothing happened" in d.find_element(By.ID, "ended-reason").text
+        WebDriverWait(d, 15).until(lambda d: d.current_url == f"{server.base}/?cc=RETN9012")
+        d.get(f"{server.base}/start?PROLIFIC_PID=quit1&STUDY_ID=s&SESSION_ID=a")
+        _wait_page(d, {"consent"})
+        d.find_element(By.ID, "agree").click()
+        _wait_page(d, {"instructions"})
+        d.find_element(By.ID, "withdraw").click()
+        assert _page(d)[0] == "instructions"  # one click only asks
+        d.find_element(By.ID, "withdraw-confirm").click()
+        _wait_page(d, {"ended"})
+        assert d.find_element(By.ID, "completion-code").text == "RETN9012"
+        d.save_screenshot(os.path.join(shots, "humans-withdrawn.png"))
+    finally:
+        server.stop()
+    s = Study(study_dir)
+    rows = {r[0]: (r[1], r[2]) for r in s.con.execute("SELECT platform_pid, outcome, outcome_reason FROM participants")}
+    s.close()
+    assert rows == {"idle1": ("returned", "timeout"), "quit1": ("returned", "withdrew")}

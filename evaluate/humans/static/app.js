@@ -59,6 +59,7 @@ function show(kind, ...nodes) {
   fit = null;
   onBlur = null;
   if (rules && ONGOING.includes(kind)) nodes.push(withdrawBox());
+  idleTimer(kind);  // every page follows a server contact, so the page's clock never runs ahead of the server's
   app.replaceChildren(...nodes);
   app.dataset.page = kind;  // which page is shown (tests and screenshots wait for it)
 }
@@ -87,7 +88,6 @@ async function loadState() {
   }
   progress(state.answered, state.total);
   rules = state.rules || null;
-  idleTimer(state.stage);
   if (state.stage === "ended") return endedPage(state);
   if (state.stage === "consent") return consentPage(state);
   if (state.stage === "instructions") return instructionsPage(state);
@@ -132,10 +132,10 @@ function endedPage(state) {
 // Idle timeout: the page asks the server again once the study's idle time has passed with nothing sent; the server
 // then ends the session (store.py) and the page shows the end.
 let idle = null;
-function idleTimer(stage) {
+function idleTimer(kind) {
   clearTimeout(idle);
   const s = rules && rules.idle_timeout_s;
-  if (s && !["done", "ended", "declined"].includes(stage)) idle = setTimeout(() => load(), (s + 1) * 1000);
+  if (s && (ONGOING.includes(kind) || kind === "consent")) idle = setTimeout(() => load(), (s + 1) * 1000);
 }
 
 // Stop and return the study (platform participants): two steps, so a slip does not end the session.
