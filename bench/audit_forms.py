@@ -70,7 +70,8 @@ def main():
     ap.add_argument("--json")
     args = ap.parse_args()
     from voebench.generator import trial as trial_mod
-    from voebench.generator.runner import RunConfig, _suite, effective_space, first_trial
+    from voebench.generator.runner import RunConfig, effective_space, first_trial
+    from voebench.generator.runner import suite_for as _suite
 
     rows = []
     captured: list = []

@@ -37,7 +37,8 @@ def module_at(rev: str):
 def frames(size, n):
     os.environ.setdefault("LP_NUM_THREADS", "1")
     from voebench.generator.blender import render
-    from voebench.generator.runner import RunConfig, _suite, effective_space, first_trial
+    from voebench.generator.runner import RunConfig, effective_space, first_trial
+    from voebench.generator.runner import suite_for as _suite
     from voebench.generator.trial import draw
 
     suite, test = _suite("grasp-l2"), "t15_support_pin"

@@ -41,7 +41,8 @@ TIE = 6e-6  # |dz| <= TIE * z^2: within Workbench's 24-bit depth-buffer error
 
 
 def scene_of(spec: str):
-    from voebench.generator.runner import RunConfig, _suite, effective_space, first_trial
+    from voebench.generator.runner import RunConfig, effective_space, first_trial
+    from voebench.generator.runner import suite_for as _suite
     from voebench.generator.trial import draw
 
     suite_name, test = spec.split("/")

@@ -25,7 +25,8 @@ import numpy as np
 def cmd_passes(args):
     os.environ.setdefault("LP_NUM_THREADS", "1")
     from voebench.generator.blender import render
-    from voebench.generator.runner import RunConfig, _suite, effective_space, first_trial
+    from voebench.generator.runner import RunConfig, effective_space, first_trial
+    from voebench.generator.runner import suite_for as _suite
     from voebench.generator.trial import draw
 
     w, h = (int(x) for x in args.size.split("x"))

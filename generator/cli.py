@@ -157,7 +157,8 @@ def parse_shard(text: str | None) -> tuple[int, int]:
 
 
 def resolve_overrides(suite, tests: list[str], config_path: str | None, sets: list[str]) -> dict:
-    """Per-test {dotted key: value} from a config file and --set items; fails on keys no selected test has."""
+    """Per-test {dotted key: value} from a config file and --set items; fails on keys no selected test has. The
+    values are parsed (and checked) once, where the spaces are resolved (`RunConfig.resolve`, `cmd_params`)."""
     from voebench.generator.params import load_config_file, parse_set
 
     spaces = {t: suite.space(t).leaves() for t in tests}
@@ -191,8 +192,6 @@ def resolve_overrides(suite, tests: list[str], config_path: str | None, sets: li
                 apply(None if scope == "*" else scope, key, value, f"--config {config_path}: {scope}: {key}")
     for key, value in parse_set(sets):
         apply(None, key, value, f"--set {key}")
-    for t in tests:  # validate now, before anything renders
-        suite.space(t).override(out[t], where=f"{suite.name}/{t}: ")
     return {t: o for t, o in out.items() if o}
 
 
@@ -320,7 +319,7 @@ def build_config(args):
         threads=args.threads,
         shard=shard,
         reuse_frames=not args.no_reuse,
-    )
+    ).resolve(suite)  # every override parsed and checked here, once, before anything renders
 
 
 def cmd_render(args) -> int:
@@ -360,12 +359,12 @@ def cmd_params(args) -> int:
     for t in tests:
         suite.module(t)
     overrides = resolve_overrides(suite, tests, args.config, args.set)
+    spaces = {t: suite.space(t).override(overrides.get(t, {}), where=f"{suite.name}/{t}: ") for t in tests}
     print("# Randomization spaces: `lo:hi` is uniform, a list is a choice (Level 1 labels cycle evenly),")
     print("# a plain value is a constant. Override with --set KEY=VALUE or --config FILE.yaml; the comment")
     print("# after a number says which values it may take (its domain).")
     for t in tests:
-        space = suite.space(t).override(overrides.get(t, {}))
-        print("\n".join(space_yaml(f"{suite.name}/{t}", space.tree)))
+        print("\n".join(space_yaml(f"{suite.name}/{t}", spaces[t].tree)))
         binary = suite.binary_reason(t)
         if binary:
             print(f"  # violation: binary, no size to grade or sweep: {binary}")

@@ -3,11 +3,12 @@
     voebench render grasp-l1 --backend ray                          # starts a private local Ray, stops it after
     voebench render grasp-l1 --backend ray --ray-address HOST:6379  # submits to a running cluster (`ray start`)
 
-Every trial is produced by the same `runner.produce` as the local backend, from a `Job` whose seed depends only
-on (base seed, suite, test, index), so the output is byte-identical to a single local run whatever the cluster
-does. Ray keeps its worker processes alive between tasks, so bpy is imported once per worker (warm workers);
-`LP_NUM_THREADS` (llvmpipe's thread count, read when bpy loads) reaches the worker through `runtime_env` and is
-also set in the task before the first bpy import.
+This module is the cluster side: the private local instance, each task's resources and retries. What a task runs
+is given by the caller (`workers.ray_task`: the same `workers.produce` as the local backend, from a trial whose seed
+depends only on (base seed, suite, test, index), with the configuration the parent resolved once), so the output is
+byte-identical to a single local run whatever the cluster does. Ray keeps its worker processes alive between
+tasks, so bpy is imported once per worker (warm workers); `LP_NUM_THREADS` (llvmpipe's thread count, read when bpy
+loads) reaches the worker through `runtime_env` and is also set in the task before the first bpy import.
 
 Resources per task (environment variables, for users who tune a cluster):
   VOEBENCH_RAY_CPUS      CPUs reserved per video task (default: --threads, else 1). Also llvmpipe's thread count.
@@ -22,15 +23,19 @@ files and auth token in a temporary folder (never in ~), reports no usage statis
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import glob
 import os
 import secrets
 import shutil
-import sys
 import tempfile
 import traceback
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from voebench.errors import UsageError
+
+if TYPE_CHECKING:
+    from voebench.generator.config import RunConfig
 
 # Set in the driver before Ray starts; inherited by every Ray process of a local instance.
 LOCAL_RAY_ENV = {
@@ -40,37 +45,13 @@ LOCAL_RAY_ENV = {
 }
 
 
-def task_resources(cfg) -> dict:
+def task_resources(cfg: RunConfig) -> dict:
     """Ray resources of one video task."""
     cpus = float(os.environ.get("VOEBENCH_RAY_CPUS") or cfg.threads or 1)
     res = {"num_cpus": cpus}
     if cfg.device != "cpu":
         res["num_gpus"] = float(os.environ.get("VOEBENCH_RAY_GPUS") or 1)
     return res
-
-
-def _produce_task(task, cfg, threads: int):
-    """Runs in a Ray worker. Worker processes are reused, so bpy is imported once per worker."""
-    from voebench.generator.runner import _drop_bpy_script_paths, _safe_produce
-
-    if "bpy" not in sys.modules:
-        os.environ["LP_NUM_THREADS"] = str(threads)
-        _drop_bpy_script_paths()
-
-    crash_dir = os.environ.get("VOEBENCH_RAY_CRASH_ONCE")  # fault injection for tests: one worker dies once
-    if crash_dir:
-        try:
-            os.close(os.open(os.path.join(crash_dir, "crashed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-            os._exit(1)
-        except FileExistsError:
-            pass
-    trial, known_rejection = task
-    for job in trial.jobs:
-        base = os.path.join(cfg.out, job.relpath)
-        for stale in glob.glob(base + ".*.tmp-*"):  # left by an earlier attempt whose worker died
-            with contextlib.suppress(OSError):
-                os.remove(stale)
-    return _safe_produce((trial, cfg, known_rejection))
 
 
 class LocalRay:
@@ -134,7 +115,7 @@ class LocalRay:
 def _refresh_ray_config():
     """Ray caches RAY_AUTH_MODE and the token when it is imported; make it re-read the environment."""
     try:
-        from ray._raylet import AuthenticationTokenLoader, Config
+        from ray._raylet import AuthenticationTokenLoader, Config  # type: ignore[attr-defined]
 
         Config.initialize("")
         AuthenticationTokenLoader.instance().reset_cache()
@@ -142,14 +123,13 @@ def _refresh_ray_config():
         pass
 
 
-def execute_ray(jobs, cfg, address: str | None = None):
-    """Yield (trial, result, error) as Ray tasks finish (any order), like `runner.execute`; `jobs` are its
-    (trial, known rejection) tasks."""
+def execute_ray(task_fn: Callable[..., Any], jobs: list, cfg: RunConfig, address: str | None = None) -> Iterator[tuple]:
+    """Yield (trial, result, error) as Ray tasks finish (any order), like `workers.execute`; `jobs` are its
+    (trial, known rejection) tasks, each run as `task_fn(job, cfg, threads)` in a Ray worker (a top-level
+    function, which returns the (trial, result, error) itself)."""
     try:
         import ray
     except ImportError:
-        from voebench.errors import UsageError
-
         raise UsageError("--backend ray needs Ray: pip install 'ray[default]'") from None
     jobs = list(jobs)
     if not jobs:
@@ -168,11 +148,9 @@ def execute_ray(jobs, cfg, address: str | None = None):
             ray.init(address=address, log_to_driver=False, configure_logging=False)
     try:
         if "num_gpus" in res and not ray.cluster_resources().get("GPU"):
-            from voebench.errors import UsageError
-
             raise UsageError(f"--device {cfg.device}: the Ray cluster has no GPUs (tasks would wait forever)")
         # max_calls=0: keep workers (and their bpy) warm; Ray's default for GPU tasks is one call per process
-        task = ray.remote(max_calls=0)(_produce_task).options(
+        task = ray.remote(max_calls=0)(task_fn).options(
             **res,
             max_retries=retries,
             retry_exceptions=False,

@@ -1,5 +1,4 @@
-"""Refuse, before anything is written, a run whose settings leave a test (almost) no valid draw; and measure,
-after it, how many draws each test needed.
+"""Refuse, before anything is written, a run whose settings leave a test (almost) no valid draw.
 
 A trial is redrawn until a draw passes every check (`generator/trial.py`), which keeps the stimuli valid under
 any setting. But when a user's settings leave a test's space nearly empty (a ball too big for its apparatus, a
@@ -23,13 +22,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from voebench.errors import GeneratorBug, UsageError
+from voebench.generator.config import RunConfig, effective_space
 from voebench.generator.params import Balanced
 from voebench.generator.suite import Timing
+from voebench.generator.trial import Rejection, Trial, check_draw, draw, first_trial
 
 if TYPE_CHECKING:
-    from voebench.generator.runner import RunConfig
     from voebench.generator.suite import Suite
-    from voebench.generator.trial import Rejection, Trial
 
 PROBE_DRAWS = 40
 PROBE_ENOUGH = 2  # valid draws after which a test counts as feasible (most tests: after their first two draws)
@@ -82,15 +81,11 @@ class Probes:
 
 def probe_test(suite: Suite, test: str, cfg: RunConfig, overrides: dict | None = None, timing=None) -> Probe:
     """Check first draws of `test` (states only) until, for each value of its balanced leaves (its labels),
-    PROBE_ENOUGH pass or PROBE_DRAWS were tried."""
-    from dataclasses import replace
-
-    from voebench.generator.runner import effective_space, first_trial
-    from voebench.generator.trial import check_draw, draw
-
+    PROBE_ENOUGH pass or PROBE_DRAWS were tried. `overrides` (a remedy: the run's with one undone) replace the
+    run's, whose space was resolved once (`RunConfig.space`)."""
     if timing is not None:
         cfg = replace(cfg, seconds=timing.seconds, fps=timing.fps)
-    space = effective_space(suite, test, cfg.overrides if overrides is None else overrides)
+    space = cfg.space(suite, test) if overrides is None else effective_space(suite, test, overrides)
     balanced = [k for k, leaf in space.leaves().items() if isinstance(leaf, Balanced)]
     probe = Probe(test)
     workdir = tempfile.mkdtemp(prefix="voebench-probe-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
@@ -201,33 +196,3 @@ def remedies(suite: Suite, test: str, cfg: RunConfig) -> list[str]:
         if probe.feasible:
             out.append(f"--resolution {width}x{height} ({probe.accepted} of {probe.draws} draws valid)")
     return out
-
-
-def acceptance(entries) -> dict:
-    """Per test: trials, draws (attempts) they took, the share of draws accepted, and why draws were rejected."""
-    by_test: dict = {}
-    seen = set()
-    for e in entries:
-        trial = e.get("pair_id") or e["id"]
-        if trial in seen:
-            continue
-        seen.add(trial)
-        row = by_test.setdefault(e["test"], {"trials": 0, "draws": 0, "max_attempts": 0, "rejected": Counter()})
-        attempts = int(e.get("attempt", 0)) + 1
-        row["trials"] += 1
-        row["draws"] += attempts
-        row["max_attempts"] = max(row["max_attempts"], attempts)
-        row["rejected"].update(r["kind"] for r in e.get("rejected", []))
-    for row in by_test.values():
-        row["acceptance"] = round(row["trials"] / row["draws"], 4)
-        row["rejected"] = dict(sorted(row["rejected"].items()))
-    return dict(sorted(by_test.items()))
-
-
-def record_acceptance(cfg: RunConfig, entries) -> None:
-    """Write the per-test acceptance of this run's suite into dataset.json (a shard leaves it to `merge`, which
-    sees every shard's manifest: shards may run at once on other machines)."""
-    from voebench.generator.output import _record_acceptance
-
-    if cfg.shard[1] == 1:
-        _record_acceptance(cfg.out, entries)

@@ -6,6 +6,7 @@
   `upgrade`, which remakes only the tests whose code changed).
 - `manifest.jsonl` gets one line per finished video (appended as videos finish) and is rewritten sorted at the
   end; shards write `manifest-shard-I-of-N.jsonl` and `merge` combines them.
+- After a run (or a merge), `dataset.json` records how many draws each test's trials needed (`acceptance`).
 - Every file is written under a temporary name and renamed when complete.
 - The file formats themselves (keys, strict readers) are `voebench.contract`'s.
 """
@@ -15,6 +16,8 @@ from __future__ import annotations
 import glob
 import json
 import os
+from collections import Counter
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from voebench import __version__
@@ -22,10 +25,10 @@ from voebench.contract import dataset as ds
 from voebench.contract import hdf5 as h5c
 from voebench.contract import manifest as mf
 from voebench.errors import UsageError
-
+from voebench.generator.fingerprint import changed_tests
 
 if TYPE_CHECKING:
-    from voebench.generator.runner import RunConfig
+    from voebench.generator.config import RunConfig
     from voebench.generator.suite import Job, Suite
 
 
@@ -77,8 +80,6 @@ def prepare_output(cfg: RunConfig, suite: Suite, upgrade: bool = False) -> None:
     """Create the output dir and record (or check) what dataset it holds, before anything renders. Every
     refusal happens before anything is written. With `upgrade`, the tests whose code changed since the folder
     was made lose their files and manifest lines first (nothing else is touched) and are then made again."""
-    from voebench.generator.fingerprint import changed_tests
-
     info, manifests = read_existing(cfg.out)
     ident = json.loads(json.dumps(cfg.identity(suite)))
     old = (info or {}).get("suites", {}).get(cfg.suite)
@@ -169,14 +170,43 @@ def merge(out: str) -> int:
             e = entry_from_h5(h5)
             entries[e["id"]] = e
     write_manifest(os.path.join(out, mf.NAME), entries.values())
-    _record_acceptance(out, entries.values())
+    record_folder_acceptance(out, entries.values())
     return len(entries)
 
 
-def _record_acceptance(out: str, entries) -> None:
-    """Per-test acceptance of every suite in the folder into dataset.json (as a single run records it)."""
-    from voebench.generator.feasibility import acceptance
+# ------------------------------------------------------------------------------------------------ acceptance
 
+
+def acceptance(entries: Iterable[dict]) -> dict:
+    """Per test: trials, draws (attempts) they took, the share of draws accepted, and why draws were rejected."""
+    by_test: dict = {}
+    seen = set()
+    for e in entries:
+        trial = e.get("pair_id") or e["id"]
+        if trial in seen:
+            continue
+        seen.add(trial)
+        row = by_test.setdefault(e["test"], {"trials": 0, "draws": 0, "max_attempts": 0, "rejected": Counter()})
+        attempts = int(e.get("attempt", 0)) + 1
+        row["trials"] += 1
+        row["draws"] += attempts
+        row["max_attempts"] = max(row["max_attempts"], attempts)
+        row["rejected"].update(r["kind"] for r in e.get("rejected", []))
+    for row in by_test.values():
+        row["acceptance"] = round(row["trials"] / row["draws"], 4)
+        row["rejected"] = dict(sorted(row["rejected"].items()))
+    return dict(sorted(by_test.items()))
+
+
+def record_acceptance(cfg: RunConfig, entries: Iterable[dict]) -> None:
+    """Write the per-test acceptance of this run's suite into dataset.json (a shard leaves it to `merge`, which
+    sees every shard's manifest: shards may run at once on other machines)."""
+    if cfg.shard[1] == 1:
+        record_folder_acceptance(cfg.out, entries)
+
+
+def record_folder_acceptance(out: str, entries: Iterable[dict]) -> None:
+    """Per-test acceptance of every suite in the folder into dataset.json (as a single run records it)."""
     path = os.path.join(out, ds.NAME)
     info = ds.read_dataset(path)
     entries = list(entries)

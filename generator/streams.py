@@ -30,7 +30,7 @@ from voebench.generator.limits import TRIALS_MAX
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from voebench.generator.runner import RunConfig
+    from voebench.generator.config import RunConfig
     from voebench.generator.suite import Suite
 
 #: an asked test none of whose stream's first SCAN_FIRST trials belongs to it cannot be had (the rarest AVoE
@@ -51,7 +51,7 @@ def trial_indices(cfg: RunConfig, suite: Suite) -> dict[str, Sequence[int]]:
 
 
 def _belongs(cfg: RunConfig, suite: Suite, spaces: dict):
-    from voebench.generator.runner import first_trial
+    from voebench.generator.trial import first_trial
 
     def belongs(test: str, index: int) -> bool:
         return bool(first_trial(suite, test, spaces[test], cfg, index).conditions)
@@ -62,9 +62,7 @@ def _belongs(cfg: RunConfig, suite: Suite, spaces: dict):
 def _scan(cfg: RunConfig, suite: Suite, stream: str, tests: list[str]) -> dict[str, list[int]]:
     """The first `cfg.trials` trials of `stream` that belong to one of `tests`, by test; each asked test is
     also looked for in the first SCAN_FIRST trials, so a test the settings exclude is refused, not left empty."""
-    from voebench.generator.runner import effective_space
-
-    belongs = _belongs(cfg, suite, {t: effective_space(suite, t, cfg.overrides) for t in tests})
+    belongs = _belongs(cfg, suite, {t: cfg.space(suite, t) for t in tests})
     kept: dict[str, list[int]] = {t: [] for t in tests}
     seen = {t: False for t in tests}
     count = 0
@@ -92,7 +90,7 @@ def _scan(cfg: RunConfig, suite: Suite, stream: str, tests: list[str]) -> dict[s
 def _cannot_be_had(cfg: RunConfig, suite: Suite, stream: str, test: str) -> str:
     """The refusal of an asked test that none of its stream's first SCAN_FIRST trials belongs to, with each of
     the user's overrides of it that, undone alone, would make it appear."""
-    from voebench.generator.runner import effective_space
+    from voebench.generator.config import effective_space
 
     msg = (
         f"{suite.name}/{test}: none of the first {SCAN_FIRST} {stream} trials belongs to {test} with these settings "

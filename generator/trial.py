@@ -36,13 +36,14 @@ import numpy as np
 
 from voebench import __version__
 from voebench.errors import Infeasible
+from voebench.generator.audit import audit_trial
+from voebench.generator.config import RunConfig
 from voebench.generator.fingerprint import h5_attrs
 from voebench.generator.frame_cache import FrameCache
 from voebench.generator.params import Params, Space
 from voebench.generator.suite import Job, Suite
 
 if TYPE_CHECKING:
-    from voebench.generator.runner import RunConfig
     from voebench.generator.scene import Scene
 
 #: draws tried per trial before it fails. At the lowest acceptance a run accepts (MIN_ACCEPTANCE, 5%), a trial
@@ -126,6 +127,25 @@ class TrialFailed(Exception):
     """No draw of the trial passed within MAX_ATTEMPTS (the summary names the most common reasons)."""
 
 
+def first_trial(suite: Suite, test: str, space: Space, cfg: RunConfig, index: int) -> Trial:
+    """Trial `index` of `test` as its first draw makes it: its seed, and the conditions (videos) that draw fixes
+    (no conditions: the trial is another test's of the same stream, e.g. another AVoE sub-type's). A swept test's
+    trial also carries the sweep's levels."""
+    seed = suite.trial_seed(test, cfg.base_seed, index)
+    p = suite.draw(test, space, seed, index)
+    try:
+        conditions = tuple(suite.conditions(test, p, {**cfg.options, "seed": seed}))
+    except Infeasible:
+        if suite.paired():
+            raise
+        conditions = ("",)  # one video, labelled by the draw the gate keeps
+    trial = Trial(suite.name, test, index, seed, conditions, suite.paired())
+    if test in cfg.sweep:
+        key, levels = cfg.sweep[test]
+        trial = dataclasses.replace(trial, levels=tuple(levels), level_key=key, violated=suite.violated_condition)
+    return trial
+
+
 def draw(suite: Suite, space: Space, trial: Trial, attempt: int) -> Params:
     return suite.draw(trial.test, space, attempt_seed(trial.seed, attempt), trial.index)
 
@@ -187,8 +207,6 @@ def check_draw(
 
 def audit_files(files: list, attempt: int) -> Rejection | None:
     """The project's audit (`voebench audit`) on one trial's files; the first failed check as a rejection."""
-    from voebench.generator.audit import audit_trial
-
     for result in audit_trial(files):
         if not result.ok:
             f = result.findings[0]

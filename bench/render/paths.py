@@ -72,7 +72,8 @@ def trial_jobs(out, suite, test, pair: bool, **kw):
 
 def trial_of(job, cfg):
     """The trial a job belongs to, with all its videos (as runner.produce_video finds it)."""
-    from voebench.generator.runner import _suite, effective_space, first_trial
+    from voebench.generator.runner import effective_space, first_trial
+    from voebench.generator.runner import suite_for as _suite
 
     suite = _suite(cfg.suite, cfg.suite_ref)
     return first_trial(suite, job.test, effective_space(suite, job.test, cfg.overrides), cfg, job.index)

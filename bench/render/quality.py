@@ -38,7 +38,8 @@ def cmd_quality(args):
     aliased render at 4x the width and height, averaged over each 4x4 block in linear light)."""
     from voebench.generator import antialias
     from voebench.generator.blender import render
-    from voebench.generator.runner import _suite, effective_space
+    from voebench.generator.runner import effective_space
+    from voebench.generator.runner import suite_for as _suite
     from voebench.generator.suite import Job
 
     W, H = 320, 240

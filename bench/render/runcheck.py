@@ -7,7 +7,7 @@ measures the pieces in one invocation, in CPU seconds (user + system of every pr
 
   in-process  each trial of the run made by `runner.produce` in this process, as a worker makes it
   run         `voebench render ... --workers W` on the same trials, a fresh output folder
-  start       one fresh worker process: import bpy and warm up (`runner._init_worker`), as the pool starts W
+  start       one fresh worker process: import bpy and warm up (`workers.init_worker`), as the pool starts W
   probe       the feasibility probe the run makes first (`feasibility.check_feasible`), in this process
 
 and checks that the run's files have the same bytes as the in-process files.
@@ -46,7 +46,8 @@ def in_process(suite_name: str, test: str, trials: int, size, timing) -> dict:
     """Every trial of the run, made here one after another (warm: one throwaway trial first)."""
     from voebench.generator import trial as trial_mod
     from voebench.generator.feasibility import check_feasible
-    from voebench.generator.runner import RunConfig, _suite, plan_trials, prepare_output, produce
+    from voebench.generator.runner import RunConfig, plan_trials, prepare_output, produce
+    from voebench.generator.runner import suite_for as _suite
 
     suite = _suite(suite_name)
     out = tempfile.mkdtemp(prefix="vb-runcheck-inproc-")
@@ -98,7 +99,7 @@ def real_run(suite_name: str, test: str, trials: int, workers: int, size, timing
 
 def worker_start() -> float:
     """CPU of starting one pool worker: a fresh interpreter that runs the pool's initializer."""
-    code = "import os; from voebench.generator.runner import _init_worker; _init_worker(1, os.getppid())"
+    code = "import os; from voebench.generator.workers import init_worker; init_worker(1, os.getppid())"
     c0 = children_cpu()
     subprocess.run([sys.executable, "-c", code], check=True, env={**os.environ, "LP_NUM_THREADS": "1"})
     return children_cpu() - c0

@@ -54,10 +54,10 @@ def test_fxaa_leaves_flat_images_alone_and_is_deterministic():
 
 
 def l2_scene(test="t15_support_pin", condition=None, seconds=2.0, fps=10.0):
-    from voebench.generator.runner import _suite, effective_space
+    from voebench.generator.runner import effective_space, suite_for
     from voebench.generator.suite import Job, Timing
 
-    suite = _suite("grasp-l2")
+    suite = suite_for("grasp-l2")
     seed, p = suite.sample(test, effective_space(suite, test, {}), 0, 0)
     conds = suite.conditions(test, p, {"seed": seed})
     job = Job("grasp-l2", test, 0, condition or conds[0], seed, f"grasp-l2/{test}/00000")
@@ -96,7 +96,7 @@ def test_a_pair_is_byte_identical_with_and_without_a_shared_frame_cache(tmp_path
     from voebench.generator.frame_cache import FrameCache
 
     test = "t08_inertia_bounce"  # at 3 s and 10 fps: 23 of each video's 29 distinct states are shared
-    suite = runner._suite("grasp-l2")
+    suite = runner.suite_for("grasp-l2")
     caches = []
 
     def run(out, share: bool):

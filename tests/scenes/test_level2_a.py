@@ -263,7 +263,8 @@ RENDER_CASES = {
 @pytest.mark.parametrize("test", list(RENDER_CASES))
 def test_tiny_render_hidden_window_has_no_visible_pixels(tmp_path, test):
     from voebench.generator.output import prepare_output
-    from voebench.generator.runner import RunConfig, _suite, plan_trials, produce
+    from voebench.generator.runner import RunConfig, plan_trials, produce
+    from voebench.generator.runner import suite_for as _suite
 
     overrides, seconds = RENDER_CASES[test]
     cfg = RunConfig(
