@@ -7,6 +7,8 @@
            video, reported apart), (c) one GPU-module draw of the scene at the same size (the ground-truth pass:
            ids and depth, no shading; a lower bound for drawing RGB that way), and the numpy FXAA of a whole
            frame; for each size and test asked
+  check    on every Level 2 test (or those asked), distinct states of the violated video on the dirty path
+           against full renders at one size: pixels that differ inside and outside the dirty rectangle
   pair     a Level 2 pair (plausible + implausible, one FrameCache, as the runner makes it) made whole: 640x480 on
            the dirty path against 320x240 on today's path, interleaved, CPU s per pair, and the full default GRASP
            core-hours extrapolated from today's projection by the measured pair ratio (an estimate, stated so)
@@ -21,12 +23,14 @@ CPU is this process's (Blender draws in it; llvmpipe's thread included) plus, fo
 from __future__ import annotations
 
 import argparse
+import contextlib
 import glob
 import json
 import os
 import platform
-import resource
+import shutil
 import statistics
+import tempfile
 import time
 
 import numpy as np
@@ -154,6 +158,156 @@ def measure_size(scene, ts: list[int], w: int, h: int, repeats: int) -> dict:
     return res
 
 
+PAIR_PATHS = {  # name: (size, RenderSettings fields)
+    "today_320x240": ((320, 240), {}),
+    "dirty_640x480": ((640, 480), {"render_path": "dirty"}),
+    "full_640x480": ((640, 480), {}),  # today's path at the original's size: what the dirty path saves there
+}
+
+
+@contextlib.contextmanager
+def settings_with(fields: dict):
+    """Make the runner's RenderSettings carry `fields` (it looks the name up in the render module when it runs)."""
+    from voebench.generator.blender import render
+
+    real = render.RenderSettings
+
+    def settings(*a, **k):
+        return real(*a, **{**fields, **k})
+
+    render.RenderSettings = settings
+    try:
+        yield
+    finally:
+        render.RenderSettings = real
+
+
+def run_pair(name: str, test: str, seconds: float, fps: float) -> dict:
+    """Make both videos of the test's first paired trial as the runner does (one FrameCache, the gate), in this
+    process: CPU s (this process and its ffmpeg children), wall s and the timers' table."""
+    from render.common import cpu_now
+    from render.paths import trial_jobs, trial_of
+    from render.timers import pipeline_timers
+
+    from voebench.generator.runner import produce
+
+    (w, h), fields = PAIR_PATHS[name]
+    tmp = tempfile.mkdtemp(prefix="vb-bench-dirty-")
+    try:
+        cfg, jobs = trial_jobs(tmp, "grasp-l2", test, True, width=w, height=h, seconds=seconds, fps=fps)
+        timers = pipeline_timers()
+        c0, w0, l0 = cpu_now(), time.perf_counter(), os.getloadavg()[0]
+        with timers, settings_with(fields):
+            result = produce(trial_of(jobs[0], cfg), cfg)
+        return {
+            "path": name,
+            "size": [w, h],
+            "cpu_s": round(cpu_now() - c0, 2),
+            "wall_s": round(time.perf_counter() - w0, 2),
+            "load": [round(l0, 1), round(os.getloadavg()[0], 1)],
+            "videos": [j.id for j in jobs],
+            "frames": result.frames,
+            "blender_distinct": result.rendered_frames,
+            "timers": timers.table(),
+        }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def cmd_pair(args) -> dict:
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    names = list(PAIR_PATHS)
+    order = [n for i in range(args.repeats) for n in (names if i % 2 == 0 else names[::-1])]  # ABC CBA ...
+    runs: dict[str, list[dict]] = {n: [] for n in names}
+    for name in order:
+        res = run_pair(name, args.test, args.seconds, args.fps)
+        runs[name].append(res)
+        print(name, res["cpu_s"], "CPU s", res["wall_s"], "wall s", "load", res["load"], flush=True)
+    med = {n: statistics.median(r["cpu_s"] for r in runs[n]) for n in names}
+    today, dirty, full = med["today_320x240"], med["dirty_640x480"], med["full_640x480"]
+    return {
+        "machine": machine(),
+        "test": args.test,
+        "seconds": args.seconds,
+        "fps": args.fps,
+        "runs": runs,
+        "cpu_s_median": med,
+        "dirty_640_over_today_320": round(dirty / today, 3),
+        "dirty_640_over_full_640": round(dirty / full, 3),
+        "done_when_pair_640_le_today_320": dirty <= today,
+    }
+
+
+def cmd_check(args) -> dict:
+    """Per Level 2 test: `states` distinct states of its violated video drawn on the dirty path and as full renders
+    at one size; pixels that differ, inside and outside the dirty rectangle (widened by the filter's reach)."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    from voebench.generator.blender.dirty import REACH
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.suite import load_suite
+
+    w, h = (int(x) for x in args.size.split("x"))
+    suite = load_suite("grasp-l2")
+    out: dict = {"machine": machine(), "size": [w, h], "tests": {}}
+    for test in args.tests.split(",") if args.tests else suite.tests:
+        scene = violated_scene(test, args.seconds, args.fps)
+        ts = distinct_states(scene, args.states)
+        got, rects = {}, {}
+        for path in ("dirty", "full"):
+            r = Renderer(scene, RenderSettings(w, h, render_path=path))
+            try:
+                got[path] = {t: v[0] for t, v in r.render_batch(ts, ("rgb",)).items()}
+                if r.dirty is not None:
+                    rects = {t: r.dirty.regions.rect(t) for t in ts}
+            finally:
+                r.close()
+        rows = []
+        for t in ts:
+            diff = np.abs(got["dirty"][t].astype(int) - got["full"][t].astype(int)).max(-1)
+            inside = np.zeros(diff.shape, bool)
+            inside[rects[t].grow(REACH, w, h).slices] = True
+            rows.append(
+                {
+                    "t": t,
+                    "rect_area_fraction": round(rects[t].area / (w * h), 4),
+                    "differ_inside": int((diff[inside] > 0).sum()),
+                    "differ_outside": int((diff[~inside] > 0).sum()),
+                    "max_abs": int(diff.max()),
+                }
+            )
+        out["tests"][test] = rows
+        worst = max(x["differ_inside"] for x in rows) / (w * h)
+        print(test, "outside", sum(x["differ_outside"] for x in rows), f"worst share {worst:.5f}", flush=True)
+    all_rows = [x for rows in out["tests"].values() for x in rows]
+    out["summary"] = {
+        "frames": len(all_rows),
+        "differ_outside_total": sum(x["differ_outside"] for x in all_rows),
+        "worst_share_differing": max(x["differ_inside"] for x in all_rows) / (w * h),
+        "mean_share_differing": float(np.mean([x["differ_inside"] for x in all_rows])) / (w * h),
+        "frames_identical": sum(x["differ_inside"] == 0 for x in all_rows),
+        "mean_rect_area_fraction": float(np.mean([x["rect_area_fraction"] for x in all_rows])),
+    }
+    print(json.dumps(out["summary"]))
+    return out
+
+
+def violated_scene(test: str, seconds: float, fps: float):
+    """The violated video of the first of the test's trials that builds at this frame rate."""
+    from voebench.errors import Infeasible
+    from voebench.generator.suite import Job, Timing, load_suite
+
+    suite = load_suite("grasp-l2")
+    for index in range(8):
+        seed, p = suite.sample(test, suite.space(test), 0, index)
+        try:
+            cond = suite.conditions(test, p, {"seed": seed})[-1]
+            job = Job("grasp-l2", test, index, cond, seed, f"grasp-l2/{test}/{index:05d}")
+            return suite.make_scene(job, p, Timing(seconds, fps))
+        except (Infeasible, RuntimeError):
+            continue
+    raise RuntimeError(f"{test}: no buildable draw among the first 8")
+
+
 def machine() -> dict:
     return {
         "host": platform.node(),
@@ -165,11 +319,6 @@ def machine() -> dict:
     }
 
 
-def children_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -179,8 +328,21 @@ def main() -> None:
     m.add_argument("--states", type=int, default=12)
     m.add_argument("--repeats", type=int, default=3)
     m.add_argument("--json")
+    c = sub.add_parser("check")
+    c.add_argument("--size", default="320x240")
+    c.add_argument("--tests", default="")
+    c.add_argument("--states", type=int, default=4)
+    c.add_argument("--seconds", type=float, default=10.0)
+    c.add_argument("--fps", type=float, default=25.0)
+    c.add_argument("--json")
+    p = sub.add_parser("pair")
+    p.add_argument("--test", default="t15_support_pin")
+    p.add_argument("--seconds", type=float, default=10.0)
+    p.add_argument("--fps", type=float, default=50.0)
+    p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--json")
     args = ap.parse_args()
-    out = {"measure": cmd_measure}[args.cmd](args)
+    out = {"measure": cmd_measure, "pair": cmd_pair, "check": cmd_check}[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:
         with open(args.json, "w") as f:
