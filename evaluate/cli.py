@@ -89,7 +89,7 @@ def register(subparsers) -> None:
     p.add_argument(
         "--model",
         required=True,
-        help=f"{model_kinds.spec_help()} | {world_model_help()} (world models, scored by surprise: "
+        help=f"{model_kinds.spec_help()} | {model_kinds.world_model_help()} (world models, scored by surprise: "
         "docs/world-models.md)",
     )
     p.add_argument("--out", required=True, metavar="RUN_DIR", help="run directory (created; reused to resume)")
@@ -315,20 +315,10 @@ def check_replay_covers(adapter, sample_ids: list[str], flag: str) -> None:
     )
 
 
-#: world-model kinds of today, until evaluate/surprise registers its kinds in `models.WORLD_MODELS` (the seam:
-#: then this tuple goes and `is_world_model` reads the registry alone)
-_UNREGISTERED_WORLD_MODELS = ("vjepa2", "vjepa2-random", "motion-energy")
-
-
 def is_world_model(spec: str) -> bool:
-    """Whether `--model spec` names a world model (scored by surprise) rather than a model asked questions."""
-    kind = spec.partition(":")[0]
-    return kind in model_kinds.WORLD_MODELS or (not model_kinds.WORLD_MODELS and kind in _UNREGISTERED_WORLD_MODELS)
-
-
-def world_model_help() -> str:
-    """The world-model kinds as `--model` takes them, from their registry."""
-    return model_kinds.world_model_help() or "vjepa2:<path-or-id> | vjepa2-random:<tiny|small|vitl> | motion-energy"
+    """Whether `--model spec` names a world model (a kind evaluate/surprise/kinds/ registers in `WORLD_MODELS`,
+    scored by surprise) rather than a model asked questions."""
+    return spec.partition(":")[0] in model_kinds.WORLD_MODELS
 
 
 def _evaluate_world_model(args) -> int:
