@@ -205,7 +205,7 @@ def export_hf_dataset(
         "written_by": WRITTEN_BY,
         "format": "hf-dataset",
         "voebench_version": __version__,
-        "source": os.path.abspath(dataset_dir),
+        "source": os.path.basename(os.path.abspath(dataset_dir)),  # not the full path: the folder may be published
         "selection": {"suites": suites, "tests": tests, "limit": limit, "complete_pairs_only": complete_pairs_only},
         "videos": len(entries),
         "rows": sum(len(v) for v in rows.values()),
@@ -214,7 +214,12 @@ def export_hf_dataset(
     out_dir = os.path.abspath(out_dir)
     parent = os.path.dirname(out_dir)
     os.makedirs(parent, exist_ok=True)
-    tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out_dir)}.voebench-", dir=parent)
+    try:
+        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out_dir)}.voebench-", dir=parent)
+    except OSError as e:
+        raise UsageError(
+            f"--out {out_dir}: cannot write in {parent} ({e.strerror}), where the export is made"
+        ) from None
     try:
         for (suite, test, split), part in sorted(rows.items()):
             path = os.path.join(tmp, "data", suite, test, f"{split}.jsonl")
