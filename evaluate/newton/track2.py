@@ -17,15 +17,15 @@ NEWTON's `confident_questions.csv` (docs/newton.md, Measured). No two questions 
 statement, or the same option set for the same attribute and polarity.
 
 **The draw** of `n` <= `maximum` never fails: the six cells, question type x phrasing polarity, take turns, and a
-cell whose pool is spent drops out of the rotation (so the Boolean statements about one object, about 2,700 of
-the 84,182, run out first). Within a cell the questions come from slots (attribute, answer class) in a fixed
-cycle: the attribute changes every question, and the answer class (True/False, or the correct position 1-4 of a
-multiple-choice question) every question and every round, so over any whole round each attribute meets each
-answer once. The cycle continues from one cell to the next (the k-th cell starts where the questions of the
-earlier cells end), so the whole track is balanced too. A spent slot is skipped; near the maximum the answers
-are as balanced as the repository allows (an attribute with fewer high than low objects has fewer true "X is A"
-statements). Everything is drawn from `random.Random` seeded by the seed: the same repository and seed give the
-same questions.
+cell whose pool is spent drops out of the rotation (so the Boolean statements about one object, 5,782 of the
+84,182 on NEWTON's repository, run out first). Within a cell the questions come from slots (attribute, answer
+class) in a fixed cycle: the attribute changes every question, and the answer class (True/False, or the correct
+position 1-4 of a multiple-choice question) every question and every round, so over any whole round each
+attribute meets each answer once. The cycle continues from one cell to the next (the k-th cell starts where the
+questions of the earlier cells end), so the whole track is balanced too; each cell's questions are then
+shuffled. A spent slot is skipped; near the maximum the answers are as balanced as the repository allows (an
+attribute with fewer high than low objects has fewer true "X is A" statements). Everything is drawn from
+`random.Random` seeded by the seed: the same repository and seed give the same questions.
 """
 
 from __future__ import annotations
@@ -190,11 +190,14 @@ def draw(data: Filtered, n: int, rng: random.Random) -> tuple[list[Item], dict[s
     capacity = [sum(len(x) for a in attrs for x in by_attr[a][cell].values()) for cell in CELLS]
     which = shares(capacity, n)
     per_cell = [which.count(k) for k in range(len(CELLS))]
-    streams = [
-        _cell_items({a: by_attr[a][cell] for a in attrs}, order, classes[cell], sum(per_cell[:k]), per_cell[k])
-        for k, cell in enumerate(CELLS)
-    ]
-    return [next(streams[k]) for k in which], skipped
+    cells = []
+    for k, cell in enumerate(CELLS):
+        got = list(
+            _cell_items({a: by_attr[a][cell] for a in attrs}, order, classes[cell], sum(per_cell[:k]), per_cell[k])
+        )
+        rng.shuffle(got)  # the cycles of the cells run in step; shuffled, the file shows no answer pattern
+        cells.append(iter(got))
+    return [next(cells[k]) for k in which], skipped
 
 
 def _key(p: Pair) -> str:
