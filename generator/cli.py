@@ -49,6 +49,12 @@ def register(sub) -> None:
         "--device", default="cpu", choices=["cpu", "cuda", "optix", "hip", "metal"], help="cycles compute device"
     )
     p.add_argument(
+        "--render-path",
+        default="full",
+        choices=["full", "dirty"],
+        help="dirty: draw the static scene once and then only what moves (Workbench; docs/performance.md)",
+    )
+    p.add_argument(
         "--passes", default="rgb,depth,segmentation", help="which outputs to render: any of rgb, depth, segmentation"
     )
     p.add_argument(
@@ -295,6 +301,8 @@ def build_config(args):
     limits.check_count("--workers", workers, 1, limits.WORKERS_MAX)
     limits.check_count("--threads", args.threads, 0, limits.THREADS_MAX, " (0: cores / workers)")
     limits.check_count("--samples", args.samples, 1, limits.SAMPLES_MAX)
+    if args.render_path == "dirty" and args.engine != "workbench":
+        raise UsageError(f"--render-path dirty needs --engine workbench, not {args.engine!r}")
     limits.check_seed(args.seed)
     shard = parse_shard(args.shard)
     options = suite.options_from_args(args)
@@ -311,6 +319,7 @@ def build_config(args):
         engine=args.engine,
         samples=args.samples,
         device=args.device,
+        render_path=args.render_path,
         passes=passes,
         overrides=_without_swept(resolve_overrides(suite, tests, args.config, args.set), sweep),
         sweep=sweep,

@@ -47,6 +47,8 @@ class RunConfig:
     engine: str = "workbench"
     samples: int = 32
     device: str = "cpu"
+    #: RGB drawn whole ("full") or as a cached background plus what changed ("dirty", generator/blender/dirty.py)
+    render_path: str = "full"
     passes: tuple = PASSES
     overrides: dict = field(default_factory=dict)  # test -> {dotted key: value}
     options: dict = field(default_factory=dict)  # suite-specific switches (e.g. AVoE both_conditions)

@@ -364,7 +364,9 @@ def write_files(
             from voebench.generator.io.video import VideoWriter
 
             renderer = Renderer(
-                scene, RenderSettings(cfg.width, cfg.height, cfg.engine, cfg.samples, cfg.device), cache=cache
+                scene,
+                RenderSettings(cfg.width, cfg.height, cfg.engine, cfg.samples, cfg.device, render_path=cfg.render_path),
+                cache=cache,
             )
             try:
                 if "rgb" in passes:
