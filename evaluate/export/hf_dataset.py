@@ -216,9 +216,9 @@ def export_hf_dataset(
     os.makedirs(parent, exist_ok=True)
     try:
         tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(out_dir)}.voebench-", dir=parent)
-    except OSError as e:
+    except OSError as err:
         raise UsageError(
-            f"--out {out_dir}: cannot write in {parent} ({e.strerror}), where the export is made"
+            f"--out {out_dir}: cannot write in {parent} ({err.strerror}), where the export is made"
         ) from None
     try:
         for (suite, test, split), part in sorted(rows.items()):
