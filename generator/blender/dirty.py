@@ -104,9 +104,11 @@ class DirtyRGB:
         self.stats["calls"] += 1
         return out
 
-    def background(self) -> tuple[np.ndarray, np.ndarray]:
-        """(aliased, filtered) frame of the static objects alone, drawn once per video."""
+    def background(self, t: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """(aliased, filtered) frame of the static objects alone, drawn once per video (any frame t gives the same:
+        static objects never change, and its state is applied first so one hidden throughout stays hidden)."""
         if self._background is None:
+            self.r.apply(t)
             obs = self.r.obs
             saved = {name: obs[name].hide_render for name in self.regions.dynamic}
             try:
@@ -138,7 +140,7 @@ class DirtyRGB:
         rest = [t for t in ts if t not in out]
         if not rest:
             return out
-        bg_raw, bg_aa = self.background()
+        bg_raw, bg_aa = self.background(rest[0])
         for t in rest:
             if rects[t].empty:
                 self.stats["empty"] += 1

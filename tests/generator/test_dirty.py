@@ -79,6 +79,24 @@ def test_dirty_frames_equal_full_renders(test):
         assert differ.mean() <= FLIP_SHARE, f"{test} frame {t}: {differ.sum()} pixels differ"
 
 
+def test_a_static_object_hidden_throughout_stays_out_of_the_background():
+    from voebench.generator.blender.render import Renderer, RenderSettings
+
+    scene = l2_scene("t08_inertia_bounce")
+    scene.objects["tray_wall_far"].visible[:] = False  # static: hidden in every frame
+    ts = spread_states(scene, 2)
+    got = {}
+    for path in ("dirty", "full"):
+        r = Renderer(scene, RenderSettings(*SIZE, render_path=path))
+        try:
+            got[path] = r.render_batch(ts, ("rgb",))
+        finally:
+            r.close()
+    for t in ts:
+        differ = np.any(got["dirty"][t][0] != got["full"][t][0], -1)
+        assert differ.mean() <= FLIP_SHARE, f"frame {t}: {differ.sum()} pixels differ"
+
+
 def test_dirty_path_refuses_settings_it_cannot_composite():
     from voebench.generator.blender.render import Renderer, RenderSettings
 
