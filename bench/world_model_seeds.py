@@ -173,8 +173,9 @@ def main() -> int:
         jobs.append(
             ({"model": "motion-energy", "dtype": "-", "seed": 0, "set": name}, pool.submit(_report, out, args.n_boot))
         )
-    plan = [(spec, "bfloat16", k) for spec in args.models.split(",") for k in range(args.seeds)]
-    plan += [(spec, "float16", k) for spec in args.models.split(",") for k in range(args.fp16_seeds)]
+    # seeds outermost, so that a stop at --max-seconds leaves every architecture with the same seeds
+    plan = [(spec, "bfloat16", k) for k in range(args.seeds) for spec in args.models.split(",")]
+    plan += [(spec, "float16", k) for k in range(args.fp16_seeds) for spec in args.models.split(",")]
     stopped = None
     for spec, dtype, k in plan:
         if args.max_seconds and time.perf_counter() - t0 > args.max_seconds:
