@@ -194,7 +194,9 @@ def export(study_dir: str, out_dir: str, max_failed_checks: int = 0) -> dict:
         votes[s["video_id"]] += 1
     info = {
         "voebench_version": __version__,
-        "state": "complete" if all(p["finished"] or p["consent"] is False for p in people) else "incomplete",
+        "state": "complete"
+        if all(p["finished"] or p["consent"] is False or p["outcome"] in ("screened_out", "returned") for p in people)
+        else "incomplete",
         "model": "humans",
         "kind": "humans",
         "strategy": f"human-{design['protocol']}",

@@ -8,9 +8,9 @@ a participant token opens no monitor and the monitor token opens no participant 
 started / in progress / finished / excluded (screened out, or over the export's attention-check rule) / returned (by
 reason) / declined / idle past the timeout, second sessions refused, the time per trial (the server's span from
 showing a trial to its answer: median and 90th percentile, per phase), the answers per design cell (suite, test,
-condition: answered of planned), and the current report (`voebench report --complete-pairs-only` of an export made in a
-temporary folder and deleted, since mid-study many pairs still lack one video; nothing is written in the study). Aggregates only: no participant's answers, no platform ids. Every
-text is HTML-escaped.
+condition: answered of planned), and the current report (`voebench report --complete-pairs-only` of an export made
+in a temporary folder and deleted, since mid-study many pairs still lack one video; nothing is written in the
+study). Aggregates only: no participant's answers, no platform ids. Every text is HTML-escaped.
 """
 
 from __future__ import annotations
