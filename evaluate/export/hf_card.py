@@ -66,9 +66,14 @@ def size_category(n: int) -> str:
     return "1M<n<10M"
 
 
+def split_key(split: str) -> tuple:
+    """Splits in the order a reader expects: train, validation, test, then any other by name."""
+    return (split != "train", split != "validation", split != "test", split)
+
+
 def _files(keys: list[tuple[str, str]], layout: dict[tuple[str, str], list[str]]) -> list[dict]:
     """`data_files` of a config over the tests `keys`: per split, the list of its files."""
-    splits = sorted({sp for k in keys for sp in layout[k]}, key=lambda s: (s != "train", s != "validation", s))
+    splits = sorted({sp for k in keys for sp in layout[k]}, key=split_key)
     return [
         {"split": sp, "path": [f"data/{s}/{t}/{sp}.jsonl" for (s, t) in keys if sp in layout[(s, t)]]} for sp in splits
     ]

@@ -232,7 +232,7 @@ def export_hf_dataset(
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 shutil.copy2(os.path.join(manifest.root, e[key]), dst)
         shutil.copy2(os.path.join(manifest.root, "dataset.json"), os.path.join(tmp, "dataset.json"))
-        layout = {key: sorted({sp for (s, t, sp) in rows if (s, t) == key}) for key in names}
+        layout = {key: sorted({sp for (s, t, sp) in rows if (s, t) == key}, key=hf_card.split_key) for key in names}
         with open(os.path.join(tmp, "README.md"), "w", encoding="utf-8") as fh:
             fh.write(hf_card.card(names, layout, rows, manifest.dataset, COLUMNS, summary))
         with open(os.path.join(tmp, MARK), "w", encoding="utf-8") as fh:
