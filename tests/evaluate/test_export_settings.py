@@ -6,7 +6,9 @@ and the exported task folder's hooks (`doc_to_messages`, the YAML's `generation_
 sample the question text, the system prompt, the frames shown and the generation settings must be identical, and
 so must every score, per test and kind and per suite. Where lmms-eval itself is installed (here, or in the Python
 named by $VOEBENCH_LMMS_EVAL_PYTHON, e.g. a venv with `pip install lmms-eval==0.7.3 'filelock<4'`), the same folder
-is also loaded and run by lmms-eval's own task loader and evaluator with a replay model; otherwise that test skips.
+is also loaded and run by lmms-eval's own task loader and evaluator with a replay model, and by its command line
+(`python -m lmms_eval`, the replay model registered as a plugin) whose printed tables are read; otherwise those
+two tests skip. CI's eval-only environment (`make test-eval-only`) installs lmms-eval, so they run there.
 """
 
 from __future__ import annotations
