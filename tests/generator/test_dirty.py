@@ -8,6 +8,9 @@ other side of a pixel centre: at most `FLIP_SHARE` of a frame's pixels may diffe
 
 from __future__ import annotations
 
+import dataclasses
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -101,9 +104,10 @@ def test_dirty_path_refuses_settings_it_cannot_composite():
     from voebench.generator.blender.render import Renderer, RenderSettings
 
     scene = l2_scene("t08_inertia_bounce")
-    for kw in ({"antialias": "blender"}, {"ground_truth": "workbench"}, {"engine": "cycles"}):
+    wrong: list[dict[str, Any]] = [{"antialias": "blender"}, {"ground_truth": "workbench"}, {"engine": "cycles"}]
+    for kw in wrong:
         with pytest.raises(ValueError, match="render_path 'dirty'"):
-            Renderer(scene, RenderSettings(*SIZE, render_path="dirty", **kw))
+            Renderer(scene, dataclasses.replace(RenderSettings(*SIZE, render_path="dirty"), **kw))
     with pytest.raises(ValueError, match="unknown render_path"):
         Renderer(scene, RenderSettings(*SIZE, render_path="fast"))
 
