@@ -12,7 +12,7 @@ ARGS   ?=#               extra flags for voebench, e.g. ARGS="--resolution 640x4
 TORCH  ?= torch==2.14.1 torchvision==0.29.1
 
 .PHONY: setup setup-all render-level1 render-level2 render-voe train-baseline test test-all test-eval-only lint lint-ruff \
-        lint-imports lint-types lint-tree bench clean-renders help
+        lint-imports lint-types bench clean-renders help
 
 help:
 	@echo "make render-level1   set up .venv and render 8 videos per GRASP Level 1 test (N=...) into $(OUT)/grasp-l1"
@@ -65,7 +65,6 @@ test-all: $(VENV)/.all
 	$(BIN)/python -m pytest -q -m ""
 
 # -- static checks ----------------------------------------------------------------------------------------------
-LINT_TREE := .lint-tree
 # mypy's packages: all of them (the generator whole, with its audit and Blender side, and the scenes since issue 27).
 MYPY_PACKAGES ?= voebench.evaluate voebench.contract voebench.generator voebench.scenes
 MYPY_MODULES  ?=
@@ -76,22 +75,16 @@ $(VENV)/.lint: pyproject.toml $(VENV)/.all
 	$(BIN)/pip install --quiet -e ".[lint]"
 	@touch $@
 
-# import-linter and mypy find a package by walking its folder, but the import root `voebench` spans four folders
-# (package-dir in pyproject.toml). This tree of symlinks lays them out as the one package they are once installed.
-lint-tree:
-	@rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/voebench
-	@for f in voebench/*; do ln -s "$(CURDIR)/$$f" $(LINT_TREE)/voebench/; done
-	@for d in generator scenes evaluate; do ln -s "$(CURDIR)/$$d" $(LINT_TREE)/voebench/$$d; done
-
 lint-ruff: $(VENV)/.lint
 	$(BIN)/python -m ruff check .
+	$(BIN)/python -m ruff format --check .
 
-lint-imports: $(VENV)/.lint lint-tree
-	cd $(LINT_TREE) && $(CURDIR)/$(BIN)/lint-imports --no-cache $(CURDIR)/pyproject.toml
+# The import root is an ordinary package under src/ (pyproject.toml), so the tools read the plain checkout.
+lint-imports: $(VENV)/.lint
+	$(BIN)/lint-imports --no-cache
 
-lint-types: $(VENV)/.lint lint-tree
-	cd $(LINT_TREE) && $(CURDIR)/$(BIN)/python -m mypy --config-file $(CURDIR)/pyproject.toml \
-	  --cache-dir $(CURDIR)/.mypy_cache $(addprefix -p ,$(MYPY_PACKAGES)) $(addprefix -m ,$(MYPY_MODULES))
+lint-types: $(VENV)/.lint
+	$(BIN)/python -m mypy $(addprefix -p ,$(MYPY_PACKAGES)) $(addprefix -m ,$(MYPY_MODULES))
 
 # every check runs, and lint fails if any did
 lint: $(VENV)/.lint

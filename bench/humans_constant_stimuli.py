@@ -34,7 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checkout import import_evaluate  # noqa: E402
+from checkout import import_evaluate
 
 import_evaluate()
 

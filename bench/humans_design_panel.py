@@ -12,11 +12,11 @@ import tempfile
 from collections import Counter
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
-from humans_fixtures import make_plausibility_set  # noqa: E402
-from voebench.contract import manifest as mf  # noqa: E402
-from voebench.scenes.avoe import split_of  # noqa: E402
-from voebench.evaluate.humans import design  # noqa: E402
-from voebench.evaluate.tasks import load_manifest  # noqa: E402
+from humans_fixtures import make_plausibility_set
+from voebench.contract import manifest as mf
+from voebench.scenes.avoe import split_of
+from voebench.evaluate.humans import design
+from voebench.evaluate.tasks import load_manifest
 
 tmp = tempfile.mkdtemp()
 # AVoE --both-conditions: 3 tests x 40 pairs (expected + surprising), split by the generator's rule (75/15/10)

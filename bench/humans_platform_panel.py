@@ -17,7 +17,7 @@ Checked and printed, per protocol (GRASP: 2 tests x 50 pairs, 3 votes, 10 videos
 
     .venv/bin/python bench/humans_platform_panel.py [--participants 60] [--workers 12] [--out FILE]
 
-Writes the result JSON to bench/results/humans-platform-panel-DATE.json unless --out names another file. Exit 1
+Writes the result JSON to bench/results/humans-platform-panel-<date>.json unless --out names another file. Exit 1
 when a check fails.
 """
 
@@ -163,7 +163,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--participants", type=int, default=60)
     ap.add_argument("--workers", type=int, default=12, help="participants at once")
-    ap.add_argument("--out", help="result JSON (default bench/results/humans-platform-panel-DATE.json)")
+    ap.add_argument("--out", help="result JSON (default bench/results/humans-platform-panel-<date>.json)")
     args = ap.parse_args()
     results = []
     with tempfile.TemporaryDirectory(prefix="humans-panel-") as tmp:

@@ -21,7 +21,7 @@ from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from voebench.evaluate.newton.repository import filter_pairs, read_repository  # noqa: E402
+from voebench.evaluate.newton.repository import filter_pairs, read_repository
 
 
 def generate(repo: str, out: str, n: str, seed: int, variants: str = "v1") -> tuple[int, float, str]:

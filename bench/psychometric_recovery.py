@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checkout import import_evaluate  # noqa: E402
+from checkout import import_evaluate
 
 import_evaluate()
 
@@ -48,11 +48,21 @@ def samples(levels: np.ndarray, trials: int) -> list[Sample]:
     out = []
     for t in range(trials):
         for j, x in enumerate(levels):
-            out.append(Sample(
-                sample_id=f"t{t:03d}-L{j}", video_id=f"t{t:03d}-L{j}", suite="sim", test="sim", kind="plausibility",
-                truth="yes" if x == 0 else "no", polarity="positive" if x == 0 else "negative",
-                strategy="zero-shot", turns=[], pair_id=f"t{t:03d}", meta={"violation_level": float(x)},
-            ))
+            out.append(
+                Sample(
+                    sample_id=f"t{t:03d}-L{j}",
+                    video_id=f"t{t:03d}-L{j}",
+                    suite="sim",
+                    test="sim",
+                    kind="plausibility",
+                    truth="yes" if x == 0 else "no",
+                    polarity="positive" if x == 0 else "negative",
+                    strategy="zero-shot",
+                    turns=[],
+                    pair_id=f"t{t:03d}",
+                    meta={"violation_level": float(x)},
+                )
+            )
     return out
 
 
@@ -71,27 +81,42 @@ def answers(spec: str, batch: list[Sample], repeat_seed: int) -> list[tuple[str,
     return rows
 
 
-def run_curve(name: str, truth: tuple, guess: float | str, runs: int, levels: np.ndarray, trials: int,
-              n_boot: int, n_gof: int) -> dict:
+def run_curve(
+    name: str, truth: tuple, guess: float | str, runs: int, levels: np.ndarray, trials: int, n_boot: int, n_gof: int
+) -> dict:
     thr, slope, g, lapse, sigmoid = truth
     batch = samples(levels, trials)
     rows_out, t0 = [], time.time()
     for r in range(runs):
         spec = f"fake:psychometric:threshold={thr},slope={slope},guess={g},lapse={lapse},sigmoid={sigmoid},seed={r}"
-        f = fit(answers(spec, batch, repeat_seed=0), guess=guess, sigmoid=sigmoid, n_boot=n_boot, n_gof=n_gof,
-                seed=r)
-        rows_out.append({
-            "run": r, "threshold": f.threshold.point, "lo": f.threshold.lo, "hi": f.threshold.hi,
-            "covered": f.threshold.contains(thr), "slope": f.slope.point, "slope_lo": f.slope.lo,
-            "slope_hi": f.slope.hi, "slope_covered": f.slope.contains(slope), "guess": f.guess, "lapse": f.lapse,
-            "flat": f.flat, "gof_p": f.gof_p, "notes": f.notes,
-        })
+        f = fit(answers(spec, batch, repeat_seed=0), guess=guess, sigmoid=sigmoid, n_boot=n_boot, n_gof=n_gof, seed=r)
+        rows_out.append(
+            {
+                "run": r,
+                "threshold": f.threshold.point,
+                "lo": f.threshold.lo,
+                "hi": f.threshold.hi,
+                "covered": f.threshold.contains(thr),
+                "slope": f.slope.point,
+                "slope_lo": f.slope.lo,
+                "slope_hi": f.slope.hi,
+                "slope_covered": f.slope.contains(slope),
+                "guess": f.guess,
+                "lapse": f.lapse,
+                "flat": f.flat,
+                "gof_p": f.gof_p,
+                "notes": f.notes,
+            }
+        )
     pts = np.array([r["threshold"] for r in rows_out if r["threshold"] is not None], dtype=float)
     widths = [r["hi"] - r["lo"] for r in rows_out if r["lo"] is not None and r["hi"] is not None]
     gof = [r["gof_p"] for r in rows_out if r["gof_p"] is not None]
     return {
-        "name": name, "truth": dict(zip(("threshold", "slope", "guess", "lapse", "sigmoid"), truth)),
-        "fit_guess": guess, "runs": runs, "covered": sum(r["covered"] for r in rows_out),
+        "name": name,
+        "truth": dict(zip(("threshold", "slope", "guess", "lapse", "sigmoid"), truth)),
+        "fit_guess": guess,
+        "runs": runs,
+        "covered": sum(r["covered"] for r in rows_out),
         "slope_covered": sum(r["slope_covered"] for r in rows_out),
         "no_threshold": sum(r["threshold"] is None for r in rows_out),
         "open_interval": sum(r["lo"] is None or r["hi"] is None for r in rows_out),
@@ -100,7 +125,8 @@ def run_curve(name: str, truth: tuple, guess: float | str, runs: int, levels: np
         "threshold_sd": float(np.std(pts, ddof=1)) if len(pts) > 1 else None,
         "closed_interval_width_median": float(np.median(widths)) if widths else None,
         "gof_p_below_0.05": sum(p < 0.05 for p in gof) if gof else None,
-        "seconds": round(time.time() - t0, 1), "per_run": rows_out,
+        "seconds": round(time.time() - t0, 1),
+        "per_run": rows_out,
     }
 
 
@@ -109,23 +135,32 @@ def run_flat(spec: str, runs: int, levels: np.ndarray, trials: int, n_boot: int)
     rows_out, t0 = [], time.time()
     for r in range(runs):
         f = fit(answers(spec, batch, repeat_seed=r), n_boot=n_boot, n_gof=0, seed=r)
-        rows_out.append({"run": r, "threshold": f.threshold.point, "lo": f.threshold.lo, "hi": f.threshold.hi,
-                         "flat": f.flat, "notes": f.notes})
+        rows_out.append(
+            {
+                "run": r,
+                "threshold": f.threshold.point,
+                "lo": f.threshold.lo,
+                "hi": f.threshold.hi,
+                "flat": f.flat,
+                "notes": f.notes,
+            }
+        )
     span = float(levels[-1] - levels[0])
     return {
-        "scorer": spec, "runs": runs,
+        "scorer": spec,
+        "runs": runs,
         "no_threshold": sum(r["threshold"] is None for r in rows_out),
         "flat": sum(bool(r["flat"]) for r in rows_out),
         "open_interval": sum(r["lo"] is None or r["hi"] is None for r in rows_out),
         "wide_interval": sum(r["lo"] is None or r["hi"] is None or r["hi"] - r["lo"] >= span / 2 for r in rows_out),
-        "seconds": round(time.time() - t0, 1), "per_run": rows_out,
+        "seconds": round(time.time() - t0, 1),
+        "per_run": rows_out,
     }
 
 
 FIGURE = [
     ("fake:psychometric threshold 0.4, slope 8", "fake:psychometric:threshold=0.4,slope=8"),
-    ("fake:psychometric threshold 0.25, slope 16, guess 0.1",
-     "fake:psychometric:threshold=0.25,slope=16,guess=0.1"),
+    ("fake:psychometric threshold 0.25, slope 16, guess 0.1", "fake:psychometric:threshold=0.25,slope=16,guess=0.1"),
     ("fake:random (coin)", "fake:random"),
     ("fake:yes (never notices)", "fake:yes"),
 ]
@@ -143,8 +178,10 @@ def figure(path: str, levels: np.ndarray, trials: int, n_boot: int) -> None:
         rows = answers(spec, batch, repeat_seed=0)
         f = fit(rows, n_boot=n_boot, n_gof=200)
         curves[name] = (f, level_table(rows, f))
-        print(f"\n{name}: threshold {f.threshold.text()}, slope {f.slope.text()}, x75 {f.x75.text()}, guess "
-              f"{f.guess}, lapse {f.lapse}, deviance {f.deviance} (df {f.df}, p {f.gof_p}); notes {f.notes}")
+        print(
+            f"\n{name}: threshold {f.threshold.text()}, slope {f.slope.text()}, x75 {f.x75.text()}, guess "
+            f"{f.guess}, lapse {f.lapse}, deviance {f.deviance} (df {f.df}, p {f.gof_p}); notes {f.notes}"
+        )
         print(markdown(curves[name][1]))
     plot_test(curves, path, title=f"simulated: {trials} trials x {len(levels)} levels, one run each")
     print(f"wrote {path}")
@@ -170,24 +207,36 @@ def main() -> None:
         figure(a.figure, levels, a.trials, a.n_boot)
         return
     wanted = set(a.curves.split(","))
-    out: dict = {"command": " ".join(sys.argv), "levels": levels.tolist(), "trials": a.trials, "n_boot": a.n_boot,
-                 "n_gof": a.n_gof, "curves": [], "flat": []}
+    out: dict = {
+        "command": " ".join(sys.argv),
+        "levels": levels.tolist(),
+        "trials": a.trials,
+        "n_boot": a.n_boot,
+        "n_gof": a.n_gof,
+        "curves": [],
+        "flat": [],
+    }
     for name, truth, guess, share in CURVES:
         if name not in wanted:
             continue
         res = run_curve(name, truth, guess, max(1, math.ceil(a.runs * share)), levels, a.trials, a.n_boot, a.n_gof)
         out["curves"].append(res)
-        print(f"{name:20s} truth thr={truth[0]} slope={truth[1]} guess={truth[2]} lapse={truth[3]} {truth[4]:8s} "
-              f"fit guess={guess!s:6s}: threshold in 95% CI {res['covered']}/{res['runs']}, slope in CI "
-              f"{res['slope_covered']}/{res['runs']}, median thr {res['threshold_median']}, sd "
-              f"{res['threshold_sd']}, no threshold {res['no_threshold']}, open CI {res['open_interval']} "
-              f"({res['seconds']} s)", flush=True)
+        print(
+            f"{name:20s} truth thr={truth[0]} slope={truth[1]} guess={truth[2]} lapse={truth[3]} {truth[4]:8s} "
+            f"fit guess={guess!s:6s}: threshold in 95% CI {res['covered']}/{res['runs']}, slope in CI "
+            f"{res['slope_covered']}/{res['runs']}, median thr {res['threshold_median']}, sd "
+            f"{res['threshold_sd']}, no threshold {res['no_threshold']}, open CI {res['open_interval']} "
+            f"({res['seconds']} s)",
+            flush=True,
+        )
     for spec in FLAT:
         res = run_flat(spec, a.flat_runs, levels, a.trials, a.n_boot)
         out["flat"].append(res)
-        print(f"{spec:20s} no threshold {res['no_threshold']}/{res['runs']}, flat {res['flat']}, open CI "
-              f"{res['open_interval']}, CI open or >= half the range {res['wide_interval']} ({res['seconds']} s)",
-              flush=True)
+        print(
+            f"{spec:20s} no threshold {res['no_threshold']}/{res['runs']}, flat {res['flat']}, open CI "
+            f"{res['open_interval']}, CI open or >= half the range {res['wide_interval']} ({res['seconds']} s)",
+            flush=True,
+        )
     if a.json:
         os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
         with open(a.json, "w") as fh:

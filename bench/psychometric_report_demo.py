@@ -19,7 +19,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checkout import import_evaluate  # noqa: E402
+from checkout import import_evaluate
 
 import_evaluate()
 

@@ -15,7 +15,7 @@
 
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py measure \
         --json bench/results/issue29-measure.json
-    LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py pair --json bench/results/issue29-pair.json
+    LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py pair --json bench/results/issue29-pair-t15.json
 
 CPU is this process's (Blender draws in it; llvmpipe's thread included) plus, for `pair`, its children (ffmpeg).
 """

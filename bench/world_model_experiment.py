@@ -12,7 +12,8 @@
 
 Each run directory (DIR/<model>/<test set>) holds surprise.jsonl, run.json, results.json, report.md and
 curves.png; DIR/summary.json collects the headline numbers. Training and test sets must come from different base
-seeds (checked: no trial seed in both). Runs from a checkout without `pip install` (bench/checkout.py).
+seeds (checked: no trial seed in both). Runs from a checkout without `pip install` (`PYTHONPATH=src`, or
+bench/checkout.py).
 """
 
 from __future__ import annotations

@@ -39,14 +39,14 @@ class AskSettings:
 
     def frame_indices(self, n_frames: int, video_fps: float | None) -> list[int]:
         """The frames a model sees of a video of `n_frames` at `video_fps` (frames.sample_frame_indices)."""
-        from voebench.evaluate import frames  # noqa: PLC0415  (numpy)
+        from voebench.evaluate import frames  # numpy
 
         return frames.sample_frame_indices(n_frames, self.num_frames, self.fps, video_fps)
 
     def system_prompt_for(self, model_name: str) -> str | None:
         """The system prompt sent to `model_name`: text, the contents of @file, none, or 'auto' (the supplementary
         prompt whose key the lower-cased name contains, '_' read as '-'; else none)."""
-        from voebench.evaluate import prompts  # noqa: PLC0415
+        from voebench.evaluate import prompts
 
         value = self.system_prompt
         if value == "auto":
@@ -79,7 +79,7 @@ class AskSettings:
 def add_arguments(p: argparse._ActionsContainer) -> None:
     """The asking options (on a parser or an argument group), for every command that asks, or prepares asking, a
     video-language model."""
-    from voebench.evaluate.cli import positive_int  # noqa: PLC0415  (the CLI module imports this one)
+    from voebench.evaluate.cli import positive_int  # the CLI module imports this one
 
     frames = p.add_mutually_exclusive_group()
     frames.add_argument(

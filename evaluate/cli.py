@@ -1,4 +1,4 @@
-"""`voebench evaluate`, `voebench report`, `voebench export` (registered by voebench/cli.py).
+"""`voebench evaluate`, `voebench report`, `voebench export` (registered by src/voebench/cli.py).
 
 Only the standard library is imported at module level: `voebench --help` stays instant and the commands work
 without the `eval` extra unless an `hf` model is asked for.
@@ -20,7 +20,7 @@ STRATEGY_CHOICES = ("zero-shot", "cot", "one-shot", "open", "text")
 
 def _frame_store(where: str | None) -> str | None:
     """The frame store's folder for `--frame-store` (None: off), refused in one line if it cannot be a folder."""
-    from voebench.evaluate.frame_store import OFF, default_dir  # noqa: PLC0415
+    from voebench.evaluate.frame_store import OFF, default_dir
 
     if where == OFF:
         return None
@@ -68,7 +68,7 @@ def check_torch_device(name: str) -> None:
     here, so call it once the command knows torch is installed (shared by the evaluate-side training commands)."""
     if name == "auto":
         return
-    import torch  # noqa: PLC0415  (optional: the `eval` extra)
+    import torch  # optional: the `eval` extra
 
     try:
         dev = torch.device(name)
@@ -201,16 +201,16 @@ def register(subparsers) -> None:
 
 
 def cmd_evaluate(args) -> int:
-    from voebench.evaluate import frames as frames_mod  # noqa: PLC0415
-    from voebench.evaluate import report as report_mod  # noqa: PLC0415
-    from voebench.evaluate.run import EvalConfig, EvalRunner  # noqa: PLC0415
-    from voebench.evaluate.tasks import build_samples, load_manifest, select_counted  # noqa: PLC0415
+    from voebench.evaluate import frames as frames_mod
+    from voebench.evaluate import report as report_mod
+    from voebench.evaluate.run import EvalConfig, EvalRunner
+    from voebench.evaluate.tasks import build_samples, load_manifest, select_counted
 
     if is_world_model(args.model):
         return _evaluate_world_model(args)
     asking = ask.from_args(args)  # the same settings `export lmms-eval` writes into a task folder
     model_kinds.parse_spec(args.model)  # a bad spec fails before anything is loaded
-    from voebench.evaluate.newton import questionset  # noqa: PLC0415
+    from voebench.evaluate.newton import questionset
 
     if questionset.is_question_set(args.dataset):  # NEWTON text questions (docs/newton.md): no videos
         if args.suite or args.tests:
@@ -323,7 +323,7 @@ def is_world_model(spec: str) -> bool:
 
 def _evaluate_world_model(args) -> int:
     """--model vjepa2:...: no questions; the videos' surprise (evaluate/surprise/, docs/world-models.md)."""
-    from voebench.evaluate.tasks import load_manifest, select_counted  # noqa: PLC0415
+    from voebench.evaluate.tasks import load_manifest, select_counted
 
     manifest = load_manifest(args.dataset)
     entries, dropped = select_counted(
@@ -340,14 +340,14 @@ def _evaluate_world_model(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from voebench.evaluate import report as report_mod  # noqa: PLC0415
-    from voebench.evaluate.surprise import report as surprise_report  # noqa: PLC0415
+    from voebench.evaluate import report as report_mod
+    from voebench.evaluate.surprise import report as surprise_report
 
     for run in args.runs:  # every run is checked before any report is rewritten
         _check_run(run)
     if args.psychometric:
         try:
-            from voebench.evaluate.psychometrics.report import MARKS  # noqa: PLC0415  (scipy: the `eval` extra)
+            from voebench.evaluate.psychometrics.report import MARKS  # scipy: the `eval` extra
         except ImportError as e:
             raise UsageError(f"--psychometric needs {e.name or 'scipy'} (pip install 'voebench[eval]')") from None
         checks.check_out_folder(args.psychometric, MARKS, flag="--psychometric")
@@ -378,8 +378,8 @@ def cmd_report(args) -> int:
 
 def _psychometric_report(runs: list[str], out: str, n_boot: int) -> None:
     """`report --psychometric DIR`: every run's responses per graded test, fitted and drawn together."""
-    from voebench.evaluate.psychometrics import report as psych_report  # noqa: PLC0415
-    from voebench.evaluate.psychometrics.responses import load_run  # noqa: PLC0415
+    from voebench.evaluate.psychometrics import report as psych_report
+    from voebench.evaluate.psychometrics.responses import load_run
 
     res = psych_report.write([load_run(run) for run in runs], out, n_boot=n_boot)
     sys.stdout.write(res["markdown"])
@@ -394,8 +394,8 @@ def _psychometric_report(runs: list[str], out: str, n_boot: int) -> None:
 def _check_run(run: str) -> None:
     """UsageError unless `run` is a run folder whose files read: its answers (samples.jsonl, or a world-model run's
     surprise.jsonl) one JSON object a line, and run.json one object where there is one."""
-    from voebench.evaluate.run import RUN, SAMPLES  # noqa: PLC0415
-    from voebench.evaluate.surprise.score import CURVES  # noqa: PLC0415
+    from voebench.evaluate.run import RUN, SAMPLES
+    from voebench.evaluate.surprise.score import CURVES
 
     if not os.path.isdir(run):
         raise UsageError(f"{run}: no such run directory")
@@ -419,7 +419,7 @@ def _check_run(run: str) -> None:
 
 def cmd_export(args) -> int:
     if args.format == "grasp-csv":
-        from voebench.evaluate.export.grasp_csv import export_grasp_csv  # noqa: PLC0415
+        from voebench.evaluate.export.grasp_csv import export_grasp_csv
 
         if not os.path.isdir(args.source):
             raise UsageError(f"{args.source}: no such run directory")
@@ -429,7 +429,7 @@ def cmd_export(args) -> int:
         return 0
     if args.format == "hf-dataset":
         return _export_hf(args)
-    from voebench.evaluate.export.lmms_eval import export_lmms_eval  # noqa: PLC0415
+    from voebench.evaluate.export.lmms_eval import export_lmms_eval
 
     asking = ask.from_args(args)
     checks.check_out_folder(args.out, ("data.jsonl", "*.yaml", "videos"))  # an empty folder or an earlier export
@@ -459,7 +459,7 @@ def cmd_export(args) -> int:
 
 def _export_hf(args) -> int:
     """`export hf-dataset`: a folder `datasets.load_dataset` reads (evaluate/export/hf_dataset.py)."""
-    from voebench.evaluate.export.hf_dataset import export_hf_dataset  # noqa: PLC0415
+    from voebench.evaluate.export.hf_dataset import export_hf_dataset
 
     info = export_hf_dataset(
         args.source,

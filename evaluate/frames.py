@@ -53,7 +53,7 @@ def sample_frame_indices(
 
 
 def _decode_pyav(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
-    import av  # noqa: PLC0415
+    import av
 
     got: dict[int, np.ndarray] = {}
     last = max(wanted)
@@ -69,7 +69,7 @@ def _decode_pyav(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
 
 
 def _decode_imageio(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
-    import imageio.v2 as iio  # noqa: PLC0415
+    import imageio.v2 as iio
 
     got: dict[int, np.ndarray] = {}
     last = max(wanted)
@@ -86,7 +86,7 @@ def _decode_imageio(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
 
 
 def _decode_cv2(path: str, wanted: set[int]) -> dict[int, np.ndarray]:
-    import cv2  # noqa: PLC0415
+    import cv2
 
     got: dict[int, np.ndarray] = {}
     last = max(wanted)
@@ -119,7 +119,7 @@ _DECODERS = {
 def decoder_name() -> str:
     """The first decoder that imports: PyAV (the eval extra), OpenCV (present on many GPU images that lack PyAV),
     imageio-ffmpeg (a core dependency)."""
-    import importlib  # noqa: PLC0415
+    import importlib
 
     for name, (module, _) in _DECODERS.items():
         try:
@@ -156,7 +156,7 @@ def use_store(root: str | None) -> None:
     """Read and fill the decoded-frame store at `root` from now on (None: decode every clip). Set it before
     `use_workers`: worker processes take the store they start with."""
     global _STORE
-    from voebench.evaluate.frame_store import FrameStore  # noqa: PLC0415
+    from voebench.evaluate.frame_store import FrameStore
 
     _STORE = FrameStore(root) if root else None
 
@@ -181,7 +181,7 @@ def _worker_init(parent_pid: int, store_root: str | None = None) -> None:
     # one decode per process at a time: FFmpeg's own threads would only fight the other workers for the cores
     os.environ["OMP_NUM_THREADS"] = "1"
     try:
-        import cv2  # noqa: PLC0415
+        import cv2
 
         cv2.setNumThreads(1)
     except ImportError:
@@ -208,7 +208,7 @@ def use_workers(n: int) -> None:
 
     Linux forks the workers (they need only numpy and the decoder, and inherit the imported modules, which also
     works where voebench is mapped onto a checkout rather than installed); elsewhere they are spawned. All workers
-    start at once, before the run starts its own threads, and die with this process (voebench/parent_death.py)."""
+    start at once, before the run starts its own threads, and die with this process (src/voebench/parent_death.py)."""
     global _POOL, _WORKERS
     n = max(0, int(n))
     with _LOCK:
@@ -221,8 +221,8 @@ def use_workers(n: int) -> None:
             for k in [k for k, f in _FUTURES.items() if f.cancelled()]:
                 del _FUTURES[k]
     if n > 0:
-        import multiprocessing  # noqa: PLC0415
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
 
         method = "fork" if sys.platform.startswith("linux") else "spawn"
         ctx = multiprocessing.get_context(method)
@@ -319,19 +319,19 @@ def reset_stats() -> None:
 def encode_png(frame: np.ndarray) -> bytes:
     """PNG bytes of one RGB frame (PIL if installed, else imageio)."""
     try:
-        from PIL import Image  # noqa: PLC0415
+        from PIL import Image
 
         buf = io.BytesIO()
         Image.fromarray(frame).save(buf, format="PNG")
         return buf.getvalue()
     except ImportError:
-        import imageio.v2 as iio  # noqa: PLC0415
+        import imageio.v2 as iio
 
         return iio.imwrite("<bytes>", frame, format="PNG")
 
 
 def encode_jpeg(frame: np.ndarray, quality: int = 90) -> bytes:
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image
 
     buf = io.BytesIO()
     Image.fromarray(frame).save(buf, format="JPEG", quality=quality)
@@ -340,7 +340,7 @@ def encode_jpeg(frame: np.ndarray, quality: int = 90) -> bytes:
 
 def encode_mp4(frames: np.ndarray, fps: float) -> bytes:
     """H.264 mp4 bytes of the given frames (imageio-ffmpeg), so a server sees exactly the frames we sampled."""
-    import imageio.v2 as iio  # noqa: PLC0415
+    import imageio.v2 as iio
 
     h, w = frames.shape[1:3]
     pad_h, pad_w = h % 2, w % 2  # yuv420p needs even sizes

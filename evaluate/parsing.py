@@ -131,7 +131,7 @@ def open_family(test: str) -> str | None:
 def score(kind: str, response: str | None, truth: str, choices: dict | None = None, test: str = "") -> Parsed:
     """Score the final response of one sample. kind: binary | plausibility | open | choice."""
     if kind == "choice":  # NEWTON-style options (evaluate/newton/answers.py)
-        from voebench.evaluate.newton.answers import parse_choice  # noqa: PLC0415
+        from voebench.evaluate.newton.answers import parse_choice
 
         return parse_choice(response, truth, choices or {})
     if kind in ("binary", "plausibility"):

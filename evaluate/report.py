@@ -336,10 +336,10 @@ def plot(summary: dict, path: str, title: str = "") -> str | None:
     """Per-test accuracy bars (95% CI error bars), positive / negative accuracy as markers, a red chance line per
     bar, and a final mean bar per suite with the std over tests (as GRASP Figure 3)."""
     try:
-        import matplotlib  # noqa: PLC0415
+        import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # noqa: PLC0415
+        import matplotlib.pyplot as plt
     except ImportError:
         return None
     panels: dict[tuple, list[dict]] = defaultdict(list)
@@ -408,10 +408,10 @@ def plot_comparison(runs: list[tuple[str, dict]], path: str, suite: str | None =
     """GRASP Figure 3: one bar per run (model) = mean accuracy over the tests of `suite` (default: the Level 2
     suite if present), error bar = std over tests, red line = chance."""
     try:
-        import matplotlib  # noqa: PLC0415
+        import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # noqa: PLC0415
+        import matplotlib.pyplot as plt
     except ImportError:
         raise UsageError("--compare needs matplotlib (pip install 'voebench[eval]')") from None
 
@@ -447,7 +447,7 @@ def whole_pair_records(records: list[dict], complete_pairs_only: bool, where: st
     """(the records to score, how many incomplete pairs were dropped). A pair is complete when every condition
     it was rendered in has a video among the records; scoring half a pair skews the plausible/implausible
     balance, so incomplete pairs are refused (UsageError) unless `complete_pairs_only`."""
-    from voebench.contract import pairs  # noqa: PLC0415
+    from voebench.contract import pairs
 
     videos = {}
     for r in records:
@@ -478,12 +478,12 @@ def write_report(run_dir: str, n_boot: int = N_BOOT, complete_pairs_only: bool =
     results = {"run": info, **summary, "incomplete_pairs_dropped": dropped}
     extra_md = ""
     if info.get("kind") == "humans":  # a human panel (voebench humans export): agreement, exclusions, flags
-        from voebench.evaluate.humans import stats as human_stats  # noqa: PLC0415
+        from voebench.evaluate.humans import stats as human_stats
 
         results["humans"] = human_stats.summarize(run_dir, records, info)
         extra_md = human_stats.markdown(results["humans"])
 
-    from voebench.evaluate.newton import metrics as newton_metrics  # noqa: PLC0415
+    from voebench.evaluate.newton import metrics as newton_metrics
 
     newton = newton_metrics.summarize(records)  # None unless the run asked NEWTON-style questions
     if newton is not None:

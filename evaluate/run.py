@@ -342,7 +342,7 @@ class EvalRunner:
         self.adapter.pipelined = pipelined
         frames_mod.use_store(self.cfg.frame_store if decodes else None)  # before the workers: they take it along
         if decodes and self.cfg.frame_store:
-            from voebench.evaluate.frame_store import FrameStore  # noqa: PLC0415
+            from voebench.evaluate.frame_store import FrameStore
 
             FrameStore(self.cfg.frame_store).sweep_stale()  # temporary files of killed runs, over an hour old
         if pipelined:  # first, before this run starts threads: the worker processes are forked
@@ -356,7 +356,7 @@ class EvalRunner:
         log.flush()
         bar = None
         if self.progress and total:
-            from tqdm import tqdm  # noqa: PLC0415
+            from tqdm import tqdm
 
             bar = tqdm(total=total, desc=f"{self.adapter.name} calls", unit="call", dynamic_ncols=True)
         # jobs whose videos are decoded in the background while the model works (with workers: a bounded queue of

@@ -73,7 +73,7 @@ def timed(timer: StageTimer | None, stage: str) -> Iterator[None]:
 
 def utilisation_during(times: list[float], values: list[float], intervals: list[tuple[float, float]]) -> dict:
     """Mean / median of the GPU samples taken inside the given intervals (the generation phase) and of all samples."""
-    import statistics  # noqa: PLC0415
+    import statistics
 
     inside = [v for t, v in zip(times, values) if any(a <= t <= b for a, b in intervals)]
 
@@ -97,7 +97,7 @@ class GpuSampler:
         if getattr(device, "type", None) != "cuda":
             return
         try:
-            from voebench.evaluate.baseline.gpu_monitor import GpuMonitor  # noqa: PLC0415 - imports torch
+            from voebench.evaluate.baseline.gpu_monitor import GpuMonitor  # imports torch
 
             self.monitor = GpuMonitor(device, interval=interval)
         except Exception:  # noqa: BLE001 - no monitor is no reason to fail a run

@@ -167,7 +167,7 @@ def execute_pool(tasks: Iterable[Task], cfg: RunConfig, workers: int, threads: i
     pending = list(reversed(list(tasks)))
     deaths: dict[str, int] = {}
     while pending:
-        init_args = (threads, os.getpid())  # the workers die with this process (voebench/parent_death.py)
+        init_args = (threads, os.getpid())  # the workers die with this process (src/voebench/parent_death.py)
         with ProcessPoolExecutor(workers, mp_context=ctx, initializer=init_worker, initargs=init_args) as pool:
             running: dict[Future, Task] = {}
             broken = False

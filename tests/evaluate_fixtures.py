@@ -195,10 +195,10 @@ def tiny_set(tmp_path_factory) -> str:
 def synthetic_avoe(tmp_path_factory, categories, trials, n_frames=6, size=32, seed=3):
     """A tiny synthetic AVoE set for the baseline tests (evaluate/baseline/synthetic.py), skipped where no video
     decoder (PyAV or OpenCV) is installed."""
-    from voebench.evaluate.baseline.synthetic import write_synthetic_avoe  # noqa: PLC0415
+    from voebench.evaluate.baseline.synthetic import write_synthetic_avoe
 
     try:
-        import av  # noqa: F401, PLC0415
+        import av  # noqa: F401
     except ImportError:
         pytest.importorskip("cv2")
     root = tmp_path_factory.mktemp("avoe")

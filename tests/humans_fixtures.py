@@ -42,7 +42,7 @@ class Server:
     def start(self) -> Server:
         cmd = [sys.executable, "-m", "voebench", "humans", "serve", self.set_dir, "--study", self.study_dir]
         cmd += [*self.args, "--port", str(self.port)]
-        self.log = open(os.path.join(os.path.dirname(self.study_dir), f"server-{self.port}.log"), "ab")  # noqa: SIM115
+        self.log = open(os.path.join(os.path.dirname(self.study_dir), f"server-{self.port}.log"), "ab")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:

@@ -17,7 +17,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Top-level folders of the project that a citation starts with (renders/ and runs/ hold outputs, not sources).
-FOLDERS = ("generator", "scenes", "evaluate", "voebench", "docs", "bench", "tests", ".ci")
+FOLDERS = ("generator", "scenes", "evaluate", "src", "voebench", "docs", "bench", "tests", ".ci")
 _FOLDER = "|".join(re.escape(f) for f in FOLDERS)
 CITED = re.compile(rf"(?<![\w./-])((?:{_FOLDER})/[\w.*<>/-]*[\w*>/])")
 # Links inside docs/*.md and README.md: [text](target), relative to the markdown file.

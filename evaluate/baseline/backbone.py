@@ -87,7 +87,7 @@ def build_backbone(name: str = "resnet34", width: int = 64, out_dim: int = 700) 
     if name.startswith("resnet") and name[6:].isdigit():
         return ResNet3D(depth=int(name[6:]), width=width, out_dim=out_dim)
     if name == "r3d_18_tv":
-        from torchvision.models.video import r3d_18  # noqa: PLC0415  (torchvision only for this backbone)
+        from torchvision.models.video import r3d_18  # torchvision only for this backbone
 
         net = r3d_18(weights=None)
         net.fc = nn.Linear(net.fc.in_features, out_dim)

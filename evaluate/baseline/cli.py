@@ -151,17 +151,17 @@ def handle(args: argparse.Namespace) -> int:
         raise UsageError(f"--pretrained {args.pretrained}: no such file")
 
     try:
-        import torch  # noqa: PLC0415  (optional: the `eval` extra)
+        import torch  # optional: the `eval` extra
     except ImportError:
         raise UsageError("train-baseline needs torch (pip install 'voebench[eval]')") from None
     # torch is optional (the `eval` extra): these import it, so they load only once it is known to be there
-    from .backbone import BACKBONES  # noqa: PLC0415
-    from .data import avoe_records  # noqa: PLC0415
-    from .experiments import grid_search, run_seeds  # noqa: PLC0415
-    from .splits import load_data  # noqa: PLC0415
-    from .tables import write_tables  # noqa: PLC0415
-    from .train import TrainConfig  # noqa: PLC0415
-    from .trees import sklearn_available  # noqa: PLC0415
+    from .backbone import BACKBONES
+    from .data import avoe_records
+    from .experiments import grid_search, run_seeds
+    from .splits import load_data
+    from .tables import write_tables
+    from .train import TrainConfig
+    from .trees import sklearn_available
 
     if args.backbone not in BACKBONES:
         raise UsageError(f"--backbone {args.backbone!r}: one of {', '.join(BACKBONES)}")
@@ -196,7 +196,7 @@ def handle(args: argparse.Namespace) -> int:
             )
     run_dir = Path(args.out)
     run_dir.mkdir(parents=True, exist_ok=True)
-    from .data import default_cache_dir  # noqa: PLC0415  (torch: see above)
+    from .data import default_cache_dir  # torch: see above
 
     cache_dir = Path(args.cache_dir) if args.cache_dir else default_cache_dir(data, run_dir / "cache")
 

@@ -110,7 +110,7 @@ def decode_video(path: str | os.PathLike) -> np.ndarray:
     """All frames of a video as (T, H, W, 3) uint8 RGB: PyAV, else OpenCV, else imageio-ffmpeg (GPU machines
     often have only one of them)."""
     try:
-        import av  # noqa: PLC0415  (decoders are optional: whichever is installed)
+        import av  # decoders are optional: whichever is installed
     except ImportError:
         return _decode_without_av(path)
     with av.open(str(path)) as c:
@@ -121,9 +121,9 @@ def decode_video(path: str | os.PathLike) -> np.ndarray:
 
 def _decode_without_av(path) -> np.ndarray:
     try:
-        import cv2  # noqa: PLC0415  (optional decoder)
+        import cv2  # optional decoder
     except ImportError:
-        import imageio.v2 as iio  # noqa: PLC0415  (the fallback decoder)
+        import imageio.v2 as iio  # the fallback decoder
 
         with iio.get_reader(str(path), "ffmpeg") as r:
             return np.stack([np.asarray(f) for f in r])

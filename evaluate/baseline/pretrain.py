@@ -115,7 +115,7 @@ def frame_loss(pred: torch.Tensor, target: torch.Tensor, motion_weight: float) -
 
 def pretrain(clips: torch.Tensor, cfg: PretrainConfig, log=print) -> tuple[nn.Module, dict]:
     """Train a backbone on ``clips`` (N, 3, T, H, W) uint8 (CPU or GPU). Returns (backbone, record)."""
-    from .train import pick_device, set_seed  # noqa: PLC0415  (train imports this module's siblings only)
+    from .train import pick_device, set_seed  # train imports this module's siblings only
 
     if cfg.objective not in OBJECTIVES:
         raise ValueError(f"objective must be one of {OBJECTIVES}")
@@ -213,7 +213,7 @@ def training_clips(
     """The expected training videos of ``categories`` in a rendered set (the first ``limit`` per category), as
     one uint8 (N, 3, T, S, S) tensor. Never validation or test videos: the backbone must not have seen what the
     baselines are scored on."""
-    from .data import AVoEDataset, avoe_records  # noqa: PLC0415
+    from .data import AVoEDataset, avoe_records
 
     parts = []
     for cat in categories:
@@ -229,7 +229,7 @@ def training_clips(
 
 def pack_training_clips(packs: dict, decoded: dict) -> np.ndarray:
     """The expected training clips of several packs (``pack.decode_pack`` arrays), concatenated."""
-    from .pack import SPLITS, read_pack  # noqa: PLC0415
+    from .pack import SPLITS, read_pack
 
     parts = []
     for cat, path in packs.items():

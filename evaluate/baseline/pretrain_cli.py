@@ -73,12 +73,12 @@ def handle(args: argparse.Namespace) -> int:
     if out.is_dir():
         raise UsageError(f"--out {out} is a folder; give a file name")
     try:
-        import torch  # noqa: PLC0415  (optional: the `eval` extra)
+        import torch  # optional: the `eval` extra
     except ImportError:
         raise UsageError("pretrain-baseline needs torch (pip install 'voebench[eval]')") from None
-    from .backbone import BACKBONES  # noqa: PLC0415
-    from .data import avoe_records, default_cache_dir  # noqa: PLC0415
-    from .pretrain import PretrainConfig, pretrain, save_backbone, training_clips  # noqa: PLC0415
+    from .backbone import BACKBONES
+    from .data import avoe_records, default_cache_dir
+    from .pretrain import PretrainConfig, pretrain, save_backbone, training_clips
 
     if args.backbone not in BACKBONES:
         raise UsageError(f"--backbone {args.backbone!r}: one of {', '.join(BACKBONES)}")

@@ -168,7 +168,7 @@ def _draw(category: str, feats: dict, post: dict, n_frames: int, size: int, rng)
 def write_video(path: Path, frames: np.ndarray, fps: int) -> None:
     """mp4 of (T, H, W, 3) uint8 RGB frames: H.264 yuv420p with PyAV; else MPEG-4 with OpenCV; else imageio."""
     try:
-        import av  # noqa: PLC0415  (encoders are optional: whichever is installed)
+        import av  # encoders are optional: whichever is installed
     except ImportError:
         av = None  # type: ignore[assignment]
     if av is not None:
@@ -184,9 +184,9 @@ def write_video(path: Path, frames: np.ndarray, fps: int) -> None:
                 out.mux(packet)
         return
     try:
-        import cv2  # noqa: PLC0415  (optional encoder)
+        import cv2  # optional encoder
     except ImportError:
-        import imageio.v2 as iio  # noqa: PLC0415  (the fallback encoder)
+        import imageio.v2 as iio  # the fallback encoder
 
         iio.mimwrite(str(path), list(frames), fps=fps, codec="libx264", pixelformat="yuv420p", macro_block_size=1)
         return

@@ -384,7 +384,7 @@ class SeedTrainer:
         cfg = self.cfg
         if not (cfg.progress and start_epoch < cfg.epochs):
             return None
-        from tqdm import tqdm  # noqa: PLC0415  (only when a bar is shown)
+        from tqdm import tqdm  # only when a bar is shown
 
         return tqdm(
             total=(cfg.epochs - start_epoch) * math.ceil(n_train / self.batch_size),

@@ -105,7 +105,7 @@ class SimpleMultiOutputTree:
 
 def sklearn_available() -> bool:
     try:
-        import sklearn.tree  # noqa: F401, PLC0415  (scikit-learn is optional: numpy trees otherwise)
+        import sklearn.tree  # noqa: F401  (scikit-learn is optional: numpy trees otherwise)
 
         return True
     except ImportError:
@@ -116,8 +116,8 @@ def make_multi_tree(prefer: str = "auto", random_state: int = 0):
     """A multi-target decision-tree classifier: scikit-learn's when importable (``prefer`` "auto"/"sklearn"),
     else (or with ``prefer="numpy"``) :class:`SimpleMultiOutputTree`."""
     if prefer in ("auto", "sklearn") and sklearn_available():
-        from sklearn.multioutput import MultiOutputClassifier  # noqa: PLC0415  (optional, see above)
-        from sklearn.tree import DecisionTreeClassifier  # noqa: PLC0415
+        from sklearn.multioutput import MultiOutputClassifier  # optional, see above
+        from sklearn.tree import DecisionTreeClassifier
 
         return MultiOutputClassifier(DecisionTreeClassifier(random_state=random_state))
     if prefer == "sklearn":

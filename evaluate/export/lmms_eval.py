@@ -152,7 +152,7 @@ def _visual(manifest: Manifest, e: dict, out_dir: str, asking: AskSettings, copy
     """The video file a model is shown (relative to the task folder) and the frame indices of the original it holds:
     a clip of exactly the frames `voebench evaluate` samples (frames.sample_frame_indices through AskSettings),
     playing in the original's time; the original itself (or its copy) where the settings take every frame."""
-    from voebench.evaluate import frames as frames_mod  # noqa: PLC0415  (numpy)
+    from voebench.evaluate import frames as frames_mod  # numpy
 
     v = manifest.video(e)
     indices = asking.frame_indices(v.n_frames, v.fps)

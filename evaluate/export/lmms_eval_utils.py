@@ -104,7 +104,7 @@ def _load_choice_reader():
     itself."""
     path = os.path.join(_HERE, CHOICE_MODULE)
     if not os.path.exists(path):
-        from voebench.evaluate.newton import choice  # noqa: PLC0415  (voebench's tree, not an exported task)
+        from voebench.evaluate.newton import choice  # voebench's tree, not an exported task
 
         return choice
     spec = importlib.util.spec_from_file_location("voebench_task_newton_choice", path)

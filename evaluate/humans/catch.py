@@ -86,7 +86,7 @@ def make_files(set_root: str, study_dir: str, plans: list[list[dict]]) -> int:
 
 def draw_dot(src: str, dst: str) -> None:
     """Copy video `src` to `dst` with the red dot over SPAN of its frames (same size and frame rate)."""
-    import imageio.v2 as iio  # noqa: PLC0415 - only a study with catch videos needs the decoder
+    import imageio.v2 as iio  # only a study with catch videos needs the decoder
 
     try:
         reader = iio.get_reader(src, format="FFMPEG")

@@ -1,4 +1,4 @@
-"""`voebench humans serve|links|export` (registered by voebench/cli.py). Only the standard library at module level:
+"""`voebench humans serve|links|export` (registered by src/voebench/cli.py). Only the standard library at module level:
 the web server's packages (the `humans` extra) are imported by `serve` alone."""
 
 from __future__ import annotations
@@ -124,14 +124,14 @@ def _usage(parser) -> int:
 
 
 def cmd_serve(args) -> int:
-    from voebench.evaluate.humans import study as study_mod  # noqa: PLC0415
+    from voebench.evaluate.humans import study as study_mod
 
     if args.repeat_fraction is not None and not 0 <= args.repeat_fraction <= 1:
         raise UsageError("--repeat-fraction must lie in [0, 1]")
     if not args.create_only:
         try:
-            import starlette  # noqa: F401, PLC0415
-            import uvicorn  # noqa: F401, PLC0415
+            import starlette  # noqa: F401
+            import uvicorn  # noqa: F401
         except ImportError:
             raise UsageError("serving needs the web server: pip install 'voebench[humans]'") from None
     given = {
@@ -149,16 +149,16 @@ def cmd_serve(args) -> int:
         "twins": args.twins,
         "design": None if args.design == "auto" else args.design,
     }
-    from voebench.evaluate.humans.store import NAME, study_path  # noqa: PLC0415
+    from voebench.evaluate.humans.store import NAME, study_path
 
     # a new study, or this one reopened; texts/ may be written first, catch/ is the study's own (texts.py, catch.py)
     checks.check_out_folder(args.study, (NAME, NAME + "-*", "texts", "catch", "platform.json"), flag="--study")
-    from voebench.evaluate.humans import platform  # noqa: PLC0415
+    from voebench.evaluate.humans import platform
 
     platform.load(args.study)  # a bad STUDY/platform.json is refused before a study file is made
     if given["design"] is None and not os.path.exists(study_path(args.study)):  # auto, for a new study
-        from voebench.evaluate.humans.design import choose_design  # noqa: PLC0415
-        from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415
+        from voebench.evaluate.humans.design import choose_design
+        from voebench.evaluate.tasks import load_manifest
 
         given["design"] = choose_design(load_manifest(args.set), given["suites"], given["tests"], args.limit)
     study = study_mod.open_or_create(args.set, args.study, args.protocol, args.participants, **given)
@@ -193,7 +193,7 @@ def cmd_serve(args) -> int:
             "unencrypted",
             file=sys.stderr,
         )
-    from voebench.evaluate.humans.server import serve  # noqa: PLC0415
+    from voebench.evaluate.humans.server import serve
 
     print(f"serving on {url} (Ctrl-C stops; every acknowledged answer is on disk)", file=sys.stderr, flush=True)
     try:
@@ -204,7 +204,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_links(args) -> int:
-    from voebench.evaluate.humans.store import Study  # noqa: PLC0415
+    from voebench.evaluate.humans.store import Study
 
     study = Study(args.study)
     base = args.base_url.rstrip("/")
@@ -215,7 +215,7 @@ def cmd_links(args) -> int:
 
 
 def cmd_export(args) -> int:
-    from voebench.evaluate.humans.export import export  # noqa: PLC0415
+    from voebench.evaluate.humans.export import export
 
     if not os.path.isdir(args.study):
         raise UsageError(f"{args.study}: no such study folder")
@@ -228,7 +228,7 @@ def cmd_export(args) -> int:
     )
     if args.no_report or not info["samples"]:
         return 0
-    from voebench.evaluate import report  # noqa: PLC0415
+    from voebench.evaluate import report
 
     report.write_report(args.out, complete_pairs_only=args.complete_pairs_only)
     with open(os.path.join(args.out, "report.md"), encoding="utf-8") as fh:

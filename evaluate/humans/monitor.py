@@ -97,8 +97,8 @@ def snapshot(study: Study, with_report: bool = True) -> dict:
 
 def current_report(study_dir: str, max_failed_checks: int) -> str:
     """`voebench report`'s markdown of the answers so far, from an export in a temporary folder (deleted)."""
-    from voebench.evaluate import report  # noqa: PLC0415
-    from voebench.evaluate.humans.export import export  # noqa: PLC0415
+    from voebench.evaluate import report
+    from voebench.evaluate.humans.export import export
 
     with tempfile.TemporaryDirectory(prefix="voebench-monitor-") as tmp:
         try:

@@ -364,7 +364,7 @@ def message_page(title: str, message: str) -> str:
 
 def serve(study: Study, set_root: str, host: str, port: int) -> None:
     """Serve until interrupted. No access log: it would write tokens and addresses to the terminal."""
-    import uvicorn  # noqa: PLC0415
+    import uvicorn
 
     uvicorn.run(
         create_app(study, set_root), host=host, port=port, access_log=False, log_level="warning", server_header=False

@@ -673,7 +673,7 @@ class Study:
         platform allows (platform.py max_failed_checks). In the caller's transaction."""
         if not self.platform:
             return False
-        from voebench.evaluate.humans.export import parse  # noqa: PLC0415 - export imports this module
+        from voebench.evaluate.humans.export import parse  # export imports this module
 
         failed = sum(
             1

@@ -49,8 +49,8 @@ class HFAdapter(Adapter):
         model: Any = None,
         packed_vision_attention: bool | str = False,
     ):
-        import torch  # noqa: PLC0415
-        from transformers import AutoModelForImageTextToText, AutoProcessor  # noqa: PLC0415
+        import torch
+        from transformers import AutoModelForImageTextToText, AutoProcessor
 
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}")
@@ -98,7 +98,7 @@ class HFAdapter(Adapter):
         elif isinstance(packed_vision_attention, str):
             packed_vision_attention = packed_vision_attention == "on"
         if packed_vision_attention:  # one attention call per layer for all windows (models/packed_attention.py)
-            from voebench.evaluate.models.packed_attention import use_packed_vision_attention  # noqa: PLC0415
+            from voebench.evaluate.models.packed_attention import use_packed_vision_attention
 
             self.packed_vision_attention = use_packed_vision_attention(self.model)
         self._prep_pool: ThreadPoolExecutor | None = None
@@ -138,7 +138,7 @@ class HFAdapter(Adapter):
     def _inputs(self, requests: list[Request], on_gpu: bool = False):
         """The processor's tensors for one batch, on the model's device. `on_gpu` (pipelined on CUDA): frames go in
         from pinned memory and the video processor resizes and normalises them on the GPU."""
-        from transformers.video_utils import VideoMetadata  # noqa: PLC0415
+        from transformers.video_utils import VideoMetadata
 
         torch = self.torch
         t_start, t_wait = time.time(), 0.0

@@ -33,8 +33,8 @@ def packed_sdpa(
 ) -> tuple[Any, None]:
     """query/key/value (1, heads, tokens, dim) holding several sequences back to back (`cu_seq_lens_q` gives their
     bounds); returns (1, tokens, heads, dim) as transformers' attention functions do."""
-    import torch  # noqa: PLC0415
-    import torch.nn.functional as F  # noqa: PLC0415
+    import torch
+    import torch.nn.functional as F
 
     cu = kwargs.get("cu_seq_lens_q", kwargs.get("cu_seqlens"))
     if cu is None or query.shape[0] != 1 or is_causal:
@@ -66,7 +66,7 @@ def packed_sdpa(
 def use_packed_vision_attention(model: Any) -> bool:
     """Switch the model's windowed vision attention to `packed_sdpa`; False when the model has no such tower or
     already uses a flash kernel."""
-    from transformers import AttentionInterface  # noqa: PLC0415
+    from transformers import AttentionInterface
 
     configs = {
         id(m.config): m.config

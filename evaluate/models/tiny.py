@@ -54,16 +54,16 @@ def build_tiny_qwen25vl(
     seed: int = 0,
 ) -> str:
     """Build, save and return `folder` holding a random Qwen2.5-VL checkpoint + processor."""
-    import torch  # noqa: PLC0415
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: PLC0415
-    from transformers import (  # noqa: PLC0415
+    import torch
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import (
         PreTrainedTokenizerFast,
         Qwen2_5_VLConfig,
         Qwen2_5_VLForConditionalGeneration,
         Qwen2_5_VLProcessor,
         Qwen2VLImageProcessor,
     )
-    from transformers.models.qwen2_vl.video_processing_qwen2_vl import Qwen2VLVideoProcessor  # noqa: PLC0415
+    from transformers.models.qwen2_vl.video_processing_qwen2_vl import Qwen2VLVideoProcessor
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -145,17 +145,17 @@ SMOL_SPECIAL = [
 
 def build_tiny_smolvlm2(folder: str, *, hidden: int = 64, layers: int = 2, vocab: int = 400, seed: int = 0) -> str:
     """Build, save and return `folder` holding a random SmolVLM2 checkpoint + processor (needs num2words)."""
-    import torch  # noqa: PLC0415
-    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers  # noqa: PLC0415
-    from transformers import (  # noqa: PLC0415
+    import torch
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import (
         PreTrainedTokenizerFast,
         SmolVLMConfig,
         SmolVLMForConditionalGeneration,
         SmolVLMImageProcessor,
         SmolVLMProcessor,
     )
-    from transformers.models.smolvlm.processing_smolvlm import DEFAULT_CHAT_TEMPLATE  # noqa: PLC0415
-    from transformers.models.smolvlm.video_processing_smolvlm import SmolVLMVideoProcessor  # noqa: PLC0415
+    from transformers.models.smolvlm.processing_smolvlm import DEFAULT_CHAT_TEMPLATE
+    from transformers.models.smolvlm.video_processing_smolvlm import SmolVLMVideoProcessor
 
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)

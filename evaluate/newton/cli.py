@@ -76,7 +76,7 @@ def register(subparsers) -> None:
 
 
 def _variants(value: str) -> tuple[str, ...]:
-    from voebench.evaluate.newton.templates import VARIANTS  # noqa: PLC0415
+    from voebench.evaluate.newton.templates import VARIANTS
 
     names = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
     bad = [v for v in names if v not in VARIANTS]
@@ -86,7 +86,7 @@ def _variants(value: str) -> tuple[str, ...]:
 
 
 def _adjectives(values: list[str]) -> dict[str, str]:
-    from voebench.evaluate.newton.repository import normalise_attribute  # noqa: PLC0415
+    from voebench.evaluate.newton.repository import normalise_attribute
 
     out = {}
     for v in values:
@@ -98,9 +98,9 @@ def _adjectives(values: list[str]) -> dict[str, str]:
 
 
 def cmd_generate(args) -> int:
-    from voebench.evaluate.newton import generate as gen  # noqa: PLC0415
-    from voebench.evaluate.newton import questionset  # noqa: PLC0415
-    from voebench.evaluate.newton.repository import EXTREMES, filter_pairs, read_repository  # noqa: PLC0415
+    from voebench.evaluate.newton import generate as gen
+    from voebench.evaluate.newton import questionset
+    from voebench.evaluate.newton.repository import EXTREMES, filter_pairs, read_repository
 
     variants = _variants(args.variants)
     adjectives = _adjectives(args.adjective)

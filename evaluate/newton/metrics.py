@@ -68,9 +68,9 @@ def welch(a: list[float], b: list[float]) -> tuple[float | None, float | None]:
         return None, None
     if np.var(a) == 0 and np.var(b) == 0:  # no spread: the groups are equal (no test) or perfectly apart (p = 0)
         return None, (None if np.mean(a) == np.mean(b) else 0.0)
-    import warnings  # noqa: PLC0415
+    import warnings
 
-    from scipy import stats  # noqa: PLC0415  (only a run with NEWTON questions needs scipy)
+    from scipy import stats  # only a run with NEWTON questions needs scipy
 
     with warnings.catch_warnings():  # near-constant groups: scipy warns of precision loss; the result stands
         warnings.simplefilter("ignore", RuntimeWarning)

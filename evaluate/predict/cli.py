@@ -109,9 +109,9 @@ def make_judge(spec: str, args):
 
 
 def _samples(args):
-    from voebench.evaluate.predict.events import build_event_samples  # noqa: PLC0415
-    from voebench.evaluate.predict.queries import build_samples  # noqa: PLC0415
-    from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415
+    from voebench.evaluate.predict.events import build_event_samples
+    from voebench.evaluate.predict.queries import build_samples
+    from voebench.evaluate.tasks import load_manifest
 
     manifest = load_manifest(args.dataset)
     forms = [f.strip() for f in args.forms.split(",") if f.strip()]
@@ -138,7 +138,7 @@ def _samples(args):
 
 
 def cmd_predict(args) -> int:
-    from voebench.evaluate.predict.run import REPORT, run_predict  # noqa: PLC0415
+    from voebench.evaluate.predict.run import REPORT, run_predict
 
     temps = _floats(args.temperatures) if args.temperatures is not None else [None]
     samples = _samples(args)
@@ -181,7 +181,7 @@ def _report_failed_calls(out: str) -> int:
     """1 (and one line each) when model or judge calls failed: a server error, a replay file missing an answer.
     Their records say why (`error`, `judge_error` in samples.jsonl) and are left out of the scores; the caches keep
     every answer that came, so running the same command again asks only the failed calls."""
-    from voebench.evaluate.predict.run import SAMPLES  # noqa: PLC0415
+    from voebench.evaluate.predict.run import SAMPLES
 
     records = checks.read_jsonl_objects(os.path.join(out, SAMPLES))
     failed = {
@@ -199,7 +199,7 @@ def _report_failed_calls(out: str) -> int:
 
 
 def cmd_export(args) -> int:
-    from voebench.evaluate.predict.lmms_eval import export  # noqa: PLC0415
+    from voebench.evaluate.predict.lmms_eval import export
 
     samples = _samples(args)
     checks.check_out_folder(args.out, EXPORT_MARKS)

@@ -43,7 +43,8 @@ import re
 CRITERIA: dict[str, tuple[str, int]] = {
     "specificity": (r"specif(?:ic)?i?ty|spec(?=\.?\s*[:=])|(?-i:S)(?=\s*[:=]\s*-?\d)", 5),
     "logical_consistency": (
-        r"logic(?:al)?(?:[\s_-]*(?:consist[ae]ncy|cons\.?(?=\s*[:=])))?|consist[ae]ncy|(?-i:LC)(?=\s*[:=]\s*-?\d)", 5
+        r"logic(?:al)?(?:[\s_-]*(?:consist[ae]ncy|cons\.?(?=\s*[:=])))?|consist[ae]ncy|(?-i:LC)(?=\s*[:=]\s*-?\d)",
+        5,
     ),
     "accuracy": (r"accu(?:ra|ar)cy|acc(?=\.?\s*[:=])|(?-i:A)(?=\s*[:=]\s*-?\d)", 1),
 }

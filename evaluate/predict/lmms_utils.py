@@ -22,7 +22,7 @@ def _paths(doc):
 
 def doc_to_visual(doc):
     if doc["form"] == "image":
-        from PIL import Image  # noqa: PLC0415  (only image-query docs need Pillow)
+        from PIL import Image  # only image-query docs need Pillow
 
         return [Image.open(p).convert("RGB") for p in _paths(doc)]
     return _paths(doc)

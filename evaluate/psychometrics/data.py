@@ -70,8 +70,11 @@ def as_response(row: object, i: int = 0) -> Response:
         trial, level, noticed = row
     else:
         raise UsageError(f"response {i}: expected (trial, level, noticed), got {row!r}")
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.integer, np.floating)) \
-            or not math.isfinite(float(level)):
+    if (
+        isinstance(level, bool)
+        or not isinstance(level, (int, float, np.integer, np.floating))
+        or not math.isfinite(float(level))
+    ):
         raise UsageError(f"response {i} (trial {trial!r}): level {level!r} is not a finite number")
     if isinstance(noticed, (bool, np.bool_)) or noticed in (0, 1):
         return Response(trial, float(level), bool(noticed))

@@ -127,8 +127,7 @@ class Fit:
         if self.location is None or self.rate is None or self.guess is None or self.lapse is None:
             return None
         span = 1.0 - self.guess - self.lapse
-        return self.guess + span * sigmoid_cdf(self.rate * (np.asarray(x, dtype=float) - self.location),
-                                                self.sigmoid)
+        return self.guess + span * sigmoid_cdf(self.rate * (np.asarray(x, dtype=float) - self.location), self.sigmoid)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -193,8 +192,9 @@ def _guess_of(st: _Setup, N: np.ndarray, K: np.ndarray) -> float:
     return st.guess_value
 
 
-def _fit_counts(st: _Setup, N: np.ndarray, K: np.ndarray, start: np.ndarray | None = None
-                ) -> tuple[np.ndarray, float, float]:
+def _fit_counts(
+    st: _Setup, N: np.ndarray, K: np.ndarray, start: np.ndarray | None = None
+) -> tuple[np.ndarray, float, float]:
     """(theta, guess, nll) of the ML fit to per-level counts."""
     g = _guess_of(st, N, K)
     bounds = list(st.bounds)
@@ -250,8 +250,9 @@ def _summary(st: _Setup, theta: np.ndarray, g: float, criterion: float, flat: bo
     return place(thr), (0.0 if flat else s), place(x75)
 
 
-def _interval(point: float | None, draws: np.ndarray, lo_level: float, hi_level: float,
-              notes: list[str], name: str) -> tuple[float | None, float | None]:
+def _interval(
+    point: float | None, draws: np.ndarray, lo_level: float, hi_level: float, notes: list[str], name: str
+) -> tuple[float | None, float | None]:
     """Percentile 95% interval of draws that may hold -inf / +inf (outside the levels) and NaN (unbounded)."""
     nan = np.isnan(draws)
     if nan.mean() > FLAT_DRAWS_MAX:
@@ -270,8 +271,9 @@ def _interval(point: float | None, draws: np.ndarray, lo_level: float, hi_level:
     return lo_out, hi_out
 
 
-def _slope_interval(point: float | None, draws: np.ndarray, s_max: float, notes: list[str]
-                    ) -> tuple[float | None, float | None]:
+def _slope_interval(
+    point: float | None, draws: np.ndarray, s_max: float, notes: list[str]
+) -> tuple[float | None, float | None]:
     lo, hi = (float(v) for v in np.quantile(draws, [0.025, 0.975], method="inverted_cdf"))
     hi_out = None if hi >= s_max * (1 - 1e-6) else hi
     if point is not None:
@@ -325,8 +327,9 @@ def fit(
         return _empty(sigmoid, mode, criterion, None, "no data: nothing to fit")
     x = table.levels
     if len(x) == 1:
-        return _empty(sigmoid, mode, criterion, table,
-                      f"one level tested ({x[0]:g}): a curve needs at least two levels")
+        return _empty(
+            sigmoid, mode, criterion, table, f"one level tested ({x[0]:g}): a curve needs at least two levels"
+        )
     notes: list[str] = []
     zero = int(np.flatnonzero(x == 0.0)[0]) if (x == 0.0).any() else None
     if mode == "level0" and zero is None:
@@ -339,15 +342,37 @@ def fit(
     bounds = [(x[0] - span, x[-1] + span), (math.log(s_min), math.log(s_max)), (0.0, lapse_max)]
     if mode == "free":
         bounds.append((0.0, GUESS_FREE_MAX))
-    st = _Setup(x, sigmoid, mode, guess_value, lapse_max, bounds,
-                np.linspace(x[0] - span / 2, x[-1] + span / 2, 31), np.linspace(*bounds[1], 15), zero)
+    st = _Setup(
+        x,
+        sigmoid,
+        mode,
+        guess_value,
+        lapse_max,
+        bounds,
+        np.linspace(x[0] - span / 2, x[-1] + span / 2, 31),
+        np.linspace(*bounds[1], 15),
+        zero,
+    )
     g0 = _guess_of(st, N, K)
-    base = dict(sigmoid=sigmoid, guess_mode=mode, criterion=criterion, levels=[float(v) for v in x],
-                n_trials=len(table.trials), n_responses=int(N.sum()))
+    base = dict(
+        sigmoid=sigmoid,
+        guess_mode=mode,
+        criterion=criterion,
+        levels=[float(v) for v in x],
+        n_trials=len(table.trials),
+        n_responses=int(N.sum()),
+    )
     if g0 >= 0.99:
         none = Estimate(None, None, None)
-        return Fit(**base, threshold=none, slope=none, x75=none, guess=g0, flat=True,  # type: ignore[arg-type]
-                   notes=[*notes, f"guess rate {g0:.3g}: no room for a curve above it; flat"])
+        return Fit(
+            **base,
+            threshold=none,
+            slope=none,
+            x75=none,
+            guess=g0,
+            flat=True,  # type: ignore[arg-type]
+            notes=[*notes, f"guess rate {g0:.3g}: no room for a curve above it; flat"],
+        )
     theta, g, nll = _fit_counts(st, N, K)
     rise_p = _rise_p(st, N, K, theta, g)
     flat = rise_p >= alpha
@@ -356,18 +381,23 @@ def fit(
     df = int((N > 0).sum()) - st.n_free
     lo_l, hi_l = float(x[0]), float(x[-1])
     if flat:
-        notes.append(f"flat: no rise with the level (likelihood ratio against one proportion for all levels: "
-                     f"p = {rise_p:.2g}); threshold not bounded by the levels tested")
+        notes.append(
+            f"flat: no rise with the level (likelihood ratio against one proportion for all levels: "
+            f"p = {rise_p:.2g}); threshold not bounded by the levels tested"
+        )
     elif thr == -math.inf:
         notes.append(f"threshold below the lowest level tested ({lo_l:g}): even the smallest level is noticed")
     elif thr == math.inf:
         notes.append(f"threshold above the highest level tested ({hi_l:g}): even the largest level is mostly missed")
     if not flat and math.exp(theta[1]) >= s_max * (1 - 1e-6):
-        notes.append("steep: the curve rises between two adjacent levels; the slope is a lower bound and the "
-                     "threshold lies somewhere between those levels")
+        notes.append(
+            "steep: the curve rises between two adjacent levels; the slope is a lower bound and the "
+            "threshold lies somewhere between those levels"
+        )
     if x75 in (-math.inf, math.inf) and not flat:
-        notes.append("psi = 0.75 " + ("is exceeded at every level" if x75 < 0 else "is not reached within the "
-                                      "levels tested"))
+        notes.append(
+            "psi = 0.75 " + ("is exceeded at every level" if x75 < 0 else "is not reached within the levels tested")
+        )
 
     rng = np.random.default_rng(seed)
     gof_devs: list[float] = []
@@ -405,14 +435,31 @@ def fit(
         x75_est = Estimate(x75_pt, *_interval(x75_pt, arr[:, 2], lo_l, hi_l, notes, "x75"))
         slope_est = Estimate(s_pt, *_slope_interval(s_pt, arr[:, 1], s_max, notes))
     else:
-        thr_est, x75_est, slope_est = Estimate(thr_pt, None, None), Estimate(x75_pt, None, None), \
-            Estimate(s_pt, None, None)
-    resampled = {"trials": f"trials ({len(table.trials)}), {n_boot} draws",
-                 "parametric": f"binomial counts per level from the fit, {n_boot} draws"}[bootstrap]
+        thr_est, x75_est, slope_est = (
+            Estimate(thr_pt, None, None),
+            Estimate(x75_pt, None, None),
+            Estimate(s_pt, None, None),
+        )
+    resampled = {
+        "trials": f"trials ({len(table.trials)}), {n_boot} draws",
+        "parametric": f"binomial counts per level from the fit, {n_boot} draws",
+    }[bootstrap]
     return Fit(
         **base,  # type: ignore[arg-type]
-        threshold=thr_est, slope=slope_est, x75=x75_est, guess=g, lapse=float(theta[2]),
-        location=float(theta[0]), rate=math.exp(theta[1]), width=width(math.exp(theta[1]), sigmoid),
-        deviance=dev, df=df, gof_p=gof_p, rise_p=rise_p, flat=flat, n_boot=len(draws), resampled=resampled,
+        threshold=thr_est,
+        slope=slope_est,
+        x75=x75_est,
+        guess=g,
+        lapse=float(theta[2]),
+        location=float(theta[0]),
+        rate=math.exp(theta[1]),
+        width=width(math.exp(theta[1]), sigmoid),
+        deviance=dev,
+        df=df,
+        gof_p=gof_p,
+        rise_p=rise_p,
+        flat=flat,
+        n_boot=len(draws),
+        resampled=resampled,
         notes=notes,
     )

@@ -50,8 +50,9 @@ def sigmoid_inverse(p: float, sigmoid: str) -> float:
     return math.log(p / (1.0 - p)) if sigmoid == "logistic" else NormalDist().inv_cdf(p)
 
 
-def psi(x: np.ndarray | float, threshold: float, slope: float, guess: float, lapse: float,
-        sigmoid: str = "logistic") -> np.ndarray:
+def psi(
+    x: np.ndarray | float, threshold: float, slope: float, guess: float, lapse: float, sigmoid: str = "logistic"
+) -> np.ndarray:
     """The probability of a 'noticed' (or correct) answer at level x."""
     return guess + (1.0 - guess - lapse) * sigmoid_cdf(slope * (np.asarray(x, dtype=float) - threshold), sigmoid)
 

@@ -22,10 +22,10 @@ def plot_test(
 ) -> str:
     """Draw `curves` (scorer name -> (fit, level table)) to `path`; returns the path."""
     try:
-        import matplotlib  # noqa: PLC0415
+        import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # noqa: PLC0415
+        import matplotlib.pyplot as plt
     except ImportError:
         raise UsageError("psychometric plots need matplotlib (pip install 'voebench[eval]')") from None
     fig, ax = plt.subplots(figsize=(6.4, 4.0 + 0.2 * len(curves)))

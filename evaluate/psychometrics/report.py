@@ -196,8 +196,8 @@ def markdown(report: dict) -> str:
 
 def _plot(test: dict, out_dir: str) -> None:
     """The test's figure, or a note why there is none (matplotlib missing)."""
-    from voebench.errors import UsageError  # noqa: PLC0415
-    from voebench.evaluate.psychometrics.plot import plot_test  # noqa: PLC0415
+    from voebench.errors import UsageError
+    from voebench.evaluate.psychometrics.plot import plot_test
 
     curves: dict[str, tuple[Fit, list[LevelRow]]] = {
         e["scorer"] + (" (violated video more surprising)" if e["measure"] == RELATIVE else " (answered 'no')"): (

@@ -80,7 +80,7 @@ def manifest_levels(root: str | None) -> tuple[dict[str, tuple[float | None, str
     (absent, moved, not a set). Never raises: the records' own levels may suffice."""
     if not root:
         return {}, None
-    from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415
+    from voebench.evaluate.tasks import load_manifest
 
     try:
         manifest = load_manifest(root)
@@ -194,7 +194,7 @@ def from_surprise_records(
     levels: Mapping[str, tuple[float | None, str]] | None = None,
 ) -> ScorerResponses:
     """A surprise run's per-video records -> one response per (plausible, violated) comparison."""
-    from voebench.evaluate.surprise import metrics  # noqa: PLC0415
+    from voebench.evaluate.surprise import metrics
 
     scorer = ScorerResponses(name, source, RELATIVE, 0.5)
     scorer.notes.append(f"surprise: window {agg} at context {context}; chance 1/2 (the fit's guess rate)")
@@ -218,7 +218,7 @@ def from_surprise_records(
 def load_run(run_dir: str, agg: str = "avg") -> ScorerResponses:
     """The responses of a run folder: a surprise run (surprise.jsonl) or a run of answers (samples.jsonl: a model
     or a human panel), its levels completed from the set run.json names where records lack them."""
-    from voebench.evaluate.surprise import report as surprise_report  # noqa: PLC0415
+    from voebench.evaluate.surprise import report as surprise_report
 
     info: dict = {}
     rp = os.path.join(run_dir, "run.json")
@@ -227,7 +227,7 @@ def load_run(run_dir: str, agg: str = "avg") -> ScorerResponses:
             info = json.load(fh)
     levels, note = manifest_levels(info.get("dataset"))  # units, and levels the records lack
     if surprise_report.is_surprise_run(run_dir):
-        from voebench.evaluate.surprise.score import load_curves  # noqa: PLC0415
+        from voebench.evaluate.surprise.score import load_curves
 
         records = load_curves(run_dir)
         need = any(r.get("violation_level") is None for r in records)
@@ -238,7 +238,7 @@ def load_run(run_dir: str, agg: str = "avg") -> ScorerResponses:
         name = (model.get("name") if isinstance(model, dict) else str(model)) or os.path.basename(run_dir.rstrip("/"))
         out = from_surprise_records(records, str(name), int(context), agg, run_dir, levels)
     else:
-        from voebench.evaluate.report import load_records  # noqa: PLC0415
+        from voebench.evaluate.report import load_records
 
         records, info = load_records(run_dir)
         need = any(r.get("violation_level") is None for r in records if r.get("kind") == "plausibility")

@@ -47,8 +47,8 @@ def write_graded_set(
 ) -> list[dict]:
     """Write the set (manifest.jsonl, dataset.json) of `graded` tests (test -> unit) swept over `levels` (0
     first) and `binary` tests (plain pairs without levels) into `root`; returns its entries."""
-    from voebench.contract import dataset as ds  # noqa: PLC0415
-    from voebench.contract import manifest as mf  # noqa: PLC0415
+    from voebench.contract import dataset as ds
+    from voebench.contract import manifest as mf
 
     nonzero = [float(x) for x in levels if x > 0]
     entries = []

@@ -31,8 +31,12 @@ class LevelRow:
         return asdict(self)
 
 
-def level_table(rows: Iterable[object] | Table, fitted: Fit | None = None, n_boot: int = uncertainty.N_BOOT,
-                seed: int = uncertainty.SEED) -> list[LevelRow]:
+def level_table(
+    rows: Iterable[object] | Table,
+    fitted: Fit | None = None,
+    n_boot: int = uncertainty.N_BOOT,
+    seed: int = uncertainty.SEED,
+) -> list[LevelRow]:
     """One row per level tested, in increasing order of level."""
     table = rows if isinstance(rows, Table) else tabulate(rows)
     out = []
@@ -44,11 +48,19 @@ def level_table(rows: Iterable[object] | Table, fitted: Fit | None = None, n_boo
             values += [(1.0, 1.0)] * k + [(0.0, 1.0)] * (n - k)
         iv = uncertainty.nested(keys, values, ("trials",), n_boot=n_boot, seed=seed)
         curve = fitted.curve(float(level)) if fitted is not None else None
-        out.append(LevelRow(
-            level=float(level), n=len(keys), trials=int((table.n[:, j] > 0).sum()),
-            noticed=int(table.k[:, j].sum()), proportion=iv.point, lo=iv.lo, hi=iv.hi,
-            fitted=None if curve is None else float(curve), note=iv.note,
-        ))
+        out.append(
+            LevelRow(
+                level=float(level),
+                n=len(keys),
+                trials=int((table.n[:, j] > 0).sum()),
+                noticed=int(table.k[:, j].sum()),
+                proportion=iv.point,
+                lo=iv.lo,
+                hi=iv.hi,
+                fitted=None if curve is None else float(curve),
+                note=iv.note,
+            )
+        )
     return out
 
 
@@ -60,6 +72,5 @@ def markdown(rows: list[LevelRow], unit: str = "") -> str:
         p = "–" if r.proportion is None else f"{100 * r.proportion:.1f}"
         ci = "–" if r.lo is None or r.hi is None else f"{100 * r.lo:.1f}–{100 * r.hi:.1f}"
         fit_ = "–" if r.fitted is None else f"{100 * r.fitted:.1f}"
-        lines.append(f"| {r.level:g} | {r.trials} | {r.n} | {r.noticed} | {p} | {ci}{'*' if r.note else ''} | "
-                     f"{fit_} |")
+        lines.append(f"| {r.level:g} | {r.trials} | {r.n} | {r.noticed} | {p} | {ci}{'*' if r.note else ''} | {fit_} |")
     return "\n".join(lines)

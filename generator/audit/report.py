@@ -52,7 +52,7 @@ def audit_set(out_dir: str, progress: bool = False, workers: int | None = None) 
     if workers > 1:
         import multiprocessing as mp
 
-        n = min(workers, len(jobs))  # the workers die with this process (voebench/parent_death.py)
+        n = min(workers, len(jobs))  # the workers die with this process (src/voebench/parent_death.py)
         with mp.get_context("spawn").Pool(n, initializer=die_with_parent, initargs=(os.getpid(),)) as pool:
             collect(pool.imap(_audit_group, jobs, chunksize=4))
     else:

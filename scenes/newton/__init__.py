@@ -175,7 +175,7 @@ class Newton(Suite[NewtonModule]):
         # Every object a question names must be seen throughout, judged on the states (so the up-front probe
         # refuses a framing that crops one, e.g. a portrait resolution) by the projection Level 1 statements use;
         # pixel_problems re-checks the rendered pixels.
-        from voebench.scenes.grasp_l1.truth import View  # noqa: PLC0415
+        from voebench.scenes.grasp_l1.truth import View
 
         view = View(scene, width, height)
         for obj in scene.objects.values():

@@ -157,9 +157,9 @@ def test_the_export_copies_the_reader_and_scores_as_the_report_does(tmp_path):
     """`voebench export lmms-eval` writes evaluate/newton/choice.py verbatim next to utils.py, and the exported hooks,
     run without voebench importable (python -I -S), give every reply the score `voebench evaluate` gives it; the
     report's accuracy per test is their mean."""
-    from test_export_parser import make_newton_set  # noqa: PLC0415
+    from test_export_parser import make_newton_set
 
-    from voebench.cli import main  # noqa: PLC0415
+    from voebench.cli import main
 
     dataset = make_newton_set(tmp_path / "set")
     out = tmp_path / "lmms"
@@ -229,7 +229,7 @@ HELDOUT_DISPUTES: dict[str, str] = {}  # none left: 'c) Low' with c) = High is n
 
 def test_the_readers_agree_with_the_readers_of_the_spent_heldout_sets():
     """NEWTON questions through `read_choice`, two-way event questions through `exact.choice_letter`."""
-    from voebench.evaluate.predict.exact import choice_letter  # noqa: PLC0415
+    from voebench.evaluate.predict.exact import choice_letter
 
     rows = [json.loads(line) for p in HELDOUT for line in p.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = [r for r in rows if r["id"] not in HELDOUT_DISPUTES]

@@ -11,11 +11,11 @@ pytest.importorskip("torch")
 pytest.importorskip("transformers")
 pytest.importorskip("torchvision")
 
-from voebench.cli import main  # noqa: E402
-from voebench.evaluate.models import make_adapter  # noqa: E402
-from voebench.evaluate.models.base import Request  # noqa: E402
-from voebench.evaluate.run import EvalJob, EvalConfig, EvalRunner  # noqa: E402
-from voebench.evaluate.tasks import build_samples, load_manifest, select  # noqa: E402
+from voebench.cli import main
+from voebench.evaluate.models import make_adapter
+from voebench.evaluate.models.base import Request
+from voebench.evaluate.run import EvalJob, EvalConfig, EvalRunner
+from voebench.evaluate.tasks import build_samples, load_manifest, select
 
 
 @pytest.fixture(scope="session")
@@ -134,12 +134,12 @@ def test_smolvlm2_through_the_same_path(tiny_smol, tiny_set):
 def predict_samples(tmp_path_factory):
     """The predict suite's two query forms (evaluate/predict/queries.py) over a stub predict set: per clip an image
     query (5 separate frames up to the cut) and a video query."""
-    from contract_fixtures import write_dataset  # noqa: PLC0415
-    from evaluate_fixtures import write_mp4  # noqa: PLC0415
-    from test_predict_eval import N_FRAMES, SCENES, predict_entry  # noqa: PLC0415
+    from contract_fixtures import write_dataset
+    from evaluate_fixtures import write_mp4
+    from test_predict_eval import N_FRAMES, SCENES, predict_entry
 
-    from voebench.contract import manifest as mf  # noqa: PLC0415
-    from voebench.evaluate.predict.queries import build_samples  # noqa: PLC0415
+    from voebench.contract import manifest as mf
+    from voebench.evaluate.predict.queries import build_samples
 
     root = tmp_path_factory.mktemp("predict") / "set"
     os.makedirs(root / "predict" / "collisions")
@@ -198,7 +198,7 @@ def test_an_image_query_reaches_the_processor_as_images(family, request, predict
 
 
 def test_the_cache_key_tells_images_from_a_video(predict_samples):
-    from voebench.evaluate.run import cache_key  # noqa: PLC0415
+    from voebench.evaluate.run import cache_key
 
     s = next(s for s in predict_samples if s.form == "image")
     as_images = s.message()

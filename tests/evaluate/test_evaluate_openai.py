@@ -55,7 +55,7 @@ class Server:
                 except (BrokenPipeError, ConnectionResetError):
                     pass
 
-            def do_POST(self):  # noqa: N802
+            def do_POST(self):
                 if self.path != "/v1/chat/completions":
                     return self._send(404, b'{"error": "not found"}')
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))

@@ -215,13 +215,13 @@ NEWTON_VIDEOS = [  # (test, index, sampled values): the answers' positions diffe
 def make_newton_set(root, prompts=None) -> str:
     """Three `newton` videos (stub mp4 and HDF5 files) whose questions are written by the suite's own `prompts`, so
     the set asks what `voebench render newton` asks, without Blender."""
-    import importlib  # noqa: PLC0415
+    import importlib
 
-    from contract_fixtures import complete_entry, write_dataset  # noqa: PLC0415
-    from evaluate_fixtures import FPS, H, T, W, write_h5, write_mp4  # noqa: PLC0415
+    from contract_fixtures import complete_entry, write_dataset
+    from evaluate_fixtures import FPS, H, T, W, write_h5, write_mp4
 
-    from voebench.contract import manifest as mf  # noqa: PLC0415
-    from voebench.scenes import newton  # noqa: PLC0415
+    from voebench.contract import manifest as mf
+    from voebench.scenes import newton
 
     entries = []
     for n, (test, index, values) in enumerate(NEWTON_VIDEOS):
@@ -271,7 +271,7 @@ def _replies(labels: list[str], truth: str) -> list[str]:
 
 
 def test_newton_export_agrees_with_the_report(exported, tmp_path):
-    from voebench.cli import main  # noqa: PLC0415
+    from voebench.cli import main
 
     dataset = make_newton_set(tmp_path / "set")
     out = tmp_path / "lmms"
@@ -325,7 +325,7 @@ def test_newton_export_agrees_with_the_report(exported, tmp_path):
 
 def test_kinds_without_a_scorer_are_left_out(tmp_path, capsys):
     # a predict-suite question used to be exported and scored as yes/no; now a set of only those is refused
-    from voebench.cli import main  # noqa: PLC0415
+    from voebench.cli import main
 
     prediction = [{"kind": "prediction", "text": "What happens next?", "answer": "The ball hits the wall."}]
     dataset = make_newton_set(tmp_path / "set", prompts=prediction)

@@ -72,7 +72,7 @@ def _replies(tiny_set, tmp_path) -> dict[str, str]:
 def _evaluate(tiny_set, tmp_path, replies: dict[str, str], extra: list[str], monkeypatch) -> tuple[dict, dict, dict]:
     """Replay `replies` through `voebench evaluate` (both strategies) and `voebench report`: records by sample id,
     report rows by (test, kind), and the generation options evaluate handed its adapter."""
-    from voebench.evaluate import models  # noqa: PLC0415
+    from voebench.evaluate import models
 
     file = tmp_path / "replies.jsonl"
     file.write_text("".join(json.dumps({"sample_id": k, "response": v}) + "\n" for k, v in replies.items()))
@@ -176,7 +176,7 @@ def _slug(s: str) -> str:
 
 
 def _parse(argv: list[str]):
-    from voebench.cli import build_parser  # noqa: PLC0415
+    from voebench.cli import build_parser
 
     return build_parser().parse_args(argv)
 
@@ -351,8 +351,8 @@ def test_groups_list_tasks_of_the_folder_and_aggregate_as_the_report(tiny_set, t
 
 
 def test_names_that_would_collide_are_refused():
-    from voebench.errors import UsageError  # noqa: PLC0415
-    from voebench.evaluate.export.lmms_eval import _check_names  # noqa: PLC0415
+    from voebench.errors import UsageError
+    from voebench.evaluate.export.lmms_eval import _check_names
 
     _check_names("v", [{"suite": "grasp-l1", "test": "shape"}, {"suite": "grasp-l2", "test": "t09_gravity"}])
     with pytest.raises(UsageError, match="v_a_b_c"):

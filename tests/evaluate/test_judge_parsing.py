@@ -53,7 +53,7 @@ def test_the_parser_agrees_with_a_careful_reader_on_the_corpus():
 
 def test_the_corpus_threshold_can_fail():
     # parsers that guess (the first number after each name) or give up (all None) stay below the bar
-    import re  # noqa: PLC0415
+    import re
 
     def first_number(text: str) -> dict:
         out = {}
@@ -147,7 +147,7 @@ def test_reply_valid_needs_all_three_scores():
 
 
 def test_predict_summary_counts_malformed_replies_invalid():
-    from voebench.evaluate.predict.exact import Score  # noqa: PLC0415
+    from voebench.evaluate.predict.exact import Score
 
     right = Score(tp=1, fp=0, fn=0, precision=1.0, recall=1.0, f1=1.0, outcome_correct=True, strict=True).as_dict()
     replies = [

@@ -1,5 +1,5 @@
 """kill -9 of `voebench evaluate` leaves none of its frame-decoding worker processes running
-(voebench/parent_death.py; an orphan decoder was once seen alive 17 minutes after its parent)."""
+(src/voebench/parent_death.py; an orphan decoder was once seen alive 17 minutes after its parent)."""
 
 from __future__ import annotations
 

@@ -263,7 +263,7 @@ def test_any_text_gets_a_reading_and_never_a_traceback():
 
     words = (  # noqa: SIM905 - a token soup reads better as one string
         "the red blue green yellow purple orange cube sphere cylinder ball box can hit hits collide won't not no "
-        "none all others and , ; . ? : - -> | ** { } [ ] \" ( ) 1. 2. \n which it they may unscathed miss between "
+        'none all others and , ; . ? : - -> | ** { } [ ] " ( ) 1. 2. \n which it they may unscathed miss between '
         "final answer: COLLISIONS: + except already will A B"
     ).split(" ")
     rng = random.Random(23)
@@ -409,24 +409,42 @@ def test_the_exact_scorer_reads_the_spent_heldout_sets_as_their_readers_did():
 @pytest.mark.parametrize(
     "text, status, pairs",
     [
-        ("Not the blue sphere but the green cylinder will hit the red cube.", "pairs",
-         [("green cylinder", "red cube")]),
+        (
+            "Not the blue sphere but the green cylinder will hit the red cube.",
+            "pairs",
+            [("green cylinder", "red cube")],
+        ),
         ("The red cube won't hit the blue sphere but the green cylinder.", "pairs", [("red cube", "green cylinder")]),
         ("The red cube (not the blue sphere) will hit the green cylinder.", "pairs", [("red cube", "green cylinder")]),
-        ("The red cube fails to reach the blue sphere, but the blue sphere slams into the green cylinder.", "pairs",
-         [("blue sphere", "green cylinder")]),
-        ("After bouncing off the blue sphere, the red cube will hit the green cylinder.", "pairs",
-         [("red cube", "blue sphere"), ("red cube", "green cylinder")]),
-        ("The red cube will hit the blue sphere, and so will the green cylinder.", "pairs",
-         [("red cube", "blue sphere"), ("green cylinder", "blue sphere")]),
-        ("The red cube will bounce off the blue sphere and roll toward the green cylinder.", "pairs",
-         [("red cube", "blue sphere")]),
+        (
+            "The red cube fails to reach the blue sphere, but the blue sphere slams into the green cylinder.",
+            "pairs",
+            [("blue sphere", "green cylinder")],
+        ),
+        (
+            "After bouncing off the blue sphere, the red cube will hit the green cylinder.",
+            "pairs",
+            [("red cube", "blue sphere"), ("red cube", "green cylinder")],
+        ),
+        (
+            "The red cube will hit the blue sphere, and so will the green cylinder.",
+            "pairs",
+            [("red cube", "blue sphere"), ("green cylinder", "blue sphere")],
+        ),
+        (
+            "The red cube will bounce off the blue sphere and roll toward the green cylinder.",
+            "pairs",
+            [("red cube", "blue sphere")],
+        ),
         ("In the video, the red cube was knocked over by the blue sphere.", "unreadable", []),
         ("Targets on a collision course: red cube, blue sphere, green cylinder.", "unreadable", []),
         ("red cube → right, blue sphere → no collision, green cylinder → unscathed", "none", []),
         ('{"red cube-blue sphere": "no", "red cube-green cylinder": "no"}', "none", []),
-        ("Le cube rouge va percuter la sphère bleue ! Le cylindre vert restera intact.", "pairs",
-         [("red cube", "blue sphere")]),
+        (
+            "Le cube rouge va percuter la sphère bleue ! Le cylindre vert restera intact.",
+            "pairs",
+            [("red cube", "blue sphere")],
+        ),
         ("红色立方体将与蓝色球体相撞。绿色圆柱体将不会受到碰撞。", "pairs", [("red cube", "blue sphere")]),
         ("red cube & blue sphere", "pairs", [("red cube", "blue sphere")]),
         ("red cube, blue sphere", "unreadable", []),

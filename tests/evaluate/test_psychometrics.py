@@ -12,8 +12,16 @@ import pytest
 LEVELS = np.linspace(0.0, 1.0, 7)
 
 
-def simulate(threshold: float, slope: float, guess: float, lapse: float, trials: int, seed: int,
-             sigmoid: str = "logistic", levels: np.ndarray = LEVELS) -> list[tuple[int, float, bool]]:
+def simulate(
+    threshold: float,
+    slope: float,
+    guess: float,
+    lapse: float,
+    trials: int,
+    seed: int,
+    sigmoid: str = "logistic",
+    levels: np.ndarray = LEVELS,
+) -> list[tuple[int, float, bool]]:
     from voebench.evaluate.psychometrics import psi
 
     rng = np.random.default_rng(seed)
@@ -21,17 +29,25 @@ def simulate(threshold: float, slope: float, guess: float, lapse: float, trials:
     return [(t, float(x), bool(rng.random() < q)) for t in range(trials) for x, q in zip(levels, p)]
 
 
-@pytest.mark.parametrize(("sigmoid", "guess_rule", "truth"), [
-    ("logistic", "level0", (0.4, 8.0, 0.1, 0.02)),
-    ("logistic", 0.5, (0.4, 8.0, 0.5, 0.02)),
-    ("normal", "level0", (0.6, 5.0, 0.2, 0.04)),
-])
+@pytest.mark.parametrize(
+    ("sigmoid", "guess_rule", "truth"),
+    [
+        ("logistic", "level0", (0.4, 8.0, 0.1, 0.02)),
+        ("logistic", 0.5, (0.4, 8.0, 0.5, 0.02)),
+        ("normal", "level0", (0.6, 5.0, 0.2, 0.04)),
+    ],
+)
 def test_fit_recovers_a_known_curve_from_a_large_sample(sigmoid, guess_rule, truth):
     from voebench.evaluate.psychometrics import fit
 
     thr, slope, guess, lapse = truth
-    f = fit(simulate(thr, slope, guess, lapse, trials=400, seed=1, sigmoid=sigmoid), sigmoid=sigmoid,
-            guess=guess_rule, n_boot=40, n_gof=0)
+    f = fit(
+        simulate(thr, slope, guess, lapse, trials=400, seed=1, sigmoid=sigmoid),
+        sigmoid=sigmoid,
+        guess=guess_rule,
+        n_boot=40,
+        n_gof=0,
+    )
     assert f.notes == [] and f.flat is False
     assert abs(f.threshold.point - thr) < 0.03
     assert abs(f.slope.point / slope - 1) < 0.3
@@ -185,8 +201,18 @@ def _sample(level: float | None, kind: str = "plausibility", truth: str = "no", 
     from voebench.evaluate.tasks import Sample
 
     meta = None if level is None else {"violation_level": level}
-    return Sample(sample_id=sid, video_id=sid, suite="sim", test="sim", kind=kind, truth=truth, polarity=None,
-                  strategy="zero-shot", turns=[], meta=meta)
+    return Sample(
+        sample_id=sid,
+        video_id=sid,
+        suite="sim",
+        test="sim",
+        kind=kind,
+        truth=truth,
+        polarity=None,
+        strategy="zero-shot",
+        turns=[],
+        meta=meta,
+    )
 
 
 @pytest.mark.parametrize("level", [0.0, 0.3, 0.4, 0.8])
@@ -197,8 +223,17 @@ def test_fake_answers_at_the_rate_of_its_curve(level):
 
     fake = make_adapter("fake:psychometric:threshold=0.4,slope=8,guess=0.2,lapse=0.05,seed=3")
     n = 3000
-    reqs = [Request(messages=[], seed=0, repeat=0, turn=0, n_turns=1,
-                    sample=_sample(level, truth="yes" if level == 0 else "no", sid=f"v{i}")) for i in range(n)]
+    reqs = [
+        Request(
+            messages=[],
+            seed=0,
+            repeat=0,
+            turn=0,
+            n_turns=1,
+            sample=_sample(level, truth="yes" if level == 0 else "no", sid=f"v{i}"),
+        )
+        for i in range(n)
+    ]
     replies = fake.generate(reqs)
     assert not any(isinstance(r, AdapterError) for r in replies)
     assert set(replies) <= {"Yes.", "No."}
@@ -222,14 +257,17 @@ def test_fake_statement_questions_and_missing_levels():
     assert isinstance(choice, AdapterError)
 
 
-@pytest.mark.parametrize(("spec", "message"), [
-    ("fake:psychometric", "needs threshold and slope"),
-    ("fake:psychometric:threshold=0.4", "needs slope"),
-    ("fake:psychometric:threshold=0.4,slope=0", "slope must be > 0"),
-    ("fake:psychometric:threshold=0.4,slope=8,bias=1", "unknown option 'bias=1'"),
-    ("fake:psychometric:threshold=0.4,slope=8,guess=0.7,lapse=0.3", "guess \\+ lapse < 1"),
-    ("fake:psychometric:threshold=0.4,slope=8,sigmoid=weibull", "sigmoid 'weibull'"),
-])
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("fake:psychometric", "needs threshold and slope"),
+        ("fake:psychometric:threshold=0.4", "needs slope"),
+        ("fake:psychometric:threshold=0.4,slope=0", "slope must be > 0"),
+        ("fake:psychometric:threshold=0.4,slope=8,bias=1", "unknown option 'bias=1'"),
+        ("fake:psychometric:threshold=0.4,slope=8,guess=0.7,lapse=0.3", "guess \\+ lapse < 1"),
+        ("fake:psychometric:threshold=0.4,slope=8,sigmoid=weibull", "sigmoid 'weibull'"),
+    ],
+)
 def test_fake_spec_errors_name_the_problem(spec, message):
     from voebench.errors import UsageError
     from voebench.evaluate.models import make_adapter

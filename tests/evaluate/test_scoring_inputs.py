@@ -449,8 +449,8 @@ class JudgeServer:
     `content` as the message (None: no content at all)."""
 
     def __init__(self, status: int = 200, content: str | None = ""):
-        import threading  # noqa: PLC0415
-        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
         outer = self
         self.calls = 0
@@ -459,7 +459,7 @@ class JudgeServer:
             def log_message(self, *a):
                 pass
 
-            def do_POST(self):  # noqa: N802
+            def do_POST(self):
                 self.rfile.read(int(self.headers.get("Content-Length", 0)))
                 outer.calls += 1
                 body = json.dumps({"choices": [{"message": {"content": content}}]}).encode()

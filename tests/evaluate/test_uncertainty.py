@@ -265,8 +265,11 @@ def test_report_resamples_pairs_not_their_twins():
     assert iv.resampled == "trials, then samples within trials (stratified)"
     assert iv.clusters == {"trials": 30, "samples": 60}
     by_video = uncertainty.nested(
-        [(r["sample_id"],) for r in recs], [(float(r["correct"]), 1.0) for r in recs], ["samples"],
-        strata=[r["polarity"] for r in recs], n_boot=2000,
+        [(r["sample_id"],) for r in recs],
+        [(float(r["correct"]), 1.0) for r in recs],
+        ["samples"],
+        strata=[r["polarity"] for r in recs],
+        n_boot=2000,
     )
     assert (iv.hi - iv.lo) > 1.2 * (by_video.hi - by_video.lo)
 

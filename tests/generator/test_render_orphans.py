@@ -1,5 +1,5 @@
 """kill -9 of `voebench render --workers 2` leaves none of its Blender worker processes running
-(voebench/parent_death.py)."""
+(src/voebench/parent_death.py)."""
 
 from __future__ import annotations
 

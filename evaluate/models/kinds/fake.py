@@ -19,10 +19,10 @@ class Fake(ModelKind):
     spec = f"<{'|'.join(KINDS)}|{PSYCHOMETRIC}:...>"
 
     def build(self, options: argparse.Namespace) -> Adapter:
-        from voebench.evaluate.models.fake import FakeAdapter  # noqa: PLC0415
+        from voebench.evaluate.models.fake import FakeAdapter
 
         if self.rest.partition(":")[0] == PSYCHOMETRIC:
-            from voebench.evaluate.models.fake_psychometric import make  # noqa: PLC0415  (numpy)
+            from voebench.evaluate.models.fake_psychometric import make  # numpy
 
             return make(self.rest)
         if self.rest not in KINDS:

@@ -36,7 +36,7 @@ class HF(ModelKind):
 
     def build(self, options: argparse.Namespace) -> Adapter:
         try:
-            from voebench.evaluate.models.hf import HFAdapter, resolve_path  # noqa: PLC0415
+            from voebench.evaluate.models.hf import HFAdapter, resolve_path
         except ImportError as e:
             raise UsageError(f"--model hf: {EXTRA}: {e}") from None
         if options.dtype not in DTYPES:

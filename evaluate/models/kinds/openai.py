@@ -47,7 +47,7 @@ class OpenAI(ModelKind):
         group.add_argument("--backoff", type=float, default=1.0, help="first retry delay in seconds")
 
     def build(self, options: argparse.Namespace) -> Adapter:
-        from voebench.evaluate.models.openai import OpenAIAdapter  # noqa: PLC0415  (numpy: frames)
+        from voebench.evaluate.models.openai import OpenAIAdapter  # numpy: frames
 
         if options.video_mode not in VIDEO_MODES:
             raise UsageError(f"--video-mode {options.video_mode}: choose one of {', '.join(VIDEO_MODES)}")

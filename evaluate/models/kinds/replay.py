@@ -17,7 +17,7 @@ class Replay(ModelKind):
     spec = "<file>"
 
     def build(self, options: argparse.Namespace) -> Adapter:
-        from voebench.evaluate.models.replay import ReplayAdapter  # noqa: PLC0415
+        from voebench.evaluate.models.replay import ReplayAdapter
 
         if not os.path.isfile(self.rest):
             raise UsageError(f"--model replay:{self.rest}: no such file")

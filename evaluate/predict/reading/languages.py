@@ -25,8 +25,10 @@ _FR = [
     (re.compile(r"\bne\s+" + _FR_HIT_FUTURE + r"\s+pas\b"), "will not hit"),
     (re.compile(r"\bva\s+" + _FR_HIT + r"\b"), "will hit"),
     (re.compile(r"\b" + _FR_HIT_FUTURE + r"\b"), "will hit"),
-    (re.compile(r"\b(?:restera|resteront|demeurera)\s+(?:intact|intacte|intacts|indemne|indemnes)\b"),
-     "will remain unscathed"),
+    (
+        re.compile(r"\b(?:restera|resteront|demeurera)\s+(?:intact|intacte|intacts|indemne|indemnes)\b"),
+        "will remain unscathed",
+    ),
     (re.compile(r"\baucune\s+collision\b"), "no collisions"),
 ]
 _ZH_COLOURS = {"红": "red", "绿": "green", "蓝": "blue", "黄": "yellow", "紫": "purple", "白": "white"}
