@@ -78,9 +78,13 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--sizes", default="0.25,0.5,1", help="fractions of the training videos (nested subsets)")
     ap.add_argument("--steps", type=int, default=1500)
-    ap.add_argument("--train-seconds", type=float, default=None,
-                    help="instead of --steps: time 20 steps first and train every size for the steps that fit this "
-                    "many seconds (the same steps for all sizes, so only the amount of video differs)")
+    ap.add_argument(
+        "--train-seconds",
+        type=float,
+        default=None,
+        help="instead of --steps: time 20 steps first and train every size for the steps that fit this "
+        "many seconds (the same steps for all sizes, so only the amount of video differs)",
+    )
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=5e-4)
     ap.add_argument("--preset", default="small")
@@ -130,8 +134,13 @@ def main() -> int:
     import transformers
 
     env["transformers"] = transformers.__version__
-    summary: dict = {"env": env, "protocol": protocol.record(), "training_videos_total": len(videos),
-                     "test_sets": {n: len(es) for n, _, es in tests}, "runs": {}}
+    summary: dict = {
+        "env": env,
+        "protocol": protocol.record(),
+        "training_videos_total": len(videos),
+        "test_sets": {n: len(es) for n, _, es in tests},
+        "runs": {},
+    }
     print(json.dumps({"training_videos": len(videos), "test_videos": summary["test_sets"], **env}), flush=True)
 
     def score(name: str, scorer, batch: int) -> None:
@@ -140,20 +149,40 @@ def main() -> int:
             info = run_surprise(m, es, f"experiment:{name}", out, protocol, batch_windows=batch, scorer=scorer)
             s = report.write_report(out)
             summary["runs"].setdefault(name, {})[tname] = {"throughput": info["throughput"], **_headline(s)}
-            print(json.dumps({"run": name, "test": tname, "pairs_per_s": (info["throughput"] or {}).get("pairs_per_s"),
-                              **{k: round(v["relative_avg"], 3) for k, v in _headline(s).items()}}), flush=True)
+            print(
+                json.dumps(
+                    {
+                        "run": name,
+                        "test": tname,
+                        "pairs_per_s": (info["throughput"] or {}).get("pairs_per_s"),
+                        **{k: round(v["relative_avg"], 3) for k, v in _headline(s).items()},
+                    }
+                ),
+                flush=True,
+            )
         with open(os.path.join(args.out, summary_name), "w") as fh:
             json.dump(summary, fh, indent=1)
 
     if args.only_vitl:
         args.sizes = ""
     else:  # the untrained model of the trained size: what training adds is measured against this
-        score(f"random-{args.preset}", vjepa2.VJEPA2Scorer(vjepa2.random_model(args.preset, args.seed), args.device),
-              batch=128)
+        score(
+            f"random-{args.preset}",
+            vjepa2.VJEPA2Scorer(vjepa2.random_model(args.preset, args.seed), args.device),
+            batch=128,
+        )
     steps = args.steps
     if args.train_seconds and args.sizes:
-        probe = train.train_world_model(videos, os.path.join(args.out, "models", "probe"), protocol, preset=args.preset,
-                                        steps=20, batch=args.batch, device=args.device, seed=args.seed)
+        probe = train.train_world_model(
+            videos,
+            os.path.join(args.out, "models", "probe"),
+            protocol,
+            preset=args.preset,
+            steps=20,
+            batch=args.batch,
+            device=args.device,
+            seed=args.seed,
+        )
         steps = max(20, int(args.train_seconds * probe["steps"] / probe["seconds"]))
         shutil.rmtree(os.path.join(args.out, "models", "probe"))
         summary["steps_from_probe"] = {"probe_clips_per_s": probe["clips_per_s"], "steps": steps}
@@ -162,23 +191,46 @@ def main() -> int:
         n = max(1, int(round(frac * len(videos))))
         name = f"trained-{args.preset}-{n}videos"
         mdir = os.path.join(args.out, "models", name)
-        info = train.train_world_model(videos[:n], mdir, protocol, preset=args.preset, steps=steps,
-                                       batch=args.batch, lr=args.lr, device=args.device, seed=args.seed,
-                                       max_seconds=args.max_train_seconds)
+        info = train.train_world_model(
+            videos[:n],
+            mdir,
+            protocol,
+            preset=args.preset,
+            steps=steps,
+            batch=args.batch,
+            lr=args.lr,
+            device=args.device,
+            seed=args.seed,
+            max_seconds=args.max_train_seconds,
+        )
         summary.setdefault("training", {})[name] = {k: v for k, v in info.items() if k != "log"} | {
-            "first_loss": info["log"][0]["loss"], "last_loss": info["log"][-1]["loss"],
-            "first_spread": info["log"][0]["target_spread"], "last_spread": info["log"][-1]["target_spread"]}
-        print(json.dumps({"trained": name, "seconds": round(info["seconds"], 1), "steps": info["steps"],
-                          "loss": [round(info["log"][0]["loss"], 4), round(info["log"][-1]["loss"], 4)],
-                          "spread": [round(info["log"][0]["target_spread"], 4),
-                                     round(info["log"][-1]["target_spread"], 4)]}), flush=True)
+            "first_loss": info["log"][0]["loss"],
+            "last_loss": info["log"][-1]["loss"],
+            "first_spread": info["log"][0]["target_spread"],
+            "last_spread": info["log"][-1]["target_spread"],
+        }
+        print(
+            json.dumps(
+                {
+                    "trained": name,
+                    "seconds": round(info["seconds"], 1),
+                    "steps": info["steps"],
+                    "loss": [round(info["log"][0]["loss"], 4), round(info["log"][-1]["loss"], 4)],
+                    "spread": [round(info["log"][0]["target_spread"], 4), round(info["log"][-1]["target_spread"], 4)],
+                }
+            ),
+            flush=True,
+        )
         score(name, vjepa2.VJEPA2Scorer.from_pretrained(mdir, device=args.device), batch=128)
         # the weights stay on the GPU machine (binaries do not belong in the repository); config.json and
         # train.json come back
         os.remove(os.path.join(mdir, "model.safetensors"))
     if args.vitl:
-        score("random-vitl", vjepa2.VJEPA2Scorer(vjepa2.random_model("vitl", args.seed), args.device),
-              batch=args.vitl_batch)
+        score(
+            "random-vitl",
+            vjepa2.VJEPA2Scorer(vjepa2.random_model("vitl", args.seed), args.device),
+            batch=args.vitl_batch,
+        )
     summary["seconds"] = time.perf_counter() - t_start
     with open(os.path.join(args.out, summary_name), "w") as fh:
         json.dump(summary, fh, indent=1)

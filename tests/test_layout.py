@@ -5,6 +5,7 @@ module of the checkout (subpackages are found by setuptools, not listed by hand,
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -46,8 +47,17 @@ def test_the_checkout_imports_from_src_without_installing(tmp_path):
 
 
 def test_a_built_wheel_holds_every_module(tmp_path):
+    # built from a copy (links kept), so the checkout gets no build/ folder whose stale files a later wheel would ship
+    src = tmp_path / "checkout"
+    src.mkdir()
+    for name in ("pyproject.toml", "README.md", "LICENSE"):
+        shutil.copy2(os.path.join(ROOT, name), src / name)
+    keep = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    for name in ("src", *FOLDERS):
+        shutil.copytree(os.path.join(ROOT, name), src / name, symlinks=True, ignore=keep)
     out = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), ROOT],
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", str(tmp_path)]
+        + [str(src)],
         capture_output=True,
         text=True,
     )

@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import optimize
@@ -354,7 +355,7 @@ def fit(
         zero,
     )
     g0 = _guess_of(st, N, K)
-    base = dict(
+    base: dict[str, Any] = dict(
         sigmoid=sigmoid,
         guess_mode=mode,
         criterion=criterion,
@@ -370,7 +371,7 @@ def fit(
             slope=none,
             x75=none,
             guess=g0,
-            flat=True,  # type: ignore[arg-type]
+            flat=True,
             notes=[*notes, f"guess rate {g0:.3g}: no room for a curve above it; flat"],
         )
     theta, g, nll = _fit_counts(st, N, K)
@@ -445,7 +446,7 @@ def fit(
         "parametric": f"binomial counts per level from the fit, {n_boot} draws",
     }[bootstrap]
     return Fit(
-        **base,  # type: ignore[arg-type]
+        **base,
         threshold=thr_est,
         slope=slope_est,
         x75=x75_est,

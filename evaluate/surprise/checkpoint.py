@@ -39,7 +39,7 @@ class OldCheckpointWarning(UserWarning):
 def save(model, online_encoder, target_encoder, out: str) -> None:
     """Write `model` with `target_encoder`'s weights as its encoder (save_pretrained) and `online_encoder`'s
     weights to ONLINE_ENCODER. `model.encoder` is left holding the target weights."""
-    from safetensors.torch import save_file  # noqa: PLC0415
+    from safetensors.torch import save_file
 
     online = {k: v.detach().to("cpu").contiguous() for k, v in online_encoder.state_dict().items()}
     model.encoder.load_state_dict(target_encoder.state_dict())
@@ -51,12 +51,12 @@ def save(model, online_encoder, target_encoder, out: str) -> None:
 def load(path_or_id: str):
     """(model, context_encoder or None, encoders): `model.encoder` is the target encoder; `context_encoder` is
     the online encoder where the folder has one, else None (the target encoder serves both roles)."""
-    from transformers import VJEPA2Model  # noqa: PLC0415
+    from transformers import VJEPA2Model
 
     model = VJEPA2Model.from_pretrained(path_or_id)
     online_path = os.path.join(path_or_id, ONLINE_ENCODER)
     if os.path.isfile(online_path):
-        from safetensors.torch import load_file  # noqa: PLC0415
+        from safetensors.torch import load_file
 
         online = copy.deepcopy(model.encoder)
         missing, unexpected = online.load_state_dict(load_file(online_path), strict=False)

@@ -50,7 +50,7 @@ def add_arguments(p) -> None:
 
 
 def protocol_from_args(args):
-    from voebench.evaluate.surprise.protocol import Protocol  # noqa: PLC0415
+    from voebench.evaluate.surprise.protocol import Protocol
 
     try:
         return Protocol(
@@ -72,7 +72,7 @@ def scoring_dtype(protocol: str, dtype: str, device: str) -> str:
     if device == "cpu":
         return dtype
     try:
-        import torch  # noqa: PLC0415
+        import torch
     except ImportError:
         return dtype
     on_cuda = device.startswith("cuda") or (device == "auto" and torch.cuda.is_available())
@@ -80,8 +80,8 @@ def scoring_dtype(protocol: str, dtype: str, device: str) -> str:
 
 
 def cmd_evaluate_surprise(args, manifest, entries, extra: dict) -> int:
-    from voebench.evaluate.surprise import report  # noqa: PLC0415
-    from voebench.evaluate.surprise.run import run_surprise  # noqa: PLC0415
+    from voebench.evaluate.surprise import report
+    from voebench.evaluate.surprise.run import run_surprise
 
     if not 0 < args.threshold_quantile < 1:
         raise UsageError("--threshold-quantile must lie in (0, 1)")

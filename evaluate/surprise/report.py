@@ -226,10 +226,10 @@ def _pct2(x) -> str:
 
 def plot_curves(records: list[dict], context: int, path: str, max_panels: int = 16) -> str | None:
     try:
-        import matplotlib  # noqa: PLC0415
+        import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt  # noqa: PLC0415
+        import matplotlib.pyplot as plt
     except ImportError:
         return None
     pairs = metrics.complete_pairs(records)

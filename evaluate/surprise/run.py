@@ -21,7 +21,7 @@ from voebench.evaluate.surprise.score import RUN, score_videos, video_items
 
 def is_surprise_spec(spec: str) -> bool:
     """Whether `--model spec` names a registered world-model kind (kinds/)."""
-    from voebench.evaluate.models.kind import WORLD_MODELS  # noqa: PLC0415
+    from voebench.evaluate.models.kind import WORLD_MODELS
 
     return spec.partition(":")[0] in WORLD_MODELS
 
@@ -29,7 +29,7 @@ def is_surprise_spec(spec: str) -> bool:
 def make_scorer(spec: str, device: str = "auto", dtype: str = "auto", seed: int = 0):
     """The scorer of a `--model` spec, built by its registered kind (kinds/: one file per kind); `seed` sets the
     random weights of the `-random` kinds."""
-    from voebench.evaluate.models.kind import WORLD_MODELS  # noqa: PLC0415
+    from voebench.evaluate.models.kind import WORLD_MODELS
 
     kind, _, rest = spec.partition(":")
     return WORLD_MODELS.get(kind, shown=repr(spec)).scorer(rest, device=device, dtype=dtype, seed=seed)
@@ -67,7 +67,7 @@ def run_surprise(
     bar = None
     if progress:
         try:
-            from tqdm import tqdm  # noqa: PLC0415
+            from tqdm import tqdm
 
             bar = tqdm(total=len(items), unit="video", file=sys.stderr)
         except ImportError:

@@ -71,8 +71,8 @@ def register(subparsers) -> None:
 
 
 def _protocol(args):
-    from voebench.evaluate.surprise.cli import _ints  # noqa: PLC0415
-    from voebench.evaluate.surprise.protocol import Protocol  # noqa: PLC0415
+    from voebench.evaluate.surprise.cli import _ints
+    from voebench.evaluate.surprise.protocol import Protocol
 
     contexts = _ints(args.context_lengths)
     if not contexts:
@@ -109,13 +109,13 @@ def handle(args: argparse.Namespace) -> int:
     out = os.path.abspath(args.out)
     check_out(out)
     try:
-        import torch  # noqa: F401, PLC0415  (optional: the `eval` extra; checked before anything else)
-        import transformers  # noqa: F401, PLC0415
+        import torch  # noqa: F401  (optional: the `eval` extra; checked before anything else)
+        import transformers  # noqa: F401
     except ImportError:
         raise UsageError("train-world-model needs torch and transformers (pip install 'voebench[eval]')") from None
-    from voebench.evaluate.surprise import train  # noqa: PLC0415  (imports torch)
-    from voebench.evaluate.surprise.vjepa2 import PRESETS  # noqa: PLC0415
-    from voebench.evaluate.tasks import load_manifest  # noqa: PLC0415
+    from voebench.evaluate.surprise import train  # imports torch
+    from voebench.evaluate.surprise.vjepa2 import PRESETS
+    from voebench.evaluate.tasks import load_manifest
 
     tubelet = int(PRESETS[args.size].get("tubelet_size", 2))
     bad = [c for c in (protocol.window, *protocol.context_lengths) if c % tubelet]
@@ -156,7 +156,7 @@ def handle(args: argparse.Namespace) -> int:
     bar = None
     try:
         if not args.no_progress:
-            from tqdm import tqdm  # noqa: PLC0415
+            from tqdm import tqdm
 
             bar = tqdm(total=args.steps, unit="step", file=sys.stderr)
         info = train.train_world_model(
@@ -191,7 +191,7 @@ def handle(args: argparse.Namespace) -> int:
 
 def _evaluate_options(protocol) -> str:
     """The `voebench evaluate` options that reproduce the training windows (only those off evaluate's defaults)."""
-    from voebench.evaluate.surprise.protocol import Protocol  # noqa: PLC0415
+    from voebench.evaluate.surprise.protocol import Protocol
 
     default = Protocol()
     opts = ""

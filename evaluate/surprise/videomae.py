@@ -49,7 +49,7 @@ PRESETS: dict[str, dict] = {"tiny": TINY, "base": BASE, "base-128": BASE_128}
 
 def random_model(preset: str | dict = "tiny", seed: int = 0):
     """A randomly initialised VideoMAEForPreTraining (norm_pix_loss on, as VideoMAE is trained) from a preset."""
-    from transformers import VideoMAEConfig, VideoMAEForPreTraining  # noqa: PLC0415
+    from transformers import VideoMAEConfig, VideoMAEForPreTraining
 
     kw = PRESETS[preset] if isinstance(preset, str) else preset
     torch.manual_seed(seed)
@@ -117,9 +117,9 @@ class VideoMAEScorer(VJEPA2Scorer):
     @classmethod
     def from_pretrained(cls, path_or_id: str, device: str = "auto", dtype: str = "auto") -> VideoMAEScorer:
         """A VideoMAEForPreTraining folder or Hub id (e.g. MCG-NJU/videomae-base)."""
-        import os  # noqa: PLC0415
+        import os
 
-        from transformers import VideoMAEForPreTraining  # noqa: PLC0415
+        from transformers import VideoMAEForPreTraining
 
         model = VideoMAEForPreTraining.from_pretrained(path_or_id)
         return cls(model, device=device, dtype=dtype, name=os.path.basename(os.path.normpath(path_or_id)))

@@ -75,7 +75,7 @@ PRESETS: dict[str, dict] = {"tiny": TINY, "vitl": VITL, "vitl-128": VITL_128, "s
 
 def random_model(preset: str | dict = "tiny", seed: int = 0):
     """A randomly initialised VJEPA2Model from a preset name or config keywords (no download)."""
-    from transformers import VJEPA2Config, VJEPA2Model  # noqa: PLC0415
+    from transformers import VJEPA2Config, VJEPA2Model
 
     kw = PRESETS[preset] if isinstance(preset, str) else preset
     torch.manual_seed(seed)
@@ -122,7 +122,7 @@ class VJEPA2Scorer:
     def from_pretrained(cls, path_or_id: str, device: str = "auto", dtype: str = "auto") -> VJEPA2Scorer:
         """A checkpoint folder or a Hub id (e.g. facebook/vjepa2-vitl-fpc64-256); a self-trained folder's online
         encoder encodes the context (checkpoint.load, which warns about an old folder without it)."""
-        from voebench.evaluate.surprise import checkpoint  # noqa: PLC0415
+        from voebench.evaluate.surprise import checkpoint
 
         model, online, encoders = checkpoint.load(path_or_id)
         return cls(

@@ -48,8 +48,15 @@ def _video(seed: int, violated: bool) -> np.ndarray:
 def _write_lossless(path: str, frames: np.ndarray) -> None:
     import imageio.v2 as iio
 
-    w = iio.get_writer(path, format="FFMPEG", fps=10, codec="libx264rgb", macro_block_size=1,
-                       output_params=["-qp", "0"], ffmpeg_log_level="error")
+    w = iio.get_writer(
+        path,
+        format="FFMPEG",
+        fps=10,
+        codec="libx264rgb",
+        macro_block_size=1,
+        output_params=["-qp", "0"],
+        ffmpeg_log_level="error",
+    )
     for f in frames:
         w.append_data(f)
     w.close()
@@ -62,15 +69,36 @@ def make_paired_set(root: str, pairs: int = 2, seed0: int = 0) -> str:
             rel = f"grasp-l2/t09_gravity/{i:05d}-{cond}"
             os.makedirs(os.path.join(root, "grasp-l2/t09_gravity"), exist_ok=True)
             _write_lossless(os.path.join(root, rel + ".mp4"), _video(seed0 + i, cond == "implausible"))
-            entries.append(complete_entry({
-                "id": f"grasp-l2/t09_gravity/{i:05d}-{cond}", "suite": "grasp-l2", "test": "t09_gravity",
-                "index": i, "condition": cond, "pair_id": f"grasp-l2/t09_gravity/{i:05d}", "seed": seed0 + i,
-                "video": rel + ".mp4", "states": rel + ".h5", "n_frames": N_FRAMES, "fps": 10.0, "width": SIZE,
-                "height": SIZE, "pair_conditions": ["plausible", "implausible"],
-                "violation": None if cond == "plausible" else {
-                    "principles": ["gravity"], "kind": "teleport", "object": "ball", "first_frame": ONSET,
-                    "last_frame": ONSET, "hidden": False},
-            }))
+            entries.append(
+                complete_entry(
+                    {
+                        "id": f"grasp-l2/t09_gravity/{i:05d}-{cond}",
+                        "suite": "grasp-l2",
+                        "test": "t09_gravity",
+                        "index": i,
+                        "condition": cond,
+                        "pair_id": f"grasp-l2/t09_gravity/{i:05d}",
+                        "seed": seed0 + i,
+                        "video": rel + ".mp4",
+                        "states": rel + ".h5",
+                        "n_frames": N_FRAMES,
+                        "fps": 10.0,
+                        "width": SIZE,
+                        "height": SIZE,
+                        "pair_conditions": ["plausible", "implausible"],
+                        "violation": None
+                        if cond == "plausible"
+                        else {
+                            "principles": ["gravity"],
+                            "kind": "teleport",
+                            "object": "ball",
+                            "first_frame": ONSET,
+                            "last_frame": ONSET,
+                            "hidden": False,
+                        },
+                    }
+                )
+            )
     mf.write_manifest(os.path.join(root, mf.NAME), entries)
     write_dataset(root)
     return root
@@ -124,9 +152,17 @@ def test_the_context_never_sees_the_frames_it_predicts():
 
 
 def _rec(pid, plausible, s, onset=5, ends=(2, 4, 6, 8)):
-    return {"id": f"{pid}-{plausible}", "suite": "s", "test": "t", "pair_id": pid, "plausible": plausible,
-            "condition": "plausible" if plausible else "implausible", "onset": onset, "window_end": list(ends),
-            "surprise": {"2": list(s), "4": list(s)}}
+    return {
+        "id": f"{pid}-{plausible}",
+        "suite": "s",
+        "test": "t",
+        "pair_id": pid,
+        "plausible": plausible,
+        "condition": "plausible" if plausible else "implausible",
+        "onset": onset,
+        "window_end": list(ends),
+        "surprise": {"2": list(s), "4": list(s)},
+    }
 
 
 def test_pair_metrics():
@@ -163,8 +199,25 @@ def test_evaluate_vjepa2_end_to_end(paired_set, tiny_folder, tmp_path):
     from voebench.cli import main
 
     out = str(tmp_path / "run")
-    assert main(["evaluate", paired_set, "--model", f"vjepa2:{tiny_folder}", "--out", out, "--no-progress",
-                 "--device", "cpu", "--windows-per-batch", "5", *SMALL]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                paired_set,
+                "--model",
+                f"vjepa2:{tiny_folder}",
+                "--out",
+                out,
+                "--no-progress",
+                "--device",
+                "cpu",
+                "--windows-per-batch",
+                "5",
+                *SMALL,
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(x) for x in open(os.path.join(out, "surprise.jsonl"))]
     assert len(lines) == 4
     for r in lines:
@@ -182,8 +235,25 @@ def test_evaluate_vjepa2_end_to_end(paired_set, tiny_folder, tmp_path):
     assert os.path.isfile(os.path.join(out, "curves.png"))
     # batching packs windows of several videos: the numbers do not depend on the batch size
     out1 = str(tmp_path / "run1")
-    assert main(["evaluate", paired_set, "--model", f"vjepa2:{tiny_folder}", "--out", out1, "--no-progress",
-                 "--device", "cpu", "--windows-per-batch", "1", *SMALL]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                paired_set,
+                "--model",
+                f"vjepa2:{tiny_folder}",
+                "--out",
+                out1,
+                "--no-progress",
+                "--device",
+                "cpu",
+                "--windows-per-batch",
+                "1",
+                *SMALL,
+            ]
+        )
+        == 0
+    )
     again = {json.loads(x)["id"]: json.loads(x) for x in open(os.path.join(out1, "surprise.jsonl"))}
     for r in lines:
         np.testing.assert_allclose(r["surprise"]["4"], again[r["id"]]["surprise"]["4"], rtol=1e-4, atol=1e-6)
@@ -197,8 +267,24 @@ def test_evaluate_vjepa2_refusals(paired_set, tmp_path):
     out = str(tmp_path / "r")
     base = ["evaluate", paired_set, "--out", out, "--no-progress", "--device", "cpu"]
     assert main([*base, "--model", "vjepa2-random:huge"]) == 2
-    assert main([*base, "--model", "vjepa2-random:tiny", "--context-lengths", "3", "--fixed-context", "3",
-                 "--window", "8", "--frame-step", "1"]) == 2  # 3 frames do not fill whole tubelets
+    assert (
+        main(
+            [
+                *base,
+                "--model",
+                "vjepa2-random:tiny",
+                "--context-lengths",
+                "3",
+                "--fixed-context",
+                "3",
+                "--window",
+                "8",
+                "--frame-step",
+                "1",
+            ]
+        )
+        == 2
+    )  # 3 frames do not fill whole tubelets
     assert main([*base, "--model", "vjepa2-random:tiny", "--frame-step", "4"]) == 2  # 6 frames < one window
     assert not os.path.exists(os.path.join(out, "results.json"))
 
@@ -217,8 +303,9 @@ def test_train_tiny_world_model(paired_set, tmp_path):
     proto = Protocol(window=8, context_lengths=(2, 4, 6), fixed_context=4, frame_step=1)
     videos = train.load_videos(m, es, proto)
     assert len(videos) == 2 and videos[0].shape == (N_FRAMES, SIZE, SIZE, 3)
-    info = train.train_world_model(videos, str(tmp_path / "wm"), proto, preset="tiny", steps=4, batch=2,
-                                   device="cpu", log_every=1)
+    info = train.train_world_model(
+        videos, str(tmp_path / "wm"), proto, preset="tiny", steps=4, batch=2, device="cpu", log_every=1
+    )
     assert info["steps"] == 4 and len(info["log"]) == 4 and np.isfinite(info["log"][-1]["loss"])
     scorer = VJEPA2Scorer.from_pretrained(str(tmp_path / "wm"), device="cpu")
     s = scorer.surprise(videos[0][None, :8], [2, 4])

@@ -20,15 +20,33 @@ PROTOCOL = ["--window", "8", "--context-lengths", "2,4,6", "--frame-step", "1"]
 @pytest.fixture(scope="module")
 def sets(tmp_path_factory) -> dict[str, str]:
     root = tmp_path_factory.mktemp("wm-sets")
-    return {"test": make_paired_set(str(root / "test"), pairs=2, seed0=0),
-            "train": make_paired_set(str(root / "train"), pairs=2, seed0=100)}
+    return {
+        "test": make_paired_set(str(root / "test"), pairs=2, seed0=0),
+        "train": make_paired_set(str(root / "train"), pairs=2, seed0=100),
+    }
 
 
 def _train(data: str, out: str, *extra: str) -> int:
     from voebench.cli import main
 
-    return main(["train-world-model", data, "--out", out, "--size", "tiny", "--steps", "3", "--batch-size", "2",
-                 "--device", "cpu", *PROTOCOL, *extra])
+    return main(
+        [
+            "train-world-model",
+            data,
+            "--out",
+            out,
+            "--size",
+            "tiny",
+            "--steps",
+            "3",
+            "--batch-size",
+            "2",
+            "--device",
+            "cpu",
+            *PROTOCOL,
+            *extra,
+        ]
+    )
 
 
 def test_train_through_the_cli_then_evaluate_the_folder(sets, tmp_path, capsys):
@@ -46,8 +64,23 @@ def test_train_through_the_cli_then_evaluate_the_folder(sets, tmp_path, capsys):
     assert "--window 8 --context-lengths 2,4,6 --fixed-context 6 --frame-step 1" in err
 
     run = str(tmp_path / "run")
-    assert main(["evaluate", sets["test"], "--model", f"vjepa2:{model}", "--out", run, "--no-progress",
-                 "--device", "cpu", *SMALL]) == 0
+    assert (
+        main(
+            [
+                "evaluate",
+                sets["test"],
+                "--model",
+                f"vjepa2:{model}",
+                "--out",
+                run,
+                "--no-progress",
+                "--device",
+                "cpu",
+                *SMALL,
+            ]
+        )
+        == 0
+    )
     res = json.load(open(os.path.join(run, "results.json")))
     assert res["tests"][0]["pairs"] == 2 and res["run"]["model"]["kind"] == "vjepa2"
 

@@ -16,6 +16,6 @@ class MotionEnergy:
     def scorer(cls, rest: str, device: str = "auto", dtype: str = "auto", seed: int = 0):
         if rest:
             raise UsageError(f"--model motion-energy:{rest}: motion-energy takes nothing after its name")
-        from voebench.evaluate.surprise.motion import MotionEnergyScorer  # noqa: PLC0415
+        from voebench.evaluate.surprise.motion import MotionEnergyScorer
 
         return MotionEnergyScorer()

@@ -11,7 +11,7 @@ from voebench.evaluate.models.kind import WORLD_MODELS
 
 def _module():
     try:
-        from voebench.evaluate.surprise import videomae  # noqa: PLC0415
+        from voebench.evaluate.surprise import videomae
     except ImportError as e:
         raise UsageError(
             f"--model videomae: needs torch and transformers (pip install 'voebench[eval]'): {e}"

@@ -11,7 +11,7 @@ from voebench.evaluate.models.kind import WORLD_MODELS
 
 def _module():
     try:
-        from voebench.evaluate.surprise import vjepa2  # noqa: PLC0415
+        from voebench.evaluate.surprise import vjepa2
     except ImportError as e:
         raise UsageError(f"--model vjepa2: needs torch and transformers (pip install 'voebench[eval]'): {e}") from None
     return vjepa2
