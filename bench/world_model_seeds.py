@@ -15,7 +15,8 @@ DIR/seeds-summary.json: per model, precision and suite, the distribution over se
 voebench's relative accuracy (avg, pre-declared context), the reference's strict relative accuracy at that context
 and its figure number (best of the context lengths and Filtered per test, mean over tests); per test, the mean
 and range over seeds, the motion baseline's relative accuracy and the mean share of verdicts that agree with it.
-`--max-seconds` stops starting new seeds once exceeded (the summary says how many ran). Runs from a checkout
+`--max-seconds` stops starting new seeds once exceeded (the summary says how many ran); `--merge` adds the runs of an
+earlier call's summary and skips what it scored, so the seeds can be spread over several GPU calls. Runs from a checkout
 without `pip install` (bench/checkout.py).
 """
 
@@ -148,7 +149,17 @@ def main() -> int:
     ap.add_argument("--n-boot", type=int, default=2000)
     ap.add_argument("--workers", type=int, default=max(1, (os.cpu_count() or 2) - 2))
     ap.add_argument("--device", default="auto")
+    ap.add_argument(
+        "--merge",
+        help="an earlier call's seeds-summary.json: its runs join this call's distributions, and the (model, "
+        "precision, seed) it already scored are skipped, so seeds can be added across GPU calls",
+    )
     args = ap.parse_args()
+    earlier = []
+    if args.merge:
+        with open(args.merge, encoding="utf-8") as fh:
+            earlier = [r for r in json.load(fh)["runs"] if r["model"] != "motion-energy"]
+    done = {(r["model"], r["dtype"], r["seed"]) for r in earlier}
 
     from checkout import import_evaluate
 
@@ -176,6 +187,7 @@ def main() -> int:
     # seeds outermost, so that a stop at --max-seconds leaves every architecture with the same seeds
     plan = [(spec, "bfloat16", k) for k in range(args.seeds) for spec in args.models.split(",")]
     plan += [(spec, "float16", k) for k in range(args.fp16_seeds) for spec in args.models.split(",")]
+    plan = [(spec, dtype, k) for spec, dtype, k in plan if (spec, dtype, k) not in done]
     stopped = None
     for spec, dtype, k in plan:
         if args.max_seconds and time.perf_counter() - t0 > args.max_seconds:
@@ -200,7 +212,7 @@ def main() -> int:
         if torch.cuda.is_available():
             torch.cuda.empty_cache()
     scored = time.perf_counter() - t0
-    results = []
+    results = list(earlier)
     for meta, fut in jobs:
         results.append({**meta, **fut.result()})
     pool.shutdown()
@@ -209,6 +221,7 @@ def main() -> int:
         "seeds_asked": args.seeds,
         "fp16_seeds_asked": args.fp16_seeds,
         "stopped": stopped,
+        "merged_from": args.merge,
         "scoring_seconds": scored,
         "total_seconds": time.perf_counter() - t0,
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
