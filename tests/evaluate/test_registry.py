@@ -53,6 +53,12 @@ class FakeKind(ModelKind):
 """
 
 
+@pytest.fixture(autouse=True)
+def wide_help(monkeypatch):
+    """argparse wraps --help to the terminal's width, also at hyphens; CI's width is not this machine's."""
+    monkeypatch.setenv("COLUMNS", "1000")
+
+
 @pytest.fixture
 def fakekind(tmp_path):
     """PLUGIN written to a file of its own and imported; unregistered afterwards so other tests see the real list."""
@@ -181,7 +187,7 @@ def test_predict_fakes_and_judges_by_name(capsys):
     assert predict_fake.MODELS.names() == ["oracle", "never", "all", "random"]
     with pytest.raises(SystemExit):
         main(["predict", "--help"])
-    out = " ".join(capsys.readouterr().out.split())
+    out = "".join(capsys.readouterr().out.split())  # argparse may wrap at a hyphen ("videomae-\nrandom")
     assert "fake:<oracle|never|all|random>" in out and "fake:<exact|messy|constant>" in out
     assert "fake:<yes|no" not in out  # evaluate's fakes are not predict's
     from voebench.evaluate.predict.cli import make_judge, make_model
@@ -198,7 +204,7 @@ def test_world_model_kinds_come_from_their_registry(capsys):
     """`--model` help lists the world-model kinds evaluate/surprise registers, and the VLM kinds."""
     with pytest.raises(SystemExit):
         main(["evaluate", "--help"])
-    out = " ".join(capsys.readouterr().out.split())
+    out = "".join(capsys.readouterr().out.split())  # argparse wraps long help at hyphens ("videomae-\nrandom")
     for name in WORLD_MODELS.names() or ["vjepa2", "motion-energy"]:
         assert name in out
     assert not set(WORLD_MODELS.names()) & set(MODELS.names())
@@ -209,5 +215,5 @@ def test_render_help_names_every_suite(capsys):
 
     with pytest.raises(SystemExit):
         main(["render", "--help"])
-    out = " ".join(capsys.readouterr().out.split())
+    out = "".join(capsys.readouterr().out.split())  # argparse may wrap at a hyphen ("videomae-\nrandom")
     assert all(name in out for name in SUITE_REFS) and "predict" in out and "newton" in out

@@ -53,12 +53,12 @@ def test_failures_are_one_line_each_and_the_tracebacks_go_to_the_log(tmp_path):
 
 def test_a_run_whose_videos_fail_prints_one_line_each_and_exits_1(tmp_path, monkeypatch, capsys):
     from voebench.cli import main
-    from voebench.generator import runner
+    from voebench.generator import workers
 
     def broken(trial, cfg, *rest):
         raise RuntimeError(f"simulated failure\nof {trial.id}, on a second line of the message")
 
-    monkeypatch.setattr(runner, "produce", broken)
+    monkeypatch.setattr(workers, "produce", broken)  # every backend makes a trial through it
     out = tmp_path / "set"
     rc = main(
         [
