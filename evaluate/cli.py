@@ -417,7 +417,37 @@ def _check_run(run: str) -> None:
         checks.read_json_object(os.path.join(run, RUN))
 
 
+#: export options -> (their default, the formats that read them); any other format refuses them when set
+_EXPORT_OPTIONS = {
+    "repeat": (None, {"grasp-csv"}),
+    "name": ("voebench", {"lmms-eval"}),
+    "suite": (None, {"lmms-eval", "hf-dataset"}),
+    "tests": (None, {"lmms-eval", "hf-dataset"}),
+    "limit": (None, {"lmms-eval", "hf-dataset"}),
+    "copy_videos": (False, {"lmms-eval"}),
+    "no_open": (False, {"lmms-eval"}),
+    "complete_pairs_only": (False, {"lmms-eval", "hf-dataset"}),
+}
+
+
+def _refuse_foreign_options(args) -> None:
+    """An option the chosen format does not read is refused in one line, not silently ignored (the asking
+    settings belong to lmms-eval alone: they decide how the exported tasks ask)."""
+    asking = argparse.ArgumentParser(add_help=False)
+    ask.add_arguments(asking)
+    options = {**_EXPORT_OPTIONS, **{k: (v, {"lmms-eval"}) for k, v in vars(asking.parse_args([])).items()}}
+    foreign = [
+        "--" + name.replace("_", "-")
+        for name, (default, formats) in options.items()
+        if args.format not in formats and getattr(args, name, default) != default
+    ]
+    if foreign:
+        verb = "does" if len(foreign) == 1 else "do"
+        raise UsageError(f"export {args.format}: {', '.join(foreign)} {verb} not apply to this format (see --help)")
+
+
 def cmd_export(args) -> int:
+    _refuse_foreign_options(args)
     if args.format == "grasp-csv":
         from voebench.evaluate.export.grasp_csv import export_grasp_csv
 

@@ -197,6 +197,7 @@ def test_bad_input_is_one_line_and_changes_nothing(tiny_set, tmp_path, capsys):
         ([str(states_only), "--out", str(new)], "no mp4"),
         ([tiny_set, "--out", str(new), "--suite", "nope"], "--suite nope"),
         ([str(tmp_path / "no-set"), "--out", str(new)], "not a rendered set"),
+        ([tiny_set, "--out", str(new), "--copy-videos", "--num-frames", "4"], "--copy-videos, --num-frames do not"),
     ]
     for argv, says in cases:
         assert main(["export", "hf-dataset", *argv]) == 2
