@@ -134,6 +134,29 @@ def select(
     return select_counted(manifest, suites, tests, limit, complete_pairs_only)[0]
 
 
+def select_with_videos(
+    manifest: Manifest,
+    dataset_dir: str,
+    why: str,
+    suites: list[str] | None = None,
+    tests: list[str] | None = None,
+    limit: int | None = None,
+    complete_pairs_only: bool = False,
+) -> list[dict]:
+    """`select` for an export that ships videos: an empty selection, or one holding a video without an mp4 (a
+    --states-only render), is refused in one line; `why` says why the export needs them."""
+    entries = select(manifest, suites, tests, limit, complete_pairs_only=complete_pairs_only)
+    if not entries:
+        raise UsageError("nothing to export: the selection is empty")
+    no_video = [e["id"] for e in entries if not e.get("video")]
+    if no_video:
+        raise UsageError(
+            f"{dataset_dir}: {len(no_video)} of {len(entries)} selected videos have no mp4 (a --states-only render, "
+            f"e.g. {no_video[0]}): {why}"
+        )
+    return entries
+
+
 def select_counted(
     manifest: Manifest,
     suites: list[str] | None = None,

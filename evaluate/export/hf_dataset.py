@@ -44,7 +44,7 @@ from voebench.contract import WRITTEN_BY
 from voebench.errors import UsageError
 from voebench.evaluate import checks
 from voebench.evaluate.export import hf_card
-from voebench.evaluate.tasks import _sample_id, load_manifest, select
+from voebench.evaluate.tasks import _sample_id, load_manifest, select_with_videos
 
 #: the file that marks a folder this export wrote (an earlier export may be replaced, nothing else)
 MARK = "voebench_export.json"
@@ -182,15 +182,9 @@ def export_hf_dataset(
     """Write the dataset folder (module docstring); returns what was written: rows and videos per config."""
     check_out(out_dir)
     manifest = load_manifest(dataset_dir)
-    entries = select(manifest, suites, tests, limit, complete_pairs_only=complete_pairs_only)
-    if not entries:
-        raise UsageError("nothing to export: the selection is empty")
-    no_video = [e["id"] for e in entries if not e.get("video")]
-    if no_video:
-        raise UsageError(
-            f"{dataset_dir}: {len(no_video)} of {len(entries)} selected videos have no mp4 (a --states-only render, "
-            f"e.g. {no_video[0]}): a video dataset needs the videos"
-        )
+    entries = select_with_videos(
+        manifest, dataset_dir, "a video dataset needs the videos", suites, tests, limit, complete_pairs_only
+    )
     files = [e[k] for e in entries for k in ("video", "states")]
     missing = [f for f in files if not os.path.isfile(os.path.join(manifest.root, f))]
     if missing:

@@ -47,7 +47,7 @@ from voebench.evaluate import prompts
 from voebench.evaluate.ask import AskSettings
 from voebench.evaluate.export import lmms_eval_groups as groups
 from voebench.evaluate.parsing import OPEN_CHOICES, open_family
-from voebench.evaluate.tasks import Manifest, load_manifest, select
+from voebench.evaluate.tasks import Manifest, load_manifest, select_with_videos
 
 UTILS_SOURCE = os.path.join(os.path.dirname(__file__), "lmms_eval_utils.py")
 #: the options reader of choice questions, copied verbatim next to utils.py (which loads it by this name)
@@ -255,15 +255,9 @@ def export_lmms_eval(
         raise UsageError(f"--name {name!r}: use letters, digits and underscores (it becomes a task name)")
     asking.system_prompt_for("")  # an @file that is not there is refused before anything is written
     manifest = load_manifest(dataset_dir)
-    entries = select(manifest, suites, tests, limit, complete_pairs_only=complete_pairs_only)
-    if not entries:
-        raise UsageError("nothing to export: the selection is empty")
-    missing = [e["id"] for e in entries if not e.get("video")]
-    if missing:
-        raise UsageError(
-            f"{dataset_dir}: {len(missing)} of {len(entries)} selected videos have no mp4 (a --states-only render, "
-            f"e.g. {missing[0]}): lmms-eval tasks show videos"
-        )
+    entries = select_with_videos(
+        manifest, dataset_dir, "lmms-eval tasks show videos", suites, tests, limit, complete_pairs_only
+    )
     _check_names(name, entries)
     out_dir = os.path.abspath(out_dir)
     os.makedirs(out_dir, exist_ok=True)
