@@ -30,6 +30,13 @@ def _frame_store(where: str | None) -> str | None:
     return root
 
 
+def _batch_size_cache(where: str | None) -> str:
+    """`--batch-size auto`'s sizes file: in the frame store's folder (the default one with `--frame-store off`)."""
+    from voebench.evaluate.batch_size import cache_file
+
+    return cache_file(_frame_store(None if where == "off" else where))
+
+
 def _split(values: list[str] | None) -> list[str] | None:
     if not values:
         return None
@@ -52,6 +59,11 @@ def _int_at_least(name: str, low: int, bound: str):
         return v
 
     return conv
+
+
+def _batch_size(s: str) -> int | str:
+    """argparse type of --batch-size: a whole number >= 1, or `auto` (evaluate/batch_size.py)."""
+    return "auto" if s.strip().lower() == "auto" else positive_int("--batch-size")(s)
 
 
 def positive_int(name: str):
@@ -112,9 +124,11 @@ def register(subparsers) -> None:
     ask.add_arguments(p)  # frames, answer length, sampling, system prompt: shared with `export lmms-eval`
     p.add_argument(
         "--batch-size",
-        type=positive_int("--batch-size"),
+        type=_batch_size,
         default=1,
-        help="hf: conversations per generate call; openai: requests per round",
+        help="hf: conversations per generate call; openai: requests per round; auto: hf on a GPU, the largest "
+        "that fits (searched once per model, sampling, resolution and GPU, kept beside the frame store), "
+        "4 on a CPU; other adapters, their own default",
     )
     p.add_argument(
         "--warmup",
@@ -241,7 +255,11 @@ def cmd_evaluate(args) -> int:
         raise UsageError(f"--strategy {args.strategy}: the selected videos have no such questions")
     checks.check_out_folder(args.out, kind="evaluate")
     asked = {"max_new_tokens": asking.max_new_tokens, "do_sample": asking.do_sample, "temperature": asking.temperature}
-    adapter = models.make_adapter(args.model, **{**vars(args), **asked})  # the kind reads its own options
+    auto_batch = args.batch_size == "auto"  # the runner searches (evaluate/batch_size.py)
+    batch: dict = {}
+    if auto_batch:  # openai keeps its own default (its concurrency); every other kind starts at 1
+        batch["batch_size"] = None if model_kinds.parse_spec(args.model).name == "openai" else 1
+    adapter = models.make_adapter(args.model, **{**vars(args), **asked, **batch})  # the kind reads its own options
     check_replay_covers(adapter, [s.sample_id for s in samples], "--model")
     cfg = EvalConfig(
         strategy=args.strategy,
@@ -253,6 +271,8 @@ def cmd_evaluate(args) -> int:
         num_workers=frames_mod.default_workers() if args.num_workers is None else args.num_workers,
         frame_store=_frame_store(args.frame_store),
         warmup=args.warmup,
+        batch_size_auto=auto_batch,
+        batch_size_cache=_batch_size_cache(args.frame_store) if auto_batch else None,
     )
     extra = {
         "dataset": os.path.abspath(args.dataset),

@@ -150,6 +150,10 @@ class EvalConfig:
     #: for these shapes, the allocator's pools): the speed after it is the steady one; off by default, because it
     #: costs a whole run one batch's work (measured: docs/evaluate.md, "The normal command, cold")
     warmup: bool = False
+    #: `--batch-size auto` (evaluate/batch_size.py): before the first batch, the adapter's batch size becomes the
+    #: largest that fits on the GPU (searched once, then read from `batch_size_cache`), a small default on a CPU
+    batch_size_auto: bool = False
+    batch_size_cache: str | None = None
 
 
 class EvalRunner:
@@ -177,6 +181,7 @@ class EvalRunner:
         self.failed = 0
         self.warmup_s: float | None = None  # the adapter's warm-up before the first timed batch (issue 28)
         self.first_answer_s: float | None = None  # from the start of `run` to the first answer written
+        self.batch_size_auto: dict | None = None  # how `--batch-size auto` chose (evaluate/batch_size.py)
         self._frames: dict[tuple, list[int]] = {}
         self.timer = StageTimer()
         self.timing: dict | None = None
@@ -278,6 +283,9 @@ class EvalRunner:
         if stats:
             info["adapter_stats"] = dict(stats)
         info["num_workers"] = self.cfg.num_workers
+        info["batch_size"] = int(getattr(self.adapter, "batch_size", 1))
+        if self.batch_size_auto is not None:
+            info["batch_size_auto"] = self.batch_size_auto
         if self.timing is not None:
             info["timing"] = self.timing
         tmp = os.path.join(self.out, RUN + ".tmp")
@@ -292,6 +300,13 @@ class EvalRunner:
     def _request(self, j: EvalJob) -> Request:
         t = len(j.responses)
         return Request(self.messages(j, t), j.seed, j.repeat, t, len(j.sample.turns), j.sample)
+
+    def _last_turn(self, j: EvalJob) -> Request:
+        """The job's last (largest) request, earlier answers left empty: what `--batch-size auto` sizes batches by
+        (one-shot's last turn shows two videos)."""
+        last = len(j.sample.turns) - 1
+        filled = EvalJob(j.sample, j.repeat, j.seed, responses=[*j.responses, *[""] * last][:last])
+        return Request(self.messages(filled, last), j.seed, j.repeat, last, len(j.sample.turns), j.sample)
 
     def _clips_to_keep(self, todo: list[EvalJob], window: int) -> int:
         """Decoded clips to keep: every clip of the run when they fit `frame_cache_mb` (then each video is decoded
@@ -317,6 +332,7 @@ class EvalRunner:
         after = wall - (self.warmup_s or 0.0)
         t["calls_per_s_after_warmup"] = round(self.calls / after, 3) if self.warmup_s and after > 0 else None
         t["time_to_first_answer_s"] = None if self.first_answer_s is None else round(self.first_answer_s, 3)
+        t["batch_size_search_s"] = (self.batch_size_auto or {}).get("seconds")
         t["frame_reads"] = st["requests"]
         t["clips_decoded"] = st["clips"] - st["stored"]
         t["clips_from_store"] = st["stored"]
@@ -336,7 +352,6 @@ class EvalRunner:
             self._advance_from_cache(j, cache)
         todo = [j for j in jobs if not j.done]
         total = self.remaining_calls(todo)
-        chunk = max(1, int(getattr(self.adapter, "batch_size", 1)))
         decodes = bool(getattr(self.adapter, "decodes_video", False))
         pipelined = decodes and self.cfg.num_workers > 0 and bool(todo)
         self.adapter.pipelined = pipelined
@@ -347,6 +362,22 @@ class EvalRunner:
             FrameStore(self.cfg.frame_store).sweep_stale()  # temporary files of killed runs, over an hour old
         if pipelined:  # first, before this run starts threads: the worker processes are forked
             frames_mod.use_workers(self.cfg.num_workers)
+        if self.cfg.batch_size_auto and todo:  # trial batches of this run's longest request (once per GPU and model)
+            from voebench.evaluate import batch_size
+
+            reqs = [self._last_turn(j) for j in todo]
+            try:
+                self.batch_size_auto = batch_size.choose(
+                    self.adapter, reqs, self.cfg.num_frames, self.cfg.fps, self.cfg.batch_size_cache
+                )
+            except BaseException:  # e.g. not even one conversation fits: leave nothing running
+                if pipelined:
+                    frames_mod.use_workers(0)
+                    self.adapter.pipelined = False
+                frames_mod.use_store(None)
+                cache.close()
+                raise
+        chunk = max(1, int(getattr(self.adapter, "batch_size", 1)))
         self._write_run_json("running", started, jobs, cache)
         samples_path = os.path.join(self.out, SAMPLES)
         log = open(samples_path + ".partial", "w", encoding="utf-8")  # noqa: SIM115

@@ -265,10 +265,10 @@ class HFAdapter(Adapter):
             self.torch.cuda.current_stream(self.device).wait_event(done)
         return inputs
 
-    def _run(self, requests: list[Request]) -> list[str]:
+    def _run(self, requests: list[Request], **extra: Any) -> list[str]:
         torch = self.torch
         inputs = self._ready_inputs(requests)
-        gen: dict[str, Any] = {"max_new_tokens": self.max_new_tokens}
+        gen: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, **extra}
         if self.do_sample is not None:
             gen["do_sample"] = self.do_sample
         if self.temperature is not None:
@@ -293,6 +293,37 @@ class HFAdapter(Adapter):
         finally:
             self.timer = timer
         return True
+
+    # -- --batch-size auto (evaluate/batch_size.py) ------------------------------------------------------------
+    def gpu_name(self) -> str | None:
+        """The GPU's name and memory (part of the batch-size cache key), or None on a CPU."""
+        if self.device.type != "cuda":
+            return None
+        p = self.torch.cuda.get_device_properties(self.device)
+        return f"{p.name} {round(p.total_memory / 2**30)} GiB"
+
+    def try_batch(self, requests: list[Request]) -> None:
+        """Generate `requests` as one batch at the full answer length (min_new_tokens = max_new_tokens: the KV cache
+        of the longest answer), untimed, the answers discarded. Out of GPU memory, the memory is given back before
+        the error is raised again (a fresh error: the original's traceback would keep the batch's tensors alive)."""
+        from voebench.evaluate.batch_size import is_oom
+
+        timer, self.timer = self.timer, None
+        failed: str | None = None
+        try:
+            self._run(requests, min_new_tokens=self.max_new_tokens)
+        except Exception as e:
+            if not is_oom(e):
+                raise
+            failed = str(e).splitlines()[0][:300] if str(e) else "CUDA out of memory"
+        finally:
+            self.timer = timer
+        if failed is not None:
+            import gc
+
+            gc.collect()
+            self.torch.cuda.empty_cache()
+            raise self.torch.cuda.OutOfMemoryError(failed)
 
     def generate(self, requests: list[Request]) -> list[str | BaseException]:
         results: list[str | BaseException] = []
