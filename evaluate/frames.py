@@ -239,6 +239,26 @@ def num_workers() -> int:
     return _WORKERS
 
 
+def submit(fn, *args) -> Future:
+    """Run `fn(*args)` in a decoding worker process (the hf adapter's processor, models/hf_inputs.py); only while
+    `use_workers(n > 0)` is on. `fn` must be a module-level function; its result comes back pickled (torch tensors
+    through shared memory)."""
+    with _LOCK:
+        pool = _POOL if _WORKERS > 0 else None
+    if pool is None:
+        raise RuntimeError("no decoding worker processes")
+    return pool.submit(fn, *args)
+
+
+def add_stats(clips: int, seconds: float, stored: int, requests: int) -> None:
+    """Count clips read elsewhere (in a worker, by the hf adapter's processor) in this run's STATS."""
+    with _LOCK:
+        STATS["clips"] += clips
+        STATS["seconds"] += seconds
+        STATS["stored"] += stored
+        STATS["requests"] += requests
+
+
 def _count(fut: Future) -> None:
     if fut.cancelled() or fut.exception() is not None:
         return

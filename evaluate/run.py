@@ -400,6 +400,9 @@ class EvalRunner:
             window = 2 * (chunk + ahead) + 8
             frames_mod.ensure_cache_size(self._clips_to_keep(todo, window) if pipelined else window)
         self_timed = bool(getattr(self.adapter, "timed_stages", False))
+        # the adapter's processor reads the clips in the decoding workers (hf, VOEBENCH_PREPROCESS=workers): no
+        # decoding ahead into this process, whose copies it would not read
+        own_reads = bool(getattr(self.adapter, "preprocesses_in_workers", False))
         warm_up = getattr(self.adapter, "warm_up", None)
         if todo and self.cfg.warmup and callable(warm_up):
             t_warm = time.perf_counter()
@@ -410,7 +413,7 @@ class EvalRunner:
         try:
             for i in range(0, len(todo), chunk):
                 group = todo[i : i + chunk]
-                if decodes:
+                if decodes and not own_reads:
                     frames_mod.prefetch(
                         (m["video"]["path"], m["video"]["indices"])
                         for j in todo[(i if pipelined else i + chunk) : i + chunk + ahead]

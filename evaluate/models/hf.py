@@ -28,6 +28,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from voebench.evaluate import frames as frames_mod
+from voebench.evaluate.models import hf_inputs
 from voebench.evaluate.models.base import Adapter, Request
 from voebench.evaluate.models.kinds.hf import DTYPES
 from voebench.evaluate.timing import timed
@@ -80,6 +81,7 @@ class HFAdapter(Adapter):
             tok.padding_side = "left"  # decoder-only generation needs left padding in a batch
             if tok.pad_token is None and tok.eos_token is not None:
                 tok.pad_token = tok.eos_token
+        hf_inputs.register(path, self.processor)  # for the decoding workers, when they run the processor
         kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
         if attn_implementation:
             kwargs["attn_implementation"] = attn_implementation
@@ -90,6 +92,8 @@ class HFAdapter(Adapter):
                 model = AutoModelForImageTextToText.from_pretrained(path, torch_dtype=torch_dtype, **kwargs)
         # else: a model built in memory (bench/: random weights made directly on the GPU), `path` gives the processor
         self.model = model.to(self.device).eval()
+        #: the processor's output can be cut into chunks and joined (models/hf_inputs.py: CHUNKABLE)
+        self._chunkable = getattr(getattr(self.model, "config", None), "model_type", "") in hf_inputs.CHUNKABLE
         self.packed_vision_attention = False
         # "auto" (the command line's default): on for CUDA, where it is identical in bf16 and the window loop leaves
         # the GPU idle; off on CPUs, where the loop costs little and fp32 results may move in the last bit.
@@ -121,85 +125,73 @@ class HFAdapter(Adapter):
     @staticmethod
     def _conversation(messages: list[dict]) -> tuple[list[dict], list[dict], list[dict]]:
         """The chat-template conversation, its videos, and the videos it shows as separate images (`as_images`)."""
-        conv, videos, stills = [], [], []
-        for m in messages:
-            content: list[dict] = []
-            v = m.get("video")
-            if v and v.get("as_images"):
-                content.extend({"type": "image"} for _ in v["indices"])
-                stills.append(v)
-            elif v:
-                content.append({"type": "video"})
-                videos.append(v)
-            content.append({"type": "text", "text": m["text"]})
-            conv.append({"role": m["role"], "content": content})
-        return conv, videos, stills
+        return hf_inputs.conversation(messages)
 
     def _inputs(self, requests: list[Request], on_gpu: bool = False):
         """The processor's tensors for one batch, on the model's device. `on_gpu` (pipelined on CUDA): frames go in
         from pinned memory and the video processor resizes and normalises them on the GPU."""
-        from transformers.video_utils import VideoMetadata
-
         torch = self.torch
-        t_start, t_wait = time.time(), 0.0
-        texts, videos, metas, images = [], [], [], []
+        t_start, t_wait = time.time(), [0.0]
         convs = [self._conversation(r.messages) for r in requests]
         # decode in parallel
         frames_mod.prefetch((v["path"], v["indices"]) for _, vids, stills in convs for v in [*vids, *stills])
-        for conv, vids, stills in convs:
-            texts.append(self.processor.apply_chat_template(conv, tokenize=False, add_generation_prompt=True))
-            own: list = []  # this conversation's images, in order: processors pair a batch's images by conversation
-            for v in stills:
-                t0 = time.time()
-                own.extend(frames_mod.read_frames(v["path"], v["indices"]))
-                t_wait += time.time() - t0
-            images.append(own)
-            for v in vids:
-                t0 = time.time()
-                clip = frames_mod.read_frames(v["path"], v["indices"])
-                t_wait += time.time() - t0
-                videos.append(torch.from_numpy(clip).pin_memory() if on_gpu else clip)
-                metas.append(
-                    VideoMetadata(
-                        total_num_frames=int(v["n_frames"]),
-                        fps=float(v["fps"]),
-                        width=int(v.get("width") or 0) or None,
-                        height=int(v.get("height") or 0) or None,
-                        duration=float(v["n_frames"]) / float(v["fps"]),
-                        video_backend="pyav",
-                        frames_indices=list(v["indices"]),
-                    )
-                )
-        kwargs = {"text": texts, "padding": True, "return_tensors": "pt"}
-        if any(images):
-            kwargs["images"] = images
-        if videos:
-            kwargs.update(videos=videos, video_metadata=metas, do_sample_frames=False)
-            if on_gpu:
-                kwargs["device"] = str(self.device)  # the fast video processors' GPU path
-        try:
-            inputs = self.processor(**kwargs)
-        except (TypeError, ValueError):
-            # an older processor without video_metadata / do_sample_frames / device: frames as they are, on the CPU
-            for k in ("video_metadata", "do_sample_frames", "device"):
-                kwargs.pop(k, None)
-            if on_gpu:
-                kwargs["videos"] = [v.numpy() if hasattr(v, "numpy") else v for v in videos]
-            inputs = self.processor(**kwargs)
+
+        def read(v: dict):
+            t0 = time.time()
+            clip = frames_mod.read_frames(v["path"], v["indices"])
+            t_wait[0] += time.time() - t0
+            return torch.from_numpy(clip).pin_memory() if on_gpu and not v.get("as_images") else clip
+
+        inputs = hf_inputs.run_processor(self.processor, convs, read, str(self.device) if on_gpu else None)
+        out = self._to_device(inputs, on_gpu)
+        timer = self.timer
+        if timer is not None:
+            timer.add("preprocess", time.time() - t_start - t_wait[0])
+            if threading.current_thread() is threading.main_thread():
+                timer.add("wait", t_wait[0])  # the model's loop itself waited for frames
+        return out
+
+    def _to_device(self, inputs, non_blocking: bool) -> dict:
+        """Tensors on the model's device, floating ones in its dtype; `non_blocking`: copied from pinned memory."""
         out = {}
         for k, v in inputs.items():
             if hasattr(v, "to"):
-                if on_gpu and v.device.type == "cpu":
+                if non_blocking and v.device.type == "cpu":
                     v = v.pin_memory()
-                v = v.to(self.device, non_blocking=on_gpu)
+                v = v.to(self.device, non_blocking=non_blocking)
                 if v.is_floating_point():
                     v = v.to(self.dtype)
             out[k] = v
-        timer = self.timer
-        if timer is not None:
-            timer.add("preprocess", time.time() - t_start - t_wait)
-            if threading.current_thread() is threading.main_thread():
-                timer.add("wait", t_wait)  # the model's loop itself waited for frames
+        return out
+
+    @property
+    def preprocesses_in_workers(self) -> bool:
+        """The processor runs in the decoding worker processes (`VOEBENCH_PREPROCESS=workers`, pipelined): the
+        workers read the clips themselves, so the runner does not decode them ahead for this process."""
+        return bool(self.pipelined) and frames_mod.num_workers() > 0 and hf_inputs.mode() == "workers"
+
+    def _inputs_from_workers(self, requests: list[Request]) -> dict:
+        """One batch's tensors made in the decoding workers (one chunk per worker where the processor's output can
+        be joined, models/hf_inputs.py), joined here and copied to the device without blocking."""
+        t_start = time.time()
+        convs = [self._conversation(r.messages) for r in requests]
+        n = frames_mod.num_workers() if self._chunkable else 1
+        dtype = str(self.dtype).replace("torch.", "")
+        futures = [
+            frames_mod.submit(hf_inputs.prepare_in_worker, self.path, part, dtype)
+            for part in hf_inputs.chunks(convs, n)
+        ]
+        results = [f.result() for f in futures]
+        background = 0.0
+        for _, cost in results:
+            frames_mod.add_stats(cost["clips"], cost["decode_s"], cost["stored"], cost["clips"])
+            background += cost["preprocess_s"]
+        tok = getattr(self.processor, "tokenizer", None)
+        pad = getattr(tok, "pad_token_id", None) or 0
+        inputs = hf_inputs.collate([r[0] for r in results], pad)
+        out = self._to_device(inputs, self.device.type == "cuda")
+        if self.timer is not None:  # the workers' processor time, and this thread's joining and copying
+            self.timer.add("preprocess", background + (time.time() - t_start) / max(1, len(results)))
         return out
 
     # -- the pipeline: a batch's inputs prepared while the model works on the one before -------------------------
@@ -223,12 +215,13 @@ class HFAdapter(Adapter):
     def _prepare(self, requests: list[Request]):
         """Inputs plus, on CUDA, the event the model's stream waits for (they are made on a side stream)."""
         torch = self.torch
+        in_workers = self.preprocesses_in_workers
         if self.device.type != "cuda":
-            return self._inputs(requests), None
+            return (self._inputs_from_workers(requests) if in_workers else self._inputs(requests)), None
         if self._side_stream is None:
             self._side_stream = torch.cuda.Stream(self.device)
         with torch.cuda.device(self.device), torch.cuda.stream(self._side_stream):
-            inputs = self._inputs(requests, on_gpu=True)
+            inputs = self._inputs_from_workers(requests) if in_workers else self._inputs(requests, on_gpu=True)
             done = torch.cuda.Event()
             done.record(self._side_stream)
         main = torch.cuda.default_stream(self.device)

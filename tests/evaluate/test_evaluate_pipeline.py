@@ -154,6 +154,55 @@ def test_processor_runs_a_batch_ahead(tiny_hf, tiny_set, tmp_path):
     assert not tiny_hf.pipelined  # the runner hands the adapter back as it found it
 
 
+@pytest.mark.parametrize("strategy", ["zero-shot", "one-shot"])
+def test_processor_in_the_decoding_workers_gives_the_same_answers(tiny_hf, tiny_set, tmp_path, monkeypatch, strategy):
+    """VOEBENCH_PREPROCESS=workers (issue 28): each batch's processor runs in the decoding worker processes, cut into
+    one chunk per worker and joined here; samples and cache are those of the processor in the prefetch thread, and
+    the clips are read (decoded once each) in the workers, not ahead in this process."""
+    tests = ["shape", "t09_gravity"]
+    monkeypatch.setenv("VOEBENCH_PREPROCESS", "thread")
+    base = _outputs(_run(tiny_hf, tiny_set, tmp_path / "thread", strategy, 2, repeats=1, tests=tests))
+    assert frames._FUTURES  # the thread path reads clips decoded ahead into this process
+    monkeypatch.setenv("VOEBENCH_PREPROCESS", "workers")
+    run = _run(tiny_hf, tiny_set, tmp_path / "workers", strategy, 2, repeats=1, tests=tests)
+    assert not frames._FUTURES  # ... the workers path read none here
+    assert _outputs(run) == base
+    t = _info(run)["timing"]
+    assert t["stages"]["preprocess"]["count"] == t["stages"]["generate"]["count"]
+    assert t["clips_decoded"] >= 1 and t["frame_reads"] >= t["clips_decoded"]
+    assert not tiny_hf.preprocesses_in_workers  # off again once the run is over
+
+
+def test_chunks_joined_equal_the_whole_batch(tiny_hf, tiny_set):
+    """`collate` of per-chunk processor outputs (left-padded token rows, concatenated patches) is the processor's
+    own output for the whole batch, tensor for tensor."""
+    import torch
+
+    from voebench.evaluate.models import hf_inputs
+    from voebench.evaluate.run import EvalJob
+
+    m = load_manifest(tiny_set)
+    samples = build_samples(m, select(m, tests=["shape", "t09_gravity"]), "cot")[:5]
+    r = EvalRunner.__new__(EvalRunner)
+    r.cfg, r._frames = EvalConfig("cot", num_frames=3), {}
+    convs = [hf_inputs.conversation(r._last_turn(EvalJob(s, 0, 1)).messages) for s in samples]
+    convs[1][0][-1]["content"][-1]["text"] += " a much longer question than the others" * 3
+
+    def read(v):
+        return frames.read_frames(v["path"], v["indices"])
+
+    whole = hf_inputs.run_processor(tiny_hf.processor, convs, read)
+    parts = [hf_inputs.run_processor(tiny_hf.processor, c, read) for c in hf_inputs.chunks(convs, 3)]
+    assert [len(c) for c in hf_inputs.chunks(convs, 3)] == [2, 2, 1]
+    assert len({p["input_ids"].shape[1] for p in parts}) > 1  # the chunks were padded to different lengths
+    joined = hf_inputs.collate(parts, tiny_hf.processor.tokenizer.pad_token_id)
+    assert set(joined) == set(whole)
+    for k, v in whole.items():
+        assert torch.equal(joined[k], v), k
+    with pytest.raises(ValueError, match="cannot join"):
+        hf_inputs.collate([{"input_ids": torch.ones(1, 2), "odd": 1}] * 2, 0)
+
+
 def test_packed_vision_attention_equals_the_window_loop(tiny_set):
     """All windows in one attention call per layer gives the vision tower's own per-window result."""
     import torch
