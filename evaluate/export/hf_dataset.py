@@ -7,6 +7,7 @@ uploaded to a hub repository is a dataset repository (its README.md is the card)
                                                      suite and per test, then how the set was made and what to cite
     <out>/data/<suite>/<test>/<split>.jsonl          one row per question (column list: COLUMNS)
     <out>/videos/<the manifest's video path>         a copy of every mp4
+    <out>/clips/<the manifest's video path>          predict suite: the clip up to the cut (frames 0..cut_frame)
     <out>/states/<the manifest's states path>        a copy of every HDF5 (ground truth, docs/schema.md)
     <out>/dataset.json                               the set's own dataset.json (identity, code fingerprints)
     <out>/voebench_export.json                       what voebench wrote here (the mark `--out` is checked for)
@@ -17,6 +18,11 @@ Rules:
   harness opens a path, a question row does not repeat its video's bytes (Level 1 and NEWTON videos carry three to
   five questions), and no video decoder is needed to load the table. Join `row["video"]` with the folder (or the
   hub snapshot's folder). The HDF5 states are named the same way (`states`).
+- **A row's video is what a model is shown.** A `prediction` question (the predict suite) asks what happens after
+  the video stops, and `voebench predict` shows frames 0 to the entry's `prediction.cut_frame` only: the rest of the
+  video is the answer. Its row names `clips/<video path>`, those frames re-encoded (H.264, same fps), with
+  `n_frames` = cut_frame + 1; the whole video is still under `videos/` for reference. (Before this, the row named
+  the whole video, so a harness that shows a row's video showed the outcome it asks for.)
 - **One row per question** (a video without a question gives one row with empty question fields), with the id
   `voebench evaluate` gives that sample (`<video id>#<kind>[-<polarity>]`, `#<qid>` for choice questions), so an
   evaluation run can be joined to the rows.
@@ -49,7 +55,7 @@ from voebench.evaluate.tasks import _sample_id, load_manifest, select_with_video
 #: the file that marks a folder this export wrote (an earlier export may be replaced, nothing else)
 MARK = "voebench_export.json"
 #: the names an export folder holds; one holding anything else is refused (a user's file would be deleted)
-OWN_NAMES = ("README.md", "data", "videos", "states", "dataset.json", MARK)
+OWN_NAMES = ("README.md", "data", "videos", "clips", "states", "dataset.json", MARK)
 
 #: (column, `datasets` dtype, meaning): the rows' schema, in this order, and the card's column table
 COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -62,9 +68,9 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("pair_id", "string", 'shared by the videos of one trial ("" where unpaired)'),
     ("split", "string", "the manifest's split (AVoE), else `test`"),
     ("seed", "int64", "the trial's seed"),
-    ("video", "string", "the mp4, relative to the dataset folder"),
+    ("video", "string", "the mp4 to show, relative to the dataset folder (`prediction`: the clip up to the cut)"),
     ("states", "string", "the HDF5 ground truth (depth, segmentation, tracks), relative to the dataset folder"),
-    ("n_frames", "int64", "frames in the video"),
+    ("n_frames", "int64", "frames in the video (`prediction`: in the clip, cut_frame + 1)"),
     ("fps", "float64", "frames per second"),
     ("width", "int64", "pixels"),
     ("height", "int64", "pixels"),
@@ -124,12 +130,16 @@ def rows_of(entry: dict) -> list[dict]:
     }
     out = []
     for p in entry.get("prompts") or []:
+        shown = {}
+        if p["kind"] == "prediction":  # the clip up to the cut (module docstring)
+            shown = {"video": f"clips/{entry['video']}", "n_frames": cut_frame(entry) + 1}
         polarity = p.get("polarity")
         if p["kind"] == "plausibility":
             polarity = "positive" if str(p["answer"]).lower() == "yes" else "negative"
         out.append(
             {
                 **base,
+                **shown,
                 "id": _sample_id(entry, p),
                 "question": p["text"],
                 "answer": _text(p["answer"]),
@@ -140,6 +150,26 @@ def rows_of(entry: dict) -> list[dict]:
             }
         )
     return out or [base]
+
+
+def cut_frame(entry: dict) -> int:
+    """The last frame a `prediction` question may show: the entry's `prediction.cut_frame`, inside the video."""
+    cut = (entry.get("prediction") or {}).get("cut_frame")
+    if isinstance(cut, bool) or not isinstance(cut, int) or not 0 <= cut < int(entry["n_frames"]):
+        raise UsageError(
+            f"{entry['id']}: a prediction question needs prediction.cut_frame inside the video, got {cut!r}"
+        )
+    return cut
+
+
+def _write_clip(src: str, dst: str, entry: dict) -> None:
+    """Frames 0..cut_frame of `src` as an mp4 at the video's fps (what `voebench predict` may show)."""
+    from voebench.evaluate import frames as frames_mod  # numpy, and a video decoder
+
+    clip = frames_mod.read_frames(src, list(range(cut_frame(entry) + 1)))
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    with open(dst, "wb") as fh:
+        fh.write(frames_mod.encode_mp4(clip, float(entry["fps"])))
 
 
 def config_names(entries: list[dict]) -> dict[tuple[str, str], str]:
@@ -225,6 +255,8 @@ def export_hf_dataset(
                 dst = os.path.join(tmp, folder, e[key])
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 shutil.copy2(os.path.join(manifest.root, e[key]), dst)
+            if any(p["kind"] == "prediction" for p in e.get("prompts") or []):
+                _write_clip(os.path.join(manifest.root, e["video"]), os.path.join(tmp, "clips", e["video"]), e)
         shutil.copy2(os.path.join(manifest.root, "dataset.json"), os.path.join(tmp, "dataset.json"))
         layout = {key: sorted({sp for (s, t, sp) in rows if (s, t) == key}, key=hf_card.split_key) for key in names}
         with open(os.path.join(tmp, "README.md"), "w", encoding="utf-8") as fh:

@@ -250,3 +250,79 @@ def test_config_names_that_would_collide_or_a_hub_refuses_are_refused():
         config_names([{"suite": "all", "test": "t"}])
     with pytest.raises(UsageError, match="hub"):
         config_names([{"suite": "s", "test": "a b"}])
+
+
+def _frame_count(path) -> int:
+    import imageio.v2 as iio
+
+    reader = iio.get_reader(str(path), format="FFMPEG")
+    try:
+        return sum(1 for _ in reader)
+    finally:
+        reader.close()
+
+
+def test_a_predict_set_loads_and_its_prediction_rows_show_only_the_clip_before_the_cut(tmp_path):
+    """The predict suite's `prediction` kind (issue 26): every row loads offline with its question, its answer (the
+    outcome as a sentence) and the `prediction` record; the video a row names is what a harness shows the model,
+    so a prediction row names the clip up to the cut (frames 0..cut_frame, as `voebench predict` shows it): the
+    whole video holds the answer. The whole video stays in the folder, under videos/, for reference."""
+    pytest.importorskip("datasets")
+    import numpy as np
+    from contract_fixtures import write_dataset
+    from evaluate_fixtures import write_h5, write_mp4
+    from test_predict_eval import N_FRAMES, SCENES, predict_entry
+
+    from voebench.evaluate.frames import read_frames
+
+    src = tmp_path / "predict-set"
+    (src / "predict" / "collisions").mkdir(parents=True)
+    entries = [predict_entry(i, labels, pairs) for i, (labels, pairs) in enumerate(SCENES)]
+    for e in entries:
+        write_mp4(str(src / e["video"]), e["index"], n=N_FRAMES)
+        write_h5(str(src / e["states"]), e)
+    mf.write_manifest(str(src / mf.NAME), entries)
+    write_dataset(str(src))
+    folder = tmp_path / "hf"
+    assert main(["export", "hf-dataset", str(src), "--out", str(folder)]) == 0
+    (tmp_path / "load").mkdir()
+    got = _load(folder, tmp_path / "load")
+    assert sorted(got["names"]) == ["all", "predict", "predict_collisions"]
+    rows = got["configs"]["predict_collisions"]["test"]
+    assert rows == got["configs"]["predict"]["test"] == got["configs"]["all"]["test"] == got["configs"][""]["test"]
+    assert got["dtypes"]["predict"]["n_frames"] == "int64" and got["dtypes"]["predict"]["answer"] == "string"
+    by_id = {e["id"]: e for e in entries}
+    assert sorted(r["video_id"] for r in rows) == sorted(by_id)  # one question per video: one row each
+    for r in rows:
+        e = by_id[r["video_id"]]
+        pred = e["prediction"]
+        assert (r["id"], r["kind"], r["polarity"], r["choices"]) == (f"{e['id']}#prediction", "prediction", "", "")
+        assert (r["question"], r["answer"]) == (e["prompts"][0]["text"], pred["answer"])
+        assert (r["condition"], r["pair_id"], r["split"]) == (pred["outcome"], "", "test")
+        assert json.loads(r["extra"])["prediction"] == pred
+        assert filecmp.cmp(folder / r["states"], src / e["states"], shallow=False)
+        assert filecmp.cmp(folder / "videos" / e["video"], src / e["video"], shallow=False)  # the whole video
+        # the clip: frames 0..cut, each the video's own frame (re-encoded: nearest, not byte-equal), none after it
+        cut = pred["cut_frame"]
+        assert r["video"] == f"clips/{e['video']}" and (r["n_frames"], r["fps"]) == (cut + 1, e["fps"])
+        assert _frame_count(folder / r["video"]) == cut + 1 < N_FRAMES
+        clip = read_frames(str(folder / r["video"]), list(range(cut + 1))).astype(float)
+        full = read_frames(str(src / e["video"]), list(range(N_FRAMES))).astype(float)
+        nearest = [int(np.argmin([np.abs(f - g).mean() for g in full])) for f in clip]
+        assert nearest == list(range(cut + 1))
+    record = json.loads((folder / "voebench_export.json").read_text())
+    assert record["rows"] == record["videos"] == len(SCENES)
+
+
+def test_a_prediction_question_without_a_cut_inside_its_video_is_refused():
+    from test_predict_eval import SCENES, predict_entry
+
+    from voebench.errors import UsageError
+    from voebench.evaluate.export.hf_dataset import rows_of
+
+    entry = predict_entry(0, *SCENES[0])
+    assert rows_of(entry)[0]["n_frames"] == entry["prediction"]["cut_frame"] + 1
+    for cut in (None, -1, entry["n_frames"], True):
+        bad = {**entry, "prediction": {**entry["prediction"], "cut_frame": cut}}
+        with pytest.raises(UsageError, match="prediction.cut_frame inside the video"):
+            rows_of(bad)
