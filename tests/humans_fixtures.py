@@ -31,7 +31,9 @@ def free_port() -> int:
 
 
 class Server:
-    """`voebench humans serve SET --study STUDY` on a free loopback port."""
+    """`voebench humans serve SET --study STUDY` on a free loopback port. A study it makes has the server's
+    minimum-viewing rule off (`--min-viewing off`: scripted participants answer at once) unless the arguments
+    name `--min-viewing` (tests of the rule, the browser test, the load bench with participants who watch)."""
 
     def __init__(self, set_dir: str, study_dir: str, *create_args: str):
         self.set_dir, self.study_dir, self.args = set_dir, study_dir, create_args
@@ -42,6 +44,8 @@ class Server:
     def start(self) -> Server:
         cmd = [sys.executable, "-m", "voebench", "humans", "serve", self.set_dir, "--study", self.study_dir]
         cmd += [*self.args, "--port", str(self.port)]
+        if "--min-viewing" not in self.args and not os.path.exists(os.path.join(self.study_dir, "study.sqlite3")):
+            cmd += ["--min-viewing", "off"]
         self.log = open(os.path.join(os.path.dirname(self.study_dir), f"server-{self.port}.log"), "ab")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
@@ -127,14 +131,17 @@ class Participant:
         accuracy: float = 0.8,
         seed: int = 0,
         set_dir: str | None = None,
+        watch: bool = False,
     ):
         self.base, self.token, self.plan, self.set_dir = base, token, plan, set_dir
+        self.watch = watch  # wait each trial's video length (n_frames / fps) after it is shown, as a viewer does
         self.rng = random.Random(seed)
         self.accuracy = accuracy
         self.acked: dict[int, object] = {}
         self.sent: dict[int, object] = {}  # the last answer sent per position (acknowledged or not)
         self.foreign: list[str] = []  # anything that looks like another participant's data
         self.videos = 0  # videos fetched (range requests) and checked to be this participant's own
+        self.too_early = 0  # answers refused as sent before the video could have played through (425)
 
     def api(self, method, what, body=None):
         return request(self.base, method, f"/api/{self.token}/{what}", body)
@@ -171,6 +178,7 @@ class Participant:
             elif state["stage"] == "done":
                 return True
             else:
+                shown = time.monotonic()
                 t = state["trial"]
                 if t["position"] in self.acked:
                     self.foreign.append(f"server offers answered trial {t['position']} again")
@@ -181,8 +189,12 @@ class Participant:
                 if spec.get("check") == "catch":  # a catch video: an attentive participant saw the dot or not
                     value = spec["expect"]
                 body = {"position": t["position"], "answer": value, "rt_ms": 1000, "media": None}
+                entry = spec.get("entry") or {}
+                if self.watch and t["video"]:
+                    time.sleep(max(0.0, entry["n_frames"] / entry["fps"] - (time.monotonic() - shown)))
                 self.sent[t["position"]] = value
                 status, ack, _ = self.api("POST", "answer", body)
+                self.too_early += status == 425
                 if status == 200:
                     self.acked[t["position"]] = value
                     n += 1
@@ -257,12 +269,15 @@ def load_run(
     kill_at: float = 0.5,
     pause: float = 0.01,
     platform: bool = False,
+    min_viewing: str = "off",
 ) -> dict:
     """`participants` scripted participants at once over loopback HTTP; the server is killed with SIGKILL once
     `kill_at` of all answers are acknowledged, restarted on the same study, and everyone finishes. Returns the
     counts the load test checks: answers lost (acknowledged but not stored), answers stored that their participant
     did not send (another token's writes), trials left unanswered. `platform`: everyone arrives at once through the
-    recruiting platform's study URL (STUDY/platform.json) and gets a slot there; counted: slots given twice."""
+    recruiting platform's study URL (STUDY/platform.json) and gets a slot there; counted: slots given twice.
+    `min_viewing` "video": the server's minimum-viewing rule on, and every participant waits each video's length
+    after its trial is shown before answering (as a viewer does); counted: answers refused as too early."""
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
@@ -279,6 +294,8 @@ def load_run(
         "3",
         "--per-participant",
         str(per_participant),
+        "--min-viewing",
+        min_viewing,
     )
     if platform:
         write_platform(study_dir, server.base, idle_timeout_s=0)
@@ -294,7 +311,10 @@ def load_run(
         with ThreadPoolExecutor(participants) as pool:
             list(pool.map(lambda p: p.start(), starters))
         assigned = [p.token for p in starters]
-    people = [Participant(server.base, tok, plan[n], accuracy=0.8, seed=n, set_dir=set_dir) for n, tok in tokens]
+    people = [
+        Participant(server.base, tok, plan[n], accuracy=0.8, seed=n, set_dir=set_dir, watch=min_viewing == "video")
+        for n, tok in tokens
+    ]
     killed = threading.Event()
     t0 = time.monotonic()
 
@@ -346,6 +366,8 @@ def load_run(
         "foreign": foreign + sum(len(p.foreign) for p in people),
         "unanswered": unanswered,
         "videos_checked": sum(p.videos for p in people),
+        "min_viewing": min_viewing,
+        "too_early": sum(p.too_early for p in people),
         "seconds": round(elapsed, 2),
         **(
             {

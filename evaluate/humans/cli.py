@@ -84,6 +84,13 @@ def register(subparsers) -> None:
         "(default): constant-stimuli when the selection is a sweep (a trial with two or more violation levels), "
         "else standard",
     )
+    s.add_argument(
+        "--min-viewing",
+        choices=("video", "off"),
+        help="video (default): the server refuses an answer sent before the trial's video can have played through "
+        "since it was first shown (docs/humans.md); off: no server check, for scripted clients (tests, load "
+        "benches) only; the page unlocks answers at the video's end either way",
+    )
     s.add_argument("--suite", action="append", help="only these suites (repeatable or comma-separated)")
     s.add_argument("--tests", action="append", help="only these tests")
     s.add_argument("--limit", type=_int_at_least(1, "--limit"), help="at most N videos per test (whole pairs)")
@@ -148,6 +155,7 @@ def cmd_serve(args) -> int:
         "limit": args.limit,
         "twins": args.twins,
         "design": None if args.design == "auto" else args.design,
+        "min_viewing": args.min_viewing,
     }
     from voebench.evaluate.humans.store import NAME, study_path
 
@@ -167,6 +175,12 @@ def cmd_serve(args) -> int:
         print(
             f"warning: study {args.study} was made before voebench recorded its videos' hashes: the set is checked "
             "by video ids and paths only",
+            file=sys.stderr,
+        )
+    if study.meta["design"].get("min_viewing") == "off":
+        print(
+            f"warning: study {args.study} was made with --min-viewing off: the server accepts answers before the "
+            "videos have played (for scripted clients; the page still waits for each video's end)",
             file=sys.stderr,
         )
     url = f"http://{args.host}:{args.port}"

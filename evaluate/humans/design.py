@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass, field
 
 from voebench.contract import pairs
 from voebench.errors import UsageError
-from voebench.evaluate.humans import catch
+from voebench.evaluate.humans import catch, viewing
 from voebench.evaluate.humans import constant_stimuli as cs
 from voebench.evaluate.tasks import Manifest, select
 
@@ -83,6 +83,9 @@ class Design:
     design: str | None = None
     #: Catch videos per participant (catch.py): attention checks that test watching.
     catch_videos: int = 0
+    #: The server's minimum-viewing rule (viewing.py): "video" (no answer before the video can have played
+    #: through) or "off" (scripted clients only; the page still waits for the video's end).
+    min_viewing: str = "video"
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -108,6 +111,8 @@ def default_design(protocol: str, participants: int, **given) -> Design:
         d.twins = protocol == "avoe" or constant
     if constant and not d.twins:
         raise UsageError("--design constant-stimuli shows several levels of one trial to a participant: twins needed")
+    if d.min_viewing not in viewing.RULES:
+        raise UsageError(f"--min-viewing {d.min_viewing}: choose one of {', '.join(viewing.RULES)}")
     if d.response not in RESPONSES:
         raise UsageError(f"--response {d.response}: choose one of {', '.join(RESPONSES)}")
     if protocol == "grasp" and d.response != "yesno":
@@ -226,6 +231,8 @@ def entry_fields(e: dict) -> dict:
         "test_number": e.get("test_number"),
         "width": e.get("width"),  # the video's size: the page sizes its box to this aspect ratio
         "height": e.get("height"),
+        "n_frames": e.get("n_frames"),  # its length: the server's minimum-viewing rule (viewing.py)
+        "fps": e.get("fps"),
         "question": str(plausibility_prompt(e)["text"]),  # type: ignore[index]
         # graded videos (issue 24): the level for the report's curves; a sweep's rank names the violated video of
         # its trial (`implausible-<rank>`, as in pair_conditions), so the report sees whole trials

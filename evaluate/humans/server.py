@@ -24,14 +24,17 @@ Routes (TOKEN = the participant's link; every API call acts on that participant 
 
 Refusals are JSON `{"error": "..."}` with a status that says why: 404 unknown token or trial, 403 a trial not yet
 reached, 409 a replayed or out-of-order answer, 400 a malformed body, 413 a body over MAX_BODY bytes, 415 not
-JSON. A video is found through the study's own record of the trial (never a path from the request) and must
-resolve inside the rendered set, so no request reads a file outside it.
+JSON, 425 an answer sent before the trial's video can have played through (the minimum-viewing rule, viewing.py:
+nothing stored; `retry_after_ms` in the body and `Retry-After` say when the same answer is accepted). A video is
+found through the study's own record of the trial (never a path from the request) and must resolve inside the
+rendered set, so no request reads a file outside it.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import math
 import os
 import re
 import secrets
@@ -322,6 +325,12 @@ def create_app(study: Study, set_root: str) -> Starlette:
         assert isinstance(exc, Refused)
         if request.url.path.startswith(("/p/", "/start", "/monitor/")) and not request.url.path.endswith("/data"):
             return HTMLResponse(error_page(exc.message), status_code=exc.status)
+        if exc.retry_after_ms is not None:  # the same request is accepted then (an answer too early: viewing.py)
+            return JSONResponse(
+                {"error": exc.message, "retry_after_ms": exc.retry_after_ms},
+                status_code=exc.status,
+                headers={"retry-after": str(math.ceil(exc.retry_after_ms / 1000))},
+            )
         return JSONResponse({"error": exc.message}, status_code=exc.status)
 
     routes = [

@@ -45,9 +45,10 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 
 from voebench.errors import UsageError
-from voebench.evaluate.humans import platform, texts
+from voebench.evaluate.humans import platform, texts, viewing
 from voebench.evaluate.humans.design import SLIDER_LABELS, SLIDER_MAX
 
 NAME = "study.sqlite3"
@@ -108,12 +109,14 @@ ENDED = ("screened_out", "returned")
 
 
 class Refused(Exception):
-    """A request the study refuses: HTTP status and a message for the participant's page."""
+    """A request the study refuses: HTTP status and a message for the participant's page; `retry_after_ms` where
+    the same request will be accepted later (an answer sent before its video could have played through)."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, retry_after_ms: int | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
+        self.retry_after_ms = retry_after_ms
 
 
 def study_path(study_dir: str) -> str:
@@ -141,6 +144,11 @@ class Study:
             )
         self.dir = study_dir
         self.lock = threading.Lock()
+        #: the study's clock (seconds): showings, answers, activity; tests may replace it
+        self.clock: Callable[[], float] = time.time
+        #: video id -> duration (ms) for the minimum-viewing rule where a trial keeps none (viewing.py; a study
+        #: made before trials kept n_frames and fps: filled from the set's manifest by study.open_for_serving)
+        self.fallback_ms: dict[str, int] = {}
         try:
             self.con = _connect(path)
             self.meta = json.loads(self.con.execute("SELECT value FROM meta WHERE key='study'").fetchone()[0])
@@ -304,18 +312,18 @@ class Study:
         """Record the session's outcome, once (a later call changes nothing). In the caller's transaction."""
         con.execute(
             "UPDATE participants SET outcome=?, outcome_at=?, outcome_reason=? WHERE token=? AND outcome IS NULL",
-            (outcome, time.time(), reason, token),
+            (outcome, self.clock(), reason, token),
         )
 
     def _touch(self, con, token: str) -> None:
-        con.execute("UPDATE participants SET active_at=? WHERE token=?", (time.time(), token))
+        con.execute("UPDATE participants SET active_at=? WHERE token=?", (self.clock(), token))
 
     def _idle(self, active_at, outcome, consent) -> bool:
         """Past the platform's idle timeout since the last step, with the session still open."""
         limit = (self.platform or {}).get("idle_timeout_s") or 0
         return (
             bool(limit and active_at is not None and outcome is None and consent is not False)
-            and time.time() - float(active_at) > limit
+            and self.clock() - float(active_at) > limit
         )
 
     def _expire(self, token: str) -> None:
@@ -414,7 +422,7 @@ class Study:
             wrong = texts.wrong_answers(quiz, answers)
             con.execute(
                 "UPDATE participants SET quiz_attempts=COALESCE(quiz_attempts, 0) + 1, quiz_passed_at=? WHERE token=?",
-                (None if wrong else time.time(), token),
+                (None if wrong else self.clock(), token),
             )
             self._touch(con, token)
             limit = (self.platform or {}).get("max_quiz_attempts") or 0
@@ -443,7 +451,7 @@ class Study:
             self.con.execute(
                 "UPDATE trials SET views=COALESCE(views, 0) + 1, first_shown_at=COALESCE(first_shown_at, ?) "
                 "WHERE token=? AND position=?",
-                (time.time(), token, position),
+                (self.clock(), token, position),
             )
             self._touch(self.con, token)
             self.con.execute("COMMIT")
@@ -536,7 +544,7 @@ class Study:
             if consent is not None:
                 raise Refused(409, "consent was already given or declined")
             con.execute(
-                "UPDATE participants SET consent=?, consent_at=? WHERE token=?", (int(agree), time.time(), token)
+                "UPDATE participants SET consent=?, consent_at=? WHERE token=?", (int(agree), self.clock(), token)
             )
             self._touch(con, token)
             if not agree and self.platform:
@@ -552,7 +560,7 @@ class Study:
             if instructions_at is not None:
                 raise Refused(409, "the instructions were already read")
             self._live(token)
-            con.execute("UPDATE participants SET instructions_at=? WHERE token=?", (time.time(), token))
+            con.execute("UPDATE participants SET instructions_at=? WHERE token=?", (self.clock(), token))
             self._touch(con, token)
 
         self._write(go)
@@ -596,7 +604,7 @@ class Study:
             con.execute(
                 "UPDATE participants SET about_at=?, demographics=?, comment=? WHERE token=?",
                 (
-                    time.time(),
+                    self.clock(),
                     json.dumps(chosen) if chosen else None,
                     comment.strip() if comment and comment.strip() else None,
                     token,
@@ -620,7 +628,9 @@ class Study:
         """Store the answer to trial `position`, which must be the participant's next one (a replayed or
         out-of-order answer is refused). `rt_ms`: from the video's end (the answer unlocking); `rt_start_ms`: from
         its first frame; `key`: the key pressed (None: clicked), which must be the key of that answer. Returns
-        feedback for practice trials, and whether the session is done."""
+        feedback for practice trials, and whether the session is done. An answer sent before the trial's video can
+        have played through since it was first shown is refused (425, with the time left; viewing.py): nothing is
+        stored, except the start of the clock of a trial never recorded as shown."""
 
         def go(con):
             number, consent, instructions_at, _ = self._participant(token)
@@ -636,7 +646,10 @@ class Study:
                 raise Refused(409, f"trial {position} is not the current trial ({spec['position']})")
             check_answer(spec, value)
             check_key(spec, value, key, self.keys(number))
-            now = time.time()
+            now = self.clock()
+            early = self._too_early(con, token, spec, now)
+            if early:
+                return {"early": early}
             cur = con.execute(
                 "UPDATE trials SET answer=?, rt_ms=?, media=?, answered_at=?, rt_start_ms=?, response_key=? "
                 "WHERE token=? AND position=? AND answer IS NULL",
@@ -666,7 +679,37 @@ class Study:
                 out["feedback"] = {"truth": spec["truth"], "correct": value == spec["truth"]}
             return out
 
-        return self._write(go)
+        out = self._write(go)
+        if "early" in out:
+            raise Refused(425, *out["early"])
+        return out
+
+    def _too_early(self, con, token: str, spec: dict, now: float) -> tuple[str, int] | None:
+        """(message, milliseconds left) where an answer to `spec` now comes before its video can have played
+        through since the trial was first shown (viewing.py), else None. A trial never recorded as shown starts its
+        clock now (in the caller's transaction, which commits: the refusal stores nothing else)."""
+        if self.meta["design"].get("min_viewing", "video") == "off":
+            return None
+        duration = viewing.trial_ms(spec, self.fallback_ms)
+        if duration is None:
+            return None
+        row = con.execute(
+            "SELECT first_shown_at FROM trials WHERE token=? AND position=?", (token, spec["position"])
+        ).fetchone()
+        shown = row[0] if row else None
+        wait = viewing.wait_ms(duration, shown, now)
+        if not wait:
+            return None
+        if shown is None:
+            con.execute(
+                "UPDATE trials SET first_shown_at=? WHERE token=? AND position=? AND first_shown_at IS NULL",
+                (now, token, spec["position"]),
+            )
+        return (
+            f"too early: the video of this trial lasts {duration / 1000:.1f} s; the answer is accepted "
+            f"{wait / 1000:.1f} s from now (send it again then)",
+            wait,
+        )
 
     def _screen(self, con, token: str) -> bool:
         """After an attention or catch check: end the session as screened out once more checks were failed than the
@@ -694,7 +737,7 @@ class Study:
         is free. Refusals are recorded. One IMMEDIATE transaction: atomic and, once returned, on disk."""
 
         def go(con):
-            now = time.time()
+            now = self.clock()
             row = con.execute(
                 "SELECT token, platform_session FROM participants WHERE platform_pid=?", (pid,)
             ).fetchone()

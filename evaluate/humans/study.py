@@ -10,7 +10,7 @@ import time
 
 from voebench import __version__
 from voebench.errors import UsageError
-from voebench.evaluate.humans import catch, setcheck
+from voebench.evaluate.humans import catch, setcheck, viewing
 from voebench.evaluate.humans.design import Design, default_design, eligible, participant_seed, plan
 from voebench.evaluate.humans.store import Study, study_path
 from voebench.evaluate.tasks import load_manifest
@@ -59,6 +59,8 @@ def open_for_serving(set_dir: str, study_dir: str) -> Study:
                 f"{set_dir}: not the set study {study_dir} was made from ({t['video_id']} is missing or moved; "
                 f"the study was made from {study.meta['set']['root']})"
             )
+    # the minimum-viewing rule's durations where a trial keeps none (a study made before trials kept them)
+    study.fallback_ms = {e["id"]: ms for e in manifest.entries if (ms := viewing.entry_ms(e)) is not None}
     return study
 
 
@@ -70,7 +72,7 @@ def open_or_create(set_dir: str, study_dir: str, protocol: str | None, participa
             raise UsageError(f"{study_dir}: no study yet; a new one needs --protocol and --participants")
         return create(set_dir, study_dir, default_design(protocol, participants, **given))
     study = open_for_serving(set_dir, study_dir)
-    stored = study.meta["design"]
+    stored = {"min_viewing": "video", **study.meta["design"]}  # a study made before the option had the rule on
     asked = {"protocol": protocol, "participants": participants, **given}
     differ = [
         f"--{k.replace('_', '-')} {v} (study: {stored.get(k)})"

@@ -103,7 +103,7 @@ def _study(tmp_path, tiny_set, *args):
     from voebench.evaluate.humans.store import Study
 
     study_dir = str(tmp_path / "study")
-    server = Server(tiny_set, study_dir, *args).start()
+    server = Server(tiny_set, study_dir, *args, "--min-viewing", "video").start()  # the server's rule on
     s = Study(study_dir)
     token = s.tokens()[0][1]
     plan = {a["position"]: a["trial"] for a in s.answers()}
@@ -238,6 +238,9 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
     # defect 9: rt_ms counts from the video's end, rt_start_ms from its first frame: they differ by at least the
     # video's length (1 s: 8 frames at 8 fps; more where playback stalls)
     assert all(0 < a["rt_ms"] < a["rt_start_ms"] and a["rt_start_ms"] - a["rt_ms"] >= 800 for a in stored.values())
+    # the server's minimum-viewing rule (viewing.py) never holds an honest page back: from first showing the trial
+    # to receiving its answer the server saw at least the video's length (1 s), without the rule's tolerance
+    assert min(a["answered_at"] - a["first_shown_at"] for a in stored.values()) >= 1.0
     # the reload of trial 4 is recorded (shown twice); every other trial was shown once
     assert {p: a["views"] for p, a in stored.items()} == {p: 2 if p == 4 else 1 for p in stored}
     # the page's times lie inside the server's span from sending the trial to receiving the answer; only the
@@ -481,7 +484,7 @@ def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):
 
     server = Server(
         tiny_set, study_dir, "--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2",
-        "--familiarization", "0", "--attention-checks", "0", "--twins",
+        "--familiarization", "0", "--attention-checks", "0", "--twins", "--min-viewing", "video",
     ).start()  # fmt: skip
     from voebench.evaluate.humans.store import Study
 
@@ -552,7 +555,7 @@ def test_prolific_style_session_in_chromium(browser, tiny_set, tmp_path, shots):
     study_dir = str(tmp_path / "study")
     server = Server(
         tiny_set, study_dir, "--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2",
-        "--twins", "--catch-videos", "2",
+        "--twins", "--catch-videos", "2", "--min-viewing", "video",
     )  # fmt: skip
     write_platform(study_dir, server.base, min_window=[700, 500])
     os.makedirs(os.path.join(study_dir, "texts"))
@@ -648,7 +651,7 @@ def test_platform_idle_timeout_and_withdrawal_in_chromium(browser, tiny_set, tmp
     study_dir = str(tmp_path / "study")
     server = Server(
         tiny_set, study_dir, "--protocol", "grasp", "--participants", "2", "--votes", "1", "--suite", "grasp-l2",
-        "--twins",
+        "--twins", "--min-viewing", "video",
     )  # fmt: skip
     write_platform(study_dir, server.base, idle_timeout_s=2, min_window=[0, 0])
     server.start()

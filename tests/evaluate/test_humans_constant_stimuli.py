@@ -250,7 +250,9 @@ def test_report_fits_per_participant_and_pooled(tmp_path, monkeypatch):
     monkeypatch.setattr(curves, "POOLED_GOF", 0)
     monkeypatch.setattr(curves, "PARTICIPANT_BOOT", 100)
     root = make_sweep_set(str(tmp_path / "set"), {"t08": 13})
-    d = design.default_design("grasp", 7, design="constant-stimuli", attention_checks=1)
+    d = design.default_design(
+        "grasp", 7, design="constant-stimuli", attention_checks=1, min_viewing="off"
+    )  # the simulated panel answers at once
     study_dir = str(tmp_path / "study")
     study.create(root, study_dir, d).close()
     s = Study(study_dir)

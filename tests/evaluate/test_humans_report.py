@@ -80,7 +80,8 @@ def test_grasp_panel_recovers_its_accuracy(tmp_path):
     root = make_plausibility_set(str(tmp_path / "set"), {"t01": 60, "t02": 60}, videos=True)
     accuracies = {"t01": 0.9, "t02": 0.65}
     hard = {f"grasp-l2/t01/{i:05d}-implausible" for i in range(HARD)}
-    d = design.default_design("grasp", 32)  # 30 honest + 2 careless participants, 3 votes per video
+    # 30 honest + 2 careless participants, 3 votes per video; the simulated panel answers at once (no viewing rule)
+    d = design.default_design("grasp", 32, min_viewing="off")
     study_dir = str(tmp_path / "study")
     study.create(root, study_dir, d).close()
     _run_panel(study_dir, accuracies, hard, careless=(3, 17))
@@ -128,7 +129,7 @@ def test_avoe_panel_retest_and_pairs(tmp_path):
     from voebench.evaluate.humans import design, export, study
 
     root = make_plausibility_set(str(tmp_path / "set"), {"A1": 12}, suite="avoe", videos=True)
-    d = design.default_design("avoe", 6, repeat_fraction=0.5)
+    d = design.default_design("avoe", 6, repeat_fraction=0.5, min_viewing="off")  # answers at once
     study_dir = str(tmp_path / "study")
     study.create(root, study_dir, d).close()
     _run_panel(study_dir, {"A1": 0.85}, set())

@@ -10,7 +10,7 @@ const notice = document.getElementById("notice");
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 class ApiError extends Error {
-  constructor(status, message) { super(message); this.status = status; }
+  constructor(status, message, data) { super(message); this.status = status; this.data = data || {}; }
 }
 
 // GET (body undefined) or POST JSON; network failures and server errors are retried with backoff, because an
@@ -29,7 +29,7 @@ async function call(path, body) {
     if (res && res.status < 500) {
       const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
       notice.hidden = true;
-      if (!res.ok) throw new ApiError(res.status, data.error || `HTTP ${res.status}`);
+      if (!res.ok) throw new ApiError(res.status, data.error || `HTTP ${res.status}`, data);
       return data;
     }
     notice.textContent = "Connection problem; retrying… (your answers so far are saved)";
@@ -488,12 +488,23 @@ function trialPage(trial) {
     const body = { position: trial.position, answer: value, rt_ms: ms(from), rt_start_ms: ms(timing.start),
       key, media };
     let ack;
-    try {
-      ack = await call("answer", body);
-    } catch (e) {
-      if (e.status === 409) return load();  // saved already (an acknowledgement lost on the way): resync
-      return showError(e.message);
+    // 425: sent before the video can have played through by the server's clock (evaluate/humans/viewing.py; an
+    // honest page is not early, but a clock can be off): wait the time left and send the same answer again
+    for (let early = 0; !ack; early++) {
+      try {
+        ack = await call("answer", body);
+      } catch (e) {
+        if (e.status === 425 && early < 10) {
+          notice.textContent = "Saving your answer…";
+          notice.hidden = false;
+          await sleep(Math.min(Number(e.data.retry_after_ms) || 1000, 60000) + 50);
+          continue;
+        }
+        if (e.status === 409) return load();  // saved already (an acknowledgement lost on the way): resync
+        return showError(e.message);
+      }
     }
+    notice.hidden = true;
     progress(ack.answered, ack.total);
     if (ack.feedback) return feedbackPage(ack.feedback);
     return load();
