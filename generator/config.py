@@ -19,7 +19,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from voebench import __version__
-from voebench.generator.fingerprint import code_identity
+from voebench.generator.fingerprint import code_identity, prompts_version
 from voebench.generator.params import Space
 from voebench.generator.suite import Suite, Timing
 
@@ -104,6 +104,7 @@ class RunConfig:
             **({"sweep": self.sweep_identity()} if self.sweep else {}),
             "spaces": {t: self.space(suite, t).describe() for t in suite.tests},
             "code": code_identity(suite),  # resuming with other code would mix two generators' videos
+            "prompts": prompts_version(suite),  # the wording its questions carry (apart from the code)
         }
 
     def sweep_identity(self) -> dict:

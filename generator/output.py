@@ -2,8 +2,9 @@
 
 - `prepare_output` creates the folder and records (or checks) which dataset it holds before anything renders.
   It never writes into a folder voebench did not make (a foreign or unreadable dataset.json, a corrupt
-  manifest, or files but no dataset.json), nor resumes one made with other settings or by other code (unless
-  `upgrade`, which remakes only the tests whose code changed).
+  manifest, or files but no dataset.json), nor resumes one made with other settings, by other code or asked in
+  other words (unless `upgrade`, which remakes only the tests whose code changed and rewords the question texts
+  of the others without rendering them: generator/rewording.py).
 - `manifest.jsonl` gets one line per finished video (appended as videos finish) and is rewritten sorted at the
   end; shards write `manifest-shard-I-of-N.jsonl` and `merge` combines them.
 - After a run (or a merge), `dataset.json` records how many draws each test's trials needed (`acceptance`).
@@ -26,6 +27,7 @@ from voebench.contract import hdf5 as h5c
 from voebench.contract import manifest as mf
 from voebench.errors import UsageError
 from voebench.generator.fingerprint import changed_tests
+from voebench.generator.rewording import reword_set
 
 if TYPE_CHECKING:
     from voebench.generator.config import RunConfig
@@ -79,13 +81,16 @@ def read_existing(out: str) -> tuple[dict | None, dict[str, list[dict]]]:
 def prepare_output(cfg: RunConfig, suite: Suite, upgrade: bool = False) -> None:
     """Create the output dir and record (or check) what dataset it holds, before anything renders. Every
     refusal happens before anything is written. With `upgrade`, the tests whose code changed since the folder
-    was made lose their files and manifest lines first (nothing else is touched) and are then made again."""
+    was made lose their files and manifest lines first (nothing else is touched) and are then made again, and
+    when the prompts changed (`identity.prompts`), every other video's question texts are rewritten in the new
+    words; without it, either change is refused in one line that names --upgrade."""
     info, manifests = read_existing(cfg.out)
     ident = json.loads(json.dumps(cfg.identity(suite)))
     old = (info or {}).get("suites", {}).get(cfg.suite)
     stale: list[str] = []
+    reword = False
     if old is not None:
-        settings = sorted(k for k in ident if k != "code" and ident[k] != old["identity"].get(k))
+        settings = sorted(k for k in ident if k not in ("code", "prompts") and ident[k] != old["identity"].get(k))
         if settings:
             raise UsageError(
                 f"{cfg.out} holds a {cfg.suite} set made with other settings ({', '.join(settings)}); "
@@ -98,6 +103,12 @@ def prepare_output(cfg: RunConfig, suite: Suite, upgrade: bool = False) -> None:
                 f"{cfg.out} holds {cfg.suite} videos made by other code ({what} changed since; tests "
                 f"{', '.join(stale)}): render with --upgrade to remake only those, or use another --out"
             )
+        reword = old["identity"].get("prompts") != ident["prompts"]
+        if reword and not upgrade:
+            raise UsageError(
+                f"{cfg.out} holds {cfg.suite} videos asked in other words (the prompts changed since): render "
+                "with --upgrade to rewrite their question texts (no video is rendered again), or use another --out"
+            )
     try:
         os.makedirs(cfg.out, exist_ok=True)
     except OSError as e:
@@ -106,6 +117,8 @@ def prepare_output(cfg: RunConfig, suite: Suite, upgrade: bool = False) -> None:
         raise UsageError(f"--out {cfg.out}: not writable")
     if stale:
         remove_tests(cfg.out, cfg.suite, stale, manifests)
+    if reword:
+        reword_set(suite, cfg.out)  # before dataset.json records the new words: a kill here is finished next time
     info = info or ds.new_dataset(__version__)
     rendered = sorted(set((old or {}).get("tests", [])) | set(cfg.tests))
     info["suites"][cfg.suite] = {

@@ -135,6 +135,13 @@ class Suite(Generic[M]):
         """Suite-specific manifest fields for one video (prompts, description, labels...)."""
         raise NotImplementedError
 
+    def question_text(self, test: str, p: Params, prompt: dict) -> str:
+        """The text of one prompt of a video of `test` in the wording of the suite's `prompts` module, from the
+        sampled values `p` and the prompt's other fields only (never the scene), so that `render --upgrade` can
+        reword a finished set without rendering it (generator/rewording.py). The default, for a suite without a
+        prompts module: the text the prompt has."""
+        return str(prompt["text"])
+
     def extra_groups(self, job: Job, p: Params, scene: Scene, entry: dict) -> dict:
         """Extra HDF5 groups (name -> attributes) from the video's manifest entry, e.g. AVoE `labels`."""
         return {}

@@ -27,8 +27,6 @@ SUBTYPES = {
     "A1": "the support holds the object (most of it is over the block)",
     "A2": "the object falls (most of it is past the edge)",
 }
-OBSERVATION = "what happens to the object after it lands on the block"
-ASSUMPTION = "The object is dropped from a height."
 
 SUPPORT_SIZE, SUPPORT_CENTER = (5.0, 4.0, 4.0), (-4.5, -6.892, 2.05)
 EDGE_X = SUPPORT_CENTER[0] + SUPPORT_SIZE[0] / 2  # -2.0

@@ -44,8 +44,6 @@ from voebench.scenes.avoe.world import add_object, local_points, object_size, st
 
 CATEGORY = "B"
 SUBTYPES = {"B1": "the object is seen above the middle part", "B2": "the object is not seen in the middle"}
-OBSERVATION = "what is seen of the object while it passes behind the screen"
-ASSUMPTION = "The object has an initial velocity from an external source; the screen moving is always expected."
 
 PLANE_Y, THICK = -2.0, 0.05  # the screen's back face, its thickness (m)
 SCREEN_H, HALF_W, NOTCH = 5.0, 6.5, 1.5  # side parts' height, half width, middle part's half width (m)

@@ -39,8 +39,6 @@ from voebench.scenes.avoe.world import add_object, hidden, object_size, stage, w
 
 CATEGORY = "C"
 SUBTYPES = {"C1": "the object goes in and is fully contained", "C2": "the object sticks out or does not fit"}
-OBSERVATION = "where the object ends up"
-ASSUMPTION = "The object is dropped from a height; the screen moving is always expected."
 
 CX, CY = -2.0, -6.892  # container centre on the ground
 WALL = 0.1  # m, wall and floor thickness

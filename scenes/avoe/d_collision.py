@@ -32,8 +32,6 @@ from voebench.scenes.avoe.world import ORIGINAL_FPS, UNIT, add_object, object_si
 
 CATEGORY = "D"
 SUBTYPES = {"D1": "different sizes, same speed", "D2": "same size, same speed", "D3": "same size, different speeds"}
-OBSERVATION = "how the two objects move after they meet"
-ASSUMPTION = "The objects have an initial velocity from an external source."
 
 SIZES = [0.5, 0.75, 1.0, 1.25, 1.5]  # H_Obj, units of 2 m (size 2h, mass h^3)
 SPEEDS = [0.5, 1.0, 1.5, 2.0, 2.5]  # V_Obj, units of `speed_scale` m/s

@@ -53,8 +53,6 @@ from voebench.scenes.avoe.world import (
 
 CATEGORY = "E"
 SUBTYPES = {"E1": "soft barrier (a curtain)", "E2": "solid wall", "E3": "wall with an opening"}
-OBSERVATION = "where the object ends up"
-ASSUMPTION = "The object has an initial velocity from an external source; the screen moving is always expected."
 WALL_TYPE = {"E1": "soft", "E2": "normal", "E3": "open"}
 
 FIRST_FRAME = 20  # the original renders frames 20-69

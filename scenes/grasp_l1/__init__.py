@@ -3,7 +3,8 @@
 Every video gets the binary statement of GRASP supplementary 1.1 twice: filled with the true observation
 (answer yes) and with a different, false one (answer no; for Ordering a permutation of the true order), plus
 the open question of supplementary 1.2 where the test has one. "Left/right/forward/backward" are as seen in
-the image; forward is up in the image (the top-down camera of Directionality and Movement).
+the image; forward is up in the image (the top-down camera of Directionality and Movement). The statements'
+and questions' words are data in `prompts.py`, outside the code fingerprint.
 """
 
 from __future__ import annotations
@@ -16,26 +17,18 @@ from voebench.generator.contracts import SceneModule
 from voebench.generator.params import Params
 from voebench.generator.scene import Scene
 from voebench.generator.suite import Job, Suite
+from voebench.scenes.grasp_l1 import prompts
 
-YES_NO = " Is this true? Answer only with yes or no."
 TESTS = ("shape", "color", "directionality", "movement", "ordering", "relational")
 
 
 class Level1Module(SceneModule, Protocol):
     """A Level 1 test: one true label per video, stated true and false, and an open question where GRASP has
-    one (`OPEN_QUESTION` None: none, and `KEYWORDS` is empty)."""
-
-    @property
-    def STATEMENT(self) -> str:
-        """The binary statement, `{}` filled with an observation."""
-        ...
-
-    @property
-    def OPEN_QUESTION(self) -> str | None: ...
+    one (where `KEYWORDS` is not empty; the words of both: `prompts.py`)."""
 
     @property
     def KEYWORDS(self) -> dict[str, list[str]]:
-        """Each open answer -> the words that count as it."""
+        """Each open answer -> the words that count as it; empty: the test has no open question."""
         ...
 
     def observation(self, p: Params) -> str:
@@ -71,25 +64,21 @@ class GraspLevel1(Suite[Level1Module]):
         # was not: prepare_data.py sets no seed).
         false = m.negative(p, np.random.default_rng([job.seed, 1]))
         assert false != truth
-        prompts: list[dict[str, Any]] = [
-            {
-                "kind": "binary",
-                "polarity": "positive",
-                "observation": truth,
-                "text": m.STATEMENT.format(truth) + YES_NO,
-                "answer": "yes",
-            },
-            {
-                "kind": "binary",
-                "polarity": "negative",
-                "observation": false,
-                "text": m.STATEMENT.format(false) + YES_NO,
-                "answer": "no",
-            },
+        asked: list[dict[str, Any]] = [
+            {"kind": "binary", "polarity": "positive", "observation": truth, "text": "", "answer": "yes"},
+            {"kind": "binary", "polarity": "negative", "observation": false, "text": "", "answer": "no"},
         ]
-        if m.OPEN_QUESTION is not None:
-            prompts.append({"kind": "open", "text": m.OPEN_QUESTION, "answer": m.open_answer(p), "choices": m.KEYWORDS})
-        return {"prompts": prompts, "label": truth, "description": m.describe(scene, p, job.condition)}
+        if m.KEYWORDS:
+            asked.append({"kind": "open", "text": "", "answer": m.open_answer(p), "choices": m.KEYWORDS})
+        for prompt in asked:
+            prompt["text"] = self.question_text(job.test, p, prompt)
+        return {"prompts": asked, "label": truth, "description": m.describe(scene, p, job.condition)}
+
+    def question_text(self, test: str, p: Params, prompt: dict) -> str:
+        """A binary statement filled with the prompt's observation, or the test's open question."""
+        if prompt["kind"] == "open":
+            return prompts.OPEN_QUESTION[test]
+        return prompts.STATEMENT[test].format(prompt["observation"]) + prompts.YES_NO
 
     def statement_problems(self, job, p, scene, entry, width, height):
         from voebench.scenes.grasp_l1 import truth

@@ -7,8 +7,6 @@ from voebench.scenes.grasp_l1 import other_label
 from voebench.scenes.grasp_l1.shape import place_on_table
 
 LABELS = ("red", "green", "blue", "black")
-STATEMENT = "The ball on the table is {}."
-OPEN_QUESTION = "What color is the object on the table?"
 KEYWORDS = {c: [c] for c in LABELS}
 
 SPACE = {

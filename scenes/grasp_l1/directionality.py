@@ -20,8 +20,6 @@ from voebench.scenes.common import (
 from voebench.scenes.grasp_l1 import other_label
 
 LABELS = ("forward", "backward", "left", "right")
-STATEMENT = "The ball is rolling {}."
-OPEN_QUESTION = "Which direction is the ball rolling?"
 KEYWORDS = {
     "forward": ["forward", "forwards", "up", "upward", "upwards"],
     "backward": ["backward", "backwards", "down", "downward", "downwards"],

@@ -10,9 +10,7 @@ from voebench.scenes.grasp_l1 import other_label
 from voebench.scenes.grasp_l1.directionality import SPACE as DIRECTIONALITY_SPACE, roll_ball, rolling, tray_ball
 
 LABELS = ("moving", "not moving")
-STATEMENT = "The ball is {}."
-OPEN_QUESTION = None  # GRASP has no open question for Movement
-KEYWORDS: dict[str, list[str]] = {}  # no open answers
+KEYWORDS: dict[str, list[str]] = {}  # no open question: GRASP has none for Movement
 
 SPACE = {
     "movement": Balanced(LABELS),

@@ -9,9 +9,7 @@ from voebench.errors import Infeasible
 from voebench.generator.params import ANGLE, COORDINATE, COUNT, FOV, POSITIVE, SEED, Balanced, Fixed, Pool, Range
 from voebench.scenes.common import COLORS, pitched, table_room
 
-STATEMENT = "From left to right, the following objects are on the table: {}."
-OPEN_QUESTION = None  # GRASP has no open question for Ordering
-KEYWORDS: dict[str, list[str]] = {}  # no open answers
+KEYWORDS: dict[str, list[str]] = {}  # no open question: GRASP has none for Ordering
 
 SPACE = {
     "count": Balanced((2, 3, 4), domain=COUNT),

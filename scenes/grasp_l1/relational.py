@@ -7,8 +7,6 @@ from voebench.scenes.common import POLE_GREY, TABLE_SIZE, ball_space, hsv_color,
 from voebench.scenes.grasp_l1 import other_label
 
 LABELS = ("left", "right")
-STATEMENT = "The ball is on the {} side of the black barrier."
-OPEN_QUESTION = "Which side of the black barrier is the ball on?"
 KEYWORDS = {"left": ["left"], "right": ["right"]}
 
 SPACE = {

@@ -7,8 +7,6 @@ from voebench.scenes.common import TABLE_SIZE, table_room
 from voebench.scenes.grasp_l1 import other_label
 
 LABELS = ("ball", "cube")
-STATEMENT = "A {} is on the table."
-OPEN_QUESTION = "What shape is the object on the table?"
 KEYWORDS = {"ball": ["ball", "sphere", "round"], "cube": ["cube", "box", "rectangular", "square"]}
 
 SPACE = {

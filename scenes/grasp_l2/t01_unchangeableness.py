@@ -39,8 +39,6 @@ from voebench.scenes.grasp_l2.apparatus import S, U, finish, hidden_frames, look
 from voebench.scenes.grasp_l2.apparatus import cover, dark, move_by, room, wood
 
 NUMBER = 1
-OBSERVATION = "the outcome of the experiment"
-ASSUMPTION = ""
 PRINCIPLES = ["unchangeableness"]
 DELAYS = ("start_delay", "hold")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

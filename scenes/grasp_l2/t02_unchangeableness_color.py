@@ -24,8 +24,6 @@ from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.apparatus import S, U, cover, dark, finish, hidden_frames, look, room, wood
 
 NUMBER = 2
-OBSERVATION = "the outcome of the experiment"
-ASSUMPTION = ""
 PRINCIPLES = ["unchangeableness"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

@@ -27,8 +27,6 @@ from voebench.scenes.grasp_l2.apparatus import S, U, finish, look, must_hide
 from voebench.scenes.grasp_l2.apparatus import cover, dark, move_by, room, wood
 
 NUMBER = 3
-OBSERVATION = "the final position of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["solidity", "continuity"]
 DELAYS = ("start_delay", "wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

@@ -31,8 +31,6 @@ from voebench.scenes.grasp_l2.timing import need, within_video
 from voebench.scenes.grasp_l2.apparatus import S, U, cover, dark, finish, look, move_by, room, wood
 
 NUMBER = 4
-OBSERVATION = "the final position of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["solidity", "continuity"]
 DELAYS = ("start_delay", "wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

@@ -33,8 +33,6 @@ from voebench.scenes.grasp_l2.apparatus import S, U, finish, look, smooth_profil
 from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, dark, move_by, room, wood
 
 NUMBER = 5
-OBSERVATION = "the location of the cube"
-ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 DELAYS = ("start_delay", "pin_delay", "pin.pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

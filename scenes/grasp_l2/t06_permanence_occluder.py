@@ -34,8 +34,6 @@ from voebench.scenes.grasp_l2.timing import need
 from voebench.scenes.grasp_l2.apparatus import S, U, cover, dark, finish, hidden_frames, look, room, wood
 
 NUMBER = 6
-OBSERVATION = "the trajectory of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

@@ -30,8 +30,6 @@ from voebench.scenes.grasp_l2.apparatus import S, U, finish, hidden_frames, look
 from voebench.scenes.grasp_l2.apparatus import COVER_TINT, dark, room, wood
 
 NUMBER = 7
-OBSERVATION = "the trajectory of the rotating plank"
-ASSUMPTION = ""
 PRINCIPLES = ["object permanence"]
 DELAYS = ("start_delay", "pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

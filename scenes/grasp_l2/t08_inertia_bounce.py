@@ -24,8 +24,6 @@ from voebench.scenes.grasp_l2.motion import UP, decelerate, frame_times
 from voebench.scenes.grasp_l2.motion import orientations, polyline, require, rolling_rotations
 
 NUMBER = 8
-OBSERVATION = "the trajectory of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

@@ -28,8 +28,6 @@ from voebench.scenes.grasp_l2.apparatus import S, U, dark, finish, look, room, w
 from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, frame_times, orientations, require, rolling_rotations
 
 NUMBER = 9
-OBSERVATION = "the trajectory of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["gravity"]
 BINARY = (
     "the ball rolls up the plank instead of down: the climb is fixed by the plank, and no size of the roll shrinks "

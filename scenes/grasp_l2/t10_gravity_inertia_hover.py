@@ -30,8 +30,6 @@ from voebench.scenes.grasp_l2.apparatus import U, finish, look, must_hide
 from voebench.scenes.grasp_l2.apparatus import COVER_SPEED, cover, dark, move_by, room, wood
 
 NUMBER = 10
-OBSERVATION = "the final position of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["gravity", "inertia"]
 DELAYS = ("start_delay", "reveal_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

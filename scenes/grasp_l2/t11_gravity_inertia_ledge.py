@@ -31,8 +31,6 @@ from voebench.scenes.grasp_l2.apparatus import S, U, dark, finish, look, room, w
 from voebench.scenes.grasp_l2.motion import orientations, over_the_edge, over_the_edge_rotations, require
 
 NUMBER = 11
-OBSERVATION = "the trajectory of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["gravity", "inertia"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

@@ -23,8 +23,6 @@ from voebench.scenes.grasp_l2 import VISUAL, binary
 from voebench.scenes.grasp_l2 import topdown as td
 
 NUMBER = 12
-OBSERVATION = "the final position of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["continuity"]
 DELAYS = ("start_delay", "cover_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 

@@ -33,8 +33,6 @@ from voebench.scenes.grasp_l2.motion import UP, orientations, over_the_edge
 from voebench.scenes.grasp_l2.motion import over_the_edge_rotations, require, rolling_rotations
 
 NUMBER = 13
-OBSERVATION = "the final position of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["gravity", "continuity"]
 DELAYS = ("start_delay", "reveal_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 

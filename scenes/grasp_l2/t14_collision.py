@@ -35,8 +35,6 @@ from voebench.scenes.grasp_l2.apparatus import S, U, dark, finish, hidden_frames
 from voebench.scenes.grasp_l2.motion import ROLL_FACTOR, require
 
 NUMBER = 14
-OBSERVATION = "the interaction between the balls"
-ASSUMPTION = ", assuming they are of the same mass"  # the one prompt with an extra clause (supplementary Section 2)
 PRINCIPLES = ["collision"]
 DELAYS = ("start_delay",)  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

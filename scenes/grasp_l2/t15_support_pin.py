@@ -29,8 +29,6 @@ from voebench.scenes.grasp_l2.apparatus import S, U, finish, look, smooth_profil
 from voebench.scenes.grasp_l2.apparatus import FABRIC_TINT, dark, room, wood
 
 NUMBER = 15
-OBSERVATION = "the final position of the top cube"
-ASSUMPTION = ""
 PRINCIPLES = ["support", "gravity"]
 DELAYS = ("start_delay", "pin.pause")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

@@ -20,8 +20,6 @@ from voebench.scenes.grasp_l2 import VISUAL, graded
 from voebench.scenes.grasp_l2 import topdown as td
 
 NUMBER = 16
-OBSERVATION = "the final position of the ball"
-ASSUMPTION = ""
 PRINCIPLES = ["inertia"]
 DELAYS = ("start_delay", "cover_wait")  # pauses, scaled down in videos shorter than 10 s (timing.py)
 BINARY = ""  # graded: its violation has a size (SPACE `violation`)

@@ -14,6 +14,7 @@ The answers come from the sampled values (`params.sampled`); the gate checks the
 scene's `measured`: the rebound heights, the distances slid, the velocity changes in the collision must order
 the objects as the values do), so a draw whose video would not show the answer is redrawn. The text-only
 control is `voebench evaluate --strategy text`: the description names the objects and the setup but no outcome.
+The questions' words are data in `prompts.py`, outside the code fingerprint.
 """
 
 from __future__ import annotations
@@ -25,13 +26,10 @@ from voebench.generator.contracts import SceneModule
 from voebench.generator.params import Params
 from voebench.generator.scene import Scene
 from voebench.generator.suite import Job, Suite, Timing
+from voebench.scenes.newton import prompts
 
 TESTS = ("elasticity", "smoothness", "heaviness")
 MARGIN = 0.05  # relative: the measured outcomes of two objects must differ by this share of the largest
-
-
-def _most(adjective: str, positive: bool) -> str:
-    return f"the {'most' if positive else 'least'} {adjective}"
 
 
 def _meta(qid: str, track: int, qtype: str, attribute: str, polarity, position: int, n_options: int) -> dict:
@@ -64,16 +62,8 @@ class NewtonModule(SceneModule, Protocol):
     def ATTRIBUTE(self) -> str: ...
 
     @property
-    def ADJECTIVE(self) -> str: ...
-
-    @property
     def VALUE(self) -> str:
         """The recorded value behind the answers (params.sampled)."""
-        ...
-
-    @property
-    def SCENARIO(self) -> tuple[str, str]:
-        """The Track 3 context and question (`{objects}`: the options)."""
         ...
 
     @property
@@ -90,14 +80,13 @@ class NewtonModule(SceneModule, Protocol):
         ...
 
 
-def prompts(m: NewtonModule, p: Params) -> list[dict]:
-    """The questions of one video from its scene module `m` and sampled values `p`."""
+def questions(test: str, m: NewtonModule, p: Params) -> list[dict]:
+    """The questions of one video of `test` from its scene module `m` and sampled values `p`."""
     from voebench.scenes.newton import world
 
     values = m.amounts(p)
     k = len(values)
     labels = world.names(p, k, m.SHAPE)
-    listed = ", ".join(labels)
     choices = {"labels": labels, "letters": False}
     out = []
     for positive in (True, False):
@@ -107,7 +96,7 @@ def prompts(m: NewtonModule, p: Params) -> list[dict]:
             {
                 "kind": "choice",
                 "polarity": "positive" if positive else "negative",
-                "text": f"Which object is {_most(m.ADJECTIVE, positive)}? Options: {listed}.",
+                "text": "",
                 "answer": labels[best],
                 "choices": choices,
                 "meta": _meta(
@@ -115,7 +104,6 @@ def prompts(m: NewtonModule, p: Params) -> list[dict]:
                 ),
             }
         )
-    a, b = labels[0], labels[-1]
     for positive in (True, False):
         truth = (values[0] > values[-1]) == positive
         word = "more" if positive else "less"
@@ -123,7 +111,7 @@ def prompts(m: NewtonModule, p: Params) -> list[dict]:
             {
                 "kind": "choice",
                 "polarity": "positive" if positive else "negative",
-                "text": f"True/False: {a[0].upper() + a[1:]} is {word} {m.ADJECTIVE} than {b}.",
+                "text": "",
                 "answer": "True" if truth else "False",
                 "choices": {"labels": ["True", "False"], "letters": False},
                 "meta": _meta(
@@ -131,18 +119,37 @@ def prompts(m: NewtonModule, p: Params) -> list[dict]:
                 ),
             }
         )
-    context, question = m.SCENARIO
     best = max(range(k), key=lambda j: values[j])
     out.append(
         {
             "kind": "choice",
-            "text": f"{context} {question.format(objects=listed)}",
+            "text": "",
             "answer": labels[best],
             "choices": choices,
             "meta": _meta("scenario", 3, "scenario", m.ATTRIBUTE, None, best + 1, k),
         }
     )
+    for prompt in out:
+        prompt["text"] = question_text(test, m, p, prompt)
     return out
+
+
+def question_text(test: str, m: NewtonModule, p: Params, prompt: dict) -> str:
+    """One question's text from its `meta.qid` (most, least, more, less, scenario) in the words of `prompts.py`;
+    the objects are named left to right as `world.names` names them from `p`."""
+    from voebench.scenes.newton import world
+
+    labels = world.names(p, len(m.amounts(p)), m.SHAPE)
+    listed = ", ".join(labels)
+    adjective = prompts.ADJECTIVE[test]
+    qid = prompt["meta"]["qid"]
+    if qid in ("most", "least"):
+        return prompts.CHOICE.format(extreme=qid, adjective=adjective, options=listed)
+    if qid in ("more", "less"):
+        a, b = labels[0], labels[-1]
+        return prompts.COMPARISON.format(a=a[0].upper() + a[1:], word=qid, adjective=adjective, b=b)
+    context, question = prompts.SCENARIO[test]
+    return f"{context} {question.format(objects=listed)}"
 
 
 def _rank(xs) -> list[int]:
@@ -166,7 +173,10 @@ class Newton(Suite[NewtonModule]):
 
     def entry(self, job: Job, p: Params, scene: Scene) -> dict:
         m = self.module(job.test)
-        return {"prompts": prompts(m, p), "description": m.describe(scene, p, job.condition)}
+        return {"prompts": questions(job.test, m, p), "description": m.describe(scene, p, job.condition)}
+
+    def question_text(self, test: str, p: Params, prompt: dict) -> str:
+        return question_text(test, self.module(test), p, prompt)
 
     def statement_problems(self, job, p, scene, entry, width, height):
         """The answers (from the values) against the states: the measured outcomes must order the objects as the

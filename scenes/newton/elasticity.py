@@ -16,13 +16,8 @@ from voebench.scenes.newton import world
 
 SHAPE = "ball"
 ATTRIBUTE = "elasticity"
-ADJECTIVE = "elastic"
 VALUE = "restitution"  # the recorded value behind the answers (params.sampled); more = more elastic
 LEVELS = ("low", "mid", "high")
-SCENARIO = (
-    "I want a ball for a game where it has to bounce back up as high as possible after hitting the floor.",
-    "Which of {objects} should I choose?",
-)
 REST_SPEED = 0.05  # m/s: a rebound slower than this ends the bouncing
 
 SPACE = {

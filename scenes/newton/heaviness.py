@@ -17,13 +17,8 @@ from voebench.scenes.newton import world
 
 SHAPE = "cube"
 ATTRIBUTE = "heaviness"
-ADJECTIVE = "heavy"
 VALUE = "mass"  # the recorded value behind the answers; more = heavier
 LEVELS = ("light", "heavy")
-SCENARIO = (
-    "I need something to hold a stack of papers down on a windy day.",
-    "Which of {objects} should I use?",
-)
 
 SPACE = {
     "mass": {

@@ -17,13 +17,8 @@ from voebench.scenes.newton import world
 
 SHAPE = "cube"
 ATTRIBUTE = "surface smoothness"
-ADJECTIVE = "smooth on the surface"
 VALUE = "friction"  # the recorded value behind the answers; LESS friction = smoother
 LEVELS = ("low", "mid", "high")
-SCENARIO = (
-    "I am building a toy slide and want a block that slides down it as easily as possible.",
-    "Which of {objects} should I use?",
-)
 
 SPACE = {
     "friction": {

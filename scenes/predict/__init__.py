@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
-from voebench.contract.manifest import PREDICTION_VIDEO_QUERY
 from voebench.generator.contracts import SceneModule
 from voebench.generator.params import Params
 from voebench.generator.scene import Scene, project
 from voebench.generator.suite import Job, Suite, Timing
+from voebench.scenes.predict import prompts
 from voebench.scenes.predict.truth import Analysis, Collision
 
-VIDEO_QUERY = PREDICTION_VIDEO_QUERY  # the manifest's prompt text (voebench.contract.manifest)
 VIEW_MARGIN = 0.02  # of the image size: object centres stay this far inside the frame up to the cut
 
 
@@ -104,11 +103,15 @@ class Predict(Suite[PredictModule]):
             "answer": answer,
         }
         return {
-            "prompts": [{"kind": "prediction", "text": VIDEO_QUERY, "answer": answer}],
+            "prompts": [{"kind": "prediction", "text": self.question_text(job.test, p, {}), "answer": answer}],
             "label": job.condition,
             "prediction": prediction,
             "description": m.describe(scene, p, job.condition),
         }
+
+    def question_text(self, test: str, p: Params, prompt: dict) -> str:
+        """The prediction prompt: the same query for every video."""
+        return prompts.VIDEO_QUERY
 
     def statement_problems(self, job, p, scene, entry, width, height):
         """Every object must be in view in every frame the model sees (up to the cut)."""

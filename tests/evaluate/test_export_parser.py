@@ -243,7 +243,7 @@ def make_newton_set(root, prompts=None) -> str:
                 "fps": FPS,
                 "width": W,
                 "height": H,
-                "prompts": newton.prompts(m, p) if prompts is None else prompts,
+                "prompts": newton.questions(test, m, p) if prompts is None else prompts,
                 "description": f"Objects side by side ({test}).",
             }
         )

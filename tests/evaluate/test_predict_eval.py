@@ -108,7 +108,7 @@ def test_a_five_second_clip_gets_the_seeds_image_query_word_for_word():
 
 def test_the_manifest_prompt_is_the_evaluators_video_query():
     from voebench.evaluate.predict.queries import VIDEO_QUERY
-    from voebench.scenes.predict import VIDEO_QUERY as SCENE_QUERY
+    from voebench.scenes.predict.prompts import VIDEO_QUERY as SCENE_QUERY
 
     assert SCENE_QUERY == VIDEO_QUERY
 

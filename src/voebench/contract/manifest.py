@@ -16,6 +16,7 @@ import json
 import os
 
 from voebench.contract import ContractError
+from voebench.contract.prompts import PREDICTION_VIDEO_QUERY as PREDICTION_VIDEO_QUERY  # owned by contract/prompts
 
 NAME = "manifest.jsonl"
 SHARD_PATTERN = "manifest-shard-*-of-*.jsonl"
@@ -68,15 +69,6 @@ KEYS = REQUIRED_KEYS + OPTIONAL_KEYS
 PROMPT_KEYS = ("kind", "polarity", "text", "answer", "observation", "choices", "meta")
 PROMPT_REQUIRED_KEYS = ("kind", "text", "answer")
 PROMPT_KINDS = ("binary", "open", "plausibility", "choice", "prediction")
-#: The text of the predict suite's `prediction` prompt: the seed's "Physical Interaction - CLEVRER" video query,
-#: verbatim (docs/predict.md). One owner: the suite writes it, the evaluator asks it.
-PREDICTION_VIDEO_QUERY = (
-    "As an artificial intelligence assistant capable of interpreting visual information, you have seen a video of "
-    "physics-driven interactions among various objects. Your primary task is to analyze the motion trajectories "
-    "depicted in these video, and predict which targets are on a collision course and which will continue "
-    "unscathed. You can give multiple possible results. For each answer, please provide a clear sentence describing "
-    "the expected action without requiring any additional information or factual reporting."
-)
 
 #: Keys of `params`.
 PARAMS_KEYS = ("sampled", "config")
