@@ -16,7 +16,7 @@ def register(sub) -> None:
         help="render a suite (mp4 + HDF5 ground truth + manifest)",
         description="Sample, simulate and render a suite's videos into --out. Re-running into the "
         "same directory skips finished videos; a directory holding a set made with other settings "
-        "or by other code (see --upgrade), or one voebench did not write, is refused.",
+        "or by other code or asked in other words (see --upgrade), or one voebench did not write, is refused.",
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("suite", help=suite_names())
@@ -94,7 +94,8 @@ def register(sub) -> None:
         "--upgrade",
         action="store_true",
         help="the folder was made by other code: delete the videos of the tests whose code changed "
-        "and make those again (nothing else is touched)",
+        "and make those again (nothing else is touched); its questions are in other words (the prompts "
+        "changed): rewrite their texts in the manifest and the HDF5 files, rendering nothing",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_render)

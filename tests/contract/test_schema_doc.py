@@ -41,13 +41,13 @@ def test_every_contract_list_has_its_table_and_no_table_is_stale():
 
 
 def test_the_identity_the_runner_records_is_the_documented_one():
-    from voebench.contract.dataset import IDENTITY_KEYS
+    from voebench.contract.dataset import IDENTITY_KEYS, IDENTITY_OPTIONAL_KEYS
     from voebench.generator.runner import RunConfig
     from voebench.scenes import REGISTRY
 
     suite = REGISTRY.get("grasp-l1")
     ident = RunConfig(out="-", suite="grasp-l1", tests=["shape"], trials=1).identity(suite)
-    assert set(ident) == set(IDENTITY_KEYS)
+    assert set(ident) == set(IDENTITY_KEYS + IDENTITY_OPTIONAL_KEYS)
 
 
 def test_the_contract_is_the_lowest_layer():

@@ -36,6 +36,9 @@ IDENTITY_KEYS = (
     "spaces",
     "code",
 )
+#: Keys of `identity` a set made before they existed lacks: `prompts`, the version of its questions' words
+#: (generator/fingerprint.py `prompts_version`; absent reads as other words, which `render --upgrade` rewrites).
+IDENTITY_OPTIONAL_KEYS = ("prompts",)
 #: Keys of `identity.code`: fingerprints of the code that made the videos (generator/fingerprint.py).
 CODE_KEYS = ("core", "tests")
 

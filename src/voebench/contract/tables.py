@@ -7,7 +7,7 @@ from voebench.contract import dataset, hdf5, manifest
 TABLES = {
     "dataset.KEYS": dataset.KEYS,
     "dataset.SUITE_KEYS": dataset.SUITE_KEYS + dataset.SUITE_OPTIONAL_KEYS,
-    "dataset.IDENTITY_KEYS": dataset.IDENTITY_KEYS,
+    "dataset.IDENTITY_KEYS": dataset.IDENTITY_KEYS + dataset.IDENTITY_OPTIONAL_KEYS,
     "dataset.CODE_KEYS": dataset.CODE_KEYS,
     "manifest.KEYS": manifest.KEYS,
     "manifest.PROMPT_KEYS": manifest.PROMPT_KEYS,
