@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from voebench.generator.geometry import G
 from voebench.generator.solids import PLANE_THICKNESS as PLANE_THICKNESS  # defined with the solids it shapes
+from voebench.generator.thresholds import COLOR_TOL as COLOR_TOL  # shared with the scenes that stage a change
+from voebench.generator.thresholds import MAX_SPEED as MAX_SPEED
 
 PENETRATION_TOL = 0.005  # m: Bullet's resting contacts sink ~1 mm at 10 substeps; a real overlap is centimetres
 IMPACT_SLACK = 0.05  # of the distance both objects move in a frame: Bullet lets a falling body sink into
 # the floor for a substep when it lands (measured: 2 mm at 50 fps, 10 mm at 10 fps for a 1-2 m drop)
 CONTACT_TOL = 0.005  # m: surfaces closer than this touch (same order as PENETRATION_TOL)
-MAX_SPEED = 30.0  # m/s: faster than anything in these scenes (AVoE: objects launched at up to 15 m/s, a small
-# one struck elastically by a large one at 11 m/s leaves at up to 22 m/s, screens sweep at 25 m/s); more is a jump
 REST_SPEED = 0.01  # m/s: slower counts as at rest (Bullet's resting jitter is ~1e-4 m/s)
 FREE_ACC_TOL = 2.0  # m/s^2: free flight may deviate from g by air damping (Bullet's 0.04/s) and integration
 CONTACT_CONE_DEG = 60.0  # a contact pushes within this angle of its normal (friction up to tan 60 = 1.7)
@@ -22,7 +22,6 @@ SLIDING = 0.3  # a body moves along a surface if its speed toward/away from it i
 SUPPORT_NORMAL_Z = 0.5  # a supporting contact's normal points up at least this much (slopes up to 60 deg)
 REST_FRAMES = 5  # at rest this many consecutive frames: must be supported
 SUPPORT_MARGIN = 0.02  # m: the centre of mass may lie this far outside its contact patch (sampling spacing)
-COLOR_TOL = 1e-4  # linear RGB: colours are written as float32 constants; any real change is larger
 PAIR_TOL = 1e-6  # m / unitless: twins come from the same deterministic build; only float noise may differ
 WINDOW_SLACK = 1  # frames: finite differences straddle the window's edges by one frame
 MAX_FRAMES_LISTED = 8  # frames quoted per finding in the report

@@ -17,7 +17,7 @@ rising at 0.5 units/s behind a 1.0 high front panel. Coordinates via apparatus.U
 import numpy as np
 
 from voebench.generator import edits
-from voebench.generator.audit import COLOR_TOL
+from voebench.generator.thresholds import COLOR_TOL
 from voebench.generator.params import (
     COORDINATE,
     COUNT,

@@ -16,7 +16,7 @@ import numpy as np
 
 from voebench.generator import edits
 from voebench.generator.kinematics import roll
-from voebench.generator.audit import COLOR_TOL
+from voebench.generator.thresholds import COLOR_TOL
 from voebench.generator.params import FRACTION, NON_NEGATIVE, POSITIVE, Level, Range
 from voebench.scenes.common import ball_space, camera_offsets, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL, graded

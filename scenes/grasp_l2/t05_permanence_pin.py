@@ -24,7 +24,7 @@ units/s. Coordinates via apparatus.U.
 import numpy as np
 
 from voebench.generator import edits
-from voebench.generator.audit import MAX_SPEED
+from voebench.generator.thresholds import MAX_SPEED
 from voebench.generator.params import COORDINATE, NON_NEGATIVE, POSITIVE, Fixed, Level, Range
 from voebench.scenes.common import BRIGHT_HSV, camera_offsets, hsv_color
 from voebench.scenes.grasp_l2 import VISUAL, graded
