@@ -41,12 +41,13 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def evaluate(set_dir, model_dir, out, extra, log):
+def evaluate(set_dir, model_dir, out, extra, log, batch="32", env=None):
+    """One `voebench evaluate` in a fresh process (`env`: variables added to this one's); its run.json digested."""
     cmd = [sys.executable, "-c", RUN.format(here=str(HERE)), "evaluate", set_dir, "--model", f"hf:{model_dir}"]
-    cmd += ["--out", out, "--batch-size", "32", "--num-frames", "16", "--repeats", "1", "--max-new-tokens", "8"]
+    cmd += ["--out", out, "--batch-size", str(batch), "--num-frames", "16", "--repeats", "1", "--max-new-tokens", "8"]
     cmd += ["--strategy", "zero-shot", *extra]
     t = time.perf_counter()
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **(env or {})})
     wall = time.perf_counter() - t
     with open(log, "a") as fh:
         fh.write(" ".join(cmd) + "\n" + p.stdout[-3000:] + p.stderr[-3000:] + "\n")
@@ -57,12 +58,17 @@ def evaluate(set_dir, model_dir, out, extra, log):
     busy = (t.get("gpu_utilisation") or {}).get("during_generate") or {}
     return {
         "process_wall_s": round(wall, 2),
+        "env": env or {},
+        "batch_size": info.get("batch_size"),
+        "batch_size_auto": {k: v for k, v in (info.get("batch_size_auto") or {}).items() if k != "key_parts"},
         "samples": t["model_calls"],
         "samples_per_s": t["calls_per_s"],
         "samples_per_s_after_warmup": t.get("calls_per_s_after_warmup"),
         "warmup_s": t.get("warmup_s"),
         "time_to_first_answer_s": t.get("time_to_first_answer_s"),
         "gpu_busy_during_generate_percent": busy.get("mean_percent"),
+        "gpu_busy_during_generate_median_percent": busy.get("median_percent"),
+        "gpu_busy_during_generate_samples": busy.get("samples"),
         "clips_decoded": t.get("clips_decoded"),
         "clips_from_store": t.get("clips_from_store"),
         "stages_s": {k: v["seconds"] for k, v in t.get("stages", {}).items()},

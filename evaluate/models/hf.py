@@ -175,20 +175,27 @@ class HFAdapter(Adapter):
         be joined, models/hf_inputs.py), joined here and copied to the device without blocking."""
         t_start = time.time()
         convs = [self._conversation(r.messages) for r in requests]
-        n = frames_mod.num_workers() if self._chunkable else 1
         dtype = str(self.dtype).replace("torch.", "")
-        futures = [
-            frames_mod.submit(hf_inputs.prepare_in_worker, self.path, part, dtype)
-            for part in hf_inputs.chunks(convs, n)
-        ]
-        results = [f.result() for f in futures]
-        background = 0.0
-        for _, cost in results:
-            frames_mod.add_stats(cost["clips"], cost["decode_s"], cost["stored"], cost["clips"])
-            background += cost["preprocess_s"]
         tok = getattr(self.processor, "tokenizer", None)
         pad = getattr(tok, "pad_token_id", None) or 0
-        inputs = hf_inputs.collate([r[0] for r in results], pad)
+        background = 0.0
+        while True:
+            n = frames_mod.num_workers() if self._chunkable else 1
+            futures = [
+                frames_mod.submit(hf_inputs.prepare_in_worker, self.path, part, dtype)
+                for part in hf_inputs.chunks(convs, n)
+            ]
+            results = [f.result() for f in futures]
+            for _, cost in results:
+                frames_mod.add_stats(cost["clips"], cost["decode_s"], cost["stored"], cost["clips"])
+                background += cost["preprocess_s"]
+            try:
+                inputs = hf_inputs.collate([r[0] for r in results], pad)
+                break
+            except ValueError:  # an output this processor version adds that chunks cannot be joined by: one job
+                if not self._chunkable:
+                    raise
+                self._chunkable = False
         out = self._to_device(inputs, self.device.type == "cuda")
         if self.timer is not None:  # the workers' processor time, and this thread's joining and copying
             self.timer.add("preprocess", background + (time.time() - t_start) / max(1, len(results)))
