@@ -361,6 +361,47 @@ def test_slider_needs_a_move_and_the_middle_is_an_answer(browser, tiny_set, tmp_
     assert all(parse(a["trial"], a["answer"])[:2] == ("middle", True) for a in stored.values())
 
 
+def test_an_answer_the_server_finds_too_early_is_sent_again_not_lost(browser, tiny_set, tmp_path):
+    """The server's minimum-viewing rule (evaluate/humans/viewing.py) with a clock the page disagrees with: the set's
+    manifest says the Level 2 videos last 2.5 s (20 frames at 8 fps) while the files play 1 s, so the page unlocks
+    after 1 s and its answer is refused (425) until 2.25 s after the first showing; the page waits the time left
+    and sends the same answer again: stored, with the page's own response time, and the session goes on."""
+    from selenium.webdriver.common.by import By
+
+    from voebench.contract import manifest as mf
+
+    root = tmp_path / "set"
+    shutil.copytree(tiny_set, root)
+    entries = mf.read_manifest(str(root / mf.NAME))
+    for e in entries:
+        if e["suite"] == "grasp-l2":
+            e["n_frames"] = 20
+    os.remove(root / mf.NAME)
+    mf.write_manifest(str(root / mf.NAME), entries)
+    server, study_dir, token, plan = _study(
+        tmp_path, str(root), "--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2",
+        "--familiarization", "0", "--attention-checks", "0", "--twins",
+    )  # fmt: skip
+    try:
+        d = browser
+        d.get(f"{server.base}/p/{token}")
+        _wait_page(d, {"consent"})
+        d.find_element(By.ID, "agree").click()
+        _wait_page(d, {"instructions"})
+        d.find_element(By.ID, "start").click()
+        for position in range(len(plan)):
+            _wait_page(d, {"trial"}, position)
+            _wait_enabled(d, "yes").click()  # at the video's end (1 s): too early for the server (2.25 s)
+        _wait_page(d, {"done"})
+    finally:
+        server.stop()
+    stored = _stored(study_dir)
+    assert [a["answer"] for a in stored.values()] == ["yes"] * len(plan) and len(plan) >= 2
+    for a in stored.values():
+        assert a["answered_at"] - a["first_shown_at"] >= 2.25 and a["views"] == 1  # waited, not reloaded
+        assert a["rt_ms"] < 1000  # the page's response time from the video's end, not the wait for the server
+
+
 def _wide_set(root: str, width: int = 64, height: int = 36, frames: int = 24) -> str:
     """One GRASP Level 2 pair of real 16:9 mp4s (3 s at 8 fps: long enough to try a seek while it plays)."""
     import imageio.v2 as iio
