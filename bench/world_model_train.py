@@ -6,8 +6,10 @@ plausible videos of the training sets towards `--steps` planned steps (the learn
 planned count), stopping at each of `--points` (steps) to save a snapshot and score it on the test sets (both
 protocols, evaluate/surprise/report.py). The training state lives in `--state-dir` (one file per seed); running
 the same command again, on a machine that still has that folder, resumes where the last command stopped and skips
-the points already scored. `--max-seconds` stops before the next segment once exceeded, so a command ends inside
-its time limit; the summary says where each seed stands.
+the points already scored. `--max-seconds` stops before the next segment once exceeded, and a segment itself stops
+`--score-reserve` seconds before it (that point is scored at the step it reached), so a command ends inside its
+time limit; the summary says where each seed stands. Each point records `train_wall`, the local wall-clock interval
+of its training segment, which `bench/world_model_throughput.py busy` matches against an nvidia-smi log.
 
     python bench/world_model_train.py --train D1 [D2 ...] --test T1 [T2 ...] --out DIR --state-dir S \\
         --steps 8000 --points 250,1000,2000,4000,8000 --seeds 0,1,2 [--batch 64] [--max-seconds 420]
@@ -85,7 +87,9 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--lr", type=float, default=5e-4)
     ap.add_argument("--score-batch", type=int, default=128, help="windows per scoring pass")
-    ap.add_argument("--max-seconds", type=float, default=None)
+    ap.add_argument("--max-seconds", type=float, default=None,
+                    help="no segment starts after this; a segment stops --score-reserve s before it")  # fmt: skip
+    ap.add_argument("--score-reserve", type=float, default=30.0, help="seconds kept for scoring the last segment")
     ap.add_argument("--device", default="auto")
     args = ap.parse_args()
 
@@ -140,12 +144,17 @@ def main() -> int:
                 stopped = f"stopped after {time.perf_counter() - t0:.0f} s before seed {seed} step {p}"
                 break
             snap = os.path.join(args.out, f"seed{seed}", f"step{p:06d}")
+            left = None  # this segment's seconds: what the command has left, less the time to score it
+            if args.max_seconds:
+                left = max(1.0, args.max_seconds - args.score_reserve - (time.perf_counter() - t0))
             info = train.train_world_model(videos, os.path.join(snap, "model"), protocol, preset=args.preset,
                                            steps=args.steps, batch=args.batch, lr=args.lr, device=args.device,
-                                           seed=seed, state=state, stop_at=p, log_every=50)  # fmt: skip
+                                           seed=seed, state=state, stop_at=p, log_every=50,
+                                           max_seconds=left)  # fmt: skip
             scorer = VJEPA2Scorer.from_pretrained(os.path.join(snap, "model"), device=args.device)
             last = info["log"][-1]
             point = {"step": info["steps"], "train_seconds": info["seconds"], "clips_per_s": info["call_clips_per_s"],
+                     "clips": info["steps"] * args.batch, "train_wall": info["call_wall"], "adamw": info.get("adamw"),
                      "loss": last["loss"], "target_spread": last["target_spread"], "encoders": scorer.encoders,
                      "suites": {}}  # fmt: skip
             for name, m, es in tests:

@@ -17,6 +17,7 @@ towards 0 means the representation collapsed (every token the same), and the mod
 from __future__ import annotations
 
 import copy
+import datetime
 import json
 import math
 import os
@@ -31,6 +32,11 @@ from voebench.evaluate.surprise import checkpoint
 from voebench.evaluate.surprise.protocol import Protocol
 from voebench.evaluate.surprise.score import is_plausible
 from voebench.evaluate.surprise.vjepa2 import PRESETS, VJEPA2Scorer, prediction_error, random_model, targets
+
+
+#: The format of train.json `call_wall` (this call's training loop, local wall clock): nvidia-smi's timestamps,
+#: so a GPU log can be cut to the training (bench/world_model_throughput.py busy).
+WALL_CLOCK = "%Y/%m/%d %H:%M:%S.%f"
 
 
 def plausible_entries(entries: list[dict]) -> list[dict]:
@@ -64,7 +70,14 @@ def load_videos(manifest, entries: list[dict], protocol: Protocol) -> list[np.nd
 
 class WindowSampler:
     """Random windows from a list of videos (each video weighted by its number of window starts), as one uint8
-    tensor on the device so a batch is a gather, not a copy from host memory."""
+    tensor on the device so a batch is a gather on the device, not a copy from host memory.
+
+    The draws come from a NumPy generator on the host (seeded, saved in the resumable state), so a seed gives the
+    same windows on any device and the same as before this class moved its work to the device. Per batch only
+    the draws travel, B x 2 integers (first frame, mirror or not) in one page-locked, non-blocking copy on CUDA:
+    no step waits for the device, and the host can queue the next steps while the device computes (a blocking
+    copy, as `.to(device)` of pageable memory is, synchronises the stream: the GPU then idles while the host
+    launches the next step's kernels)."""
 
     def __init__(self, videos: list[np.ndarray], window: int, device: torch.device, seed: int = 0):
         if not videos:
@@ -73,18 +86,29 @@ class WindowSampler:
         self.lengths = np.array([len(v) for v in videos])
         self.offsets = np.concatenate([[0], np.cumsum(self.lengths)[:-1]])
         self.frames = torch.from_numpy(np.concatenate(videos)).to(device)
+        self.frame_steps = torch.arange(window, device=self.frames.device)
+        self.pin = self.frames.device.type == "cuda"
         n_starts = self.lengths - window + 1
         self.p = n_starts / n_starts.sum()
         self.n_starts = n_starts
         self.rng = np.random.default_rng(seed)
 
-    def sample(self, batch: int) -> torch.Tensor:
+    def draw(self, batch: int) -> np.ndarray:
+        """(batch, 2) int64: each window's first frame in `frames` and 1 where it is mirrored left-right."""
         v = self.rng.choice(len(self.lengths), size=batch, p=self.p)
         s = self.offsets[v] + (self.rng.random(batch) * self.n_starts[v]).astype(np.int64)
-        idx = torch.from_numpy(s[:, None] + np.arange(self.window)[None, :]).to(self.frames.device)
-        clips = self.frames[idx]  # (B, T, H, W, 3)
-        flip = torch.from_numpy(self.rng.random(batch) < 0.5).to(self.frames.device)
-        return torch.where(flip[:, None, None, None, None], clips.flip(3), clips)  # left-right mirror
+        flip = self.rng.random(batch) < 0.5
+        return np.stack([s, flip.astype(np.int64)], 1)
+
+    def sample(self, batch: int) -> torch.Tensor:
+        """(batch, window, H, W, 3) uint8 clips on the device."""
+        d = torch.from_numpy(self.draw(batch))
+        if self.pin:
+            d = d.pin_memory()  # the caching host allocator keeps the buffer until the copy has run
+        d = d.to(self.frames.device, non_blocking=True)
+        clips = self.frames[d[:, :1] + self.frame_steps]  # (B, T, H, W, 3)
+        flip = d[:, 1].bool()[:, None, None, None, None]
+        return torch.where(flip, clips.flip(3), clips)  # left-right mirror
 
 
 def train_world_model(
@@ -122,7 +146,11 @@ def train_world_model(
     target = copy.deepcopy(model.encoder).eval()
     for p in target.parameters():
         p.requires_grad_(False)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.95))
+    # fused: one kernel for the whole update on CUDA (the same AdamW, to rounding); CPU keeps the reference loop
+    fused = True if dev.type == "cuda" else None
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.95), fused=fused)
+    online_params = list(model.encoder.parameters())
+    target_params = list(target.parameters())
     warmup = max(1, steps // 10)
 
     def lr_at(i: int) -> float:  # linear warm-up, then cosine decay to 0
@@ -139,6 +167,7 @@ def train_world_model(
     if state and os.path.isfile(state):
         first, before, log = _load_state(state, model, target, opt, sampler, rng, steps, seed)
     t0 = time.perf_counter()
+    wall0 = datetime.datetime.now()
     model.train()
     done = first
     for i in range(first, steps):
@@ -150,31 +179,35 @@ def train_world_model(
             g["lr"] = lr_at(i)
         x = scorer.preprocess(sampler.sample(batch))
         c = int(rng.choice(contexts))
-        loss, spread = _step_loss(model, target, x, c, scorer._autocast)
+        logged = i % log_every == 0 or i == steps - 1
+        loss, spread = _step_loss(model, target, x, c, scorer._autocast, spread=logged)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         m = ema[0] + (ema[1] - ema[0]) * i / max(1, steps - 1)
-        with torch.no_grad():
-            for pt, po in zip(target.parameters(), model.encoder.parameters()):
-                pt.mul_(m).add_(po.detach(), alpha=1 - m)
+        with torch.no_grad():  # target = m * target + (1 - m) * online, all tensors at once
+            torch._foreach_mul_(target_params, m)
+            torch._foreach_add_(target_params, online_params, alpha=1 - m)
         done = i + 1
         if on_step is not None:
             on_step(i, loss.detach())
-        if i % log_every == 0 or i == steps - 1:
+        if logged:  # the only reads of device values: one sync per `log_every` steps
             log.append(
                 {
                     "step": i,
                     "loss": float(loss.detach()),
-                    "target_spread": spread,
+                    "target_spread": float(spread) if spread is not None else None,
                     "context": c,
                     "lr": lr_at(i),
                     "seconds": before + time.perf_counter() - t0,
                 }
             )
+    if dev.type == "cuda":
+        torch.cuda.synchronize(dev)  # the host runs ahead of the device: time the work, not its queueing
     seconds = before + time.perf_counter() - t0
     call_seconds = time.perf_counter() - t0
+    call_wall = [wall0.strftime(WALL_CLOCK), datetime.datetime.now().strftime(WALL_CLOCK)]
     if state:  # also when finished: running the same command again then trains no further step
         _save_state(state, done, model, target, opt, sampler, rng, log, seconds, steps, seed)
     model.eval()
@@ -191,8 +224,10 @@ def train_world_model(
         "finished": done >= steps,
         "resumed_from_step": first,
         "call_seconds": call_seconds,
+        "call_wall": call_wall,
         "call_clips_per_s": (done - first) * batch / call_seconds if call_seconds > 0 else None,
         "batch": batch,
+        "adamw": "fused" if fused else "for-loop",
         "lr": lr,
         "ema": list(ema),
         "seconds": seconds,
@@ -257,12 +292,16 @@ def _load_state(path, model, target, opt, sampler, rng, steps, seed) -> tuple[in
     return int(st["step"]), float(st["seconds"]), list(st["log"])
 
 
-def _step_loss(model, target_encoder, x: torch.Tensor, context: int, autocast) -> tuple[torch.Tensor, float]:
+def _step_loss(
+    model, target_encoder, x: torch.Tensor, context: int, autocast, spread: bool = True
+) -> tuple[torch.Tensor, torch.Tensor | None]:
     """The protocol's surprise as a loss: the EMA encoder gives the targets (no gradient), the trained encoder sees
-    the context frames and the predictor predicts the rest. Also the targets' spread across tokens."""
+    the context frames and the predictor predicts the rest. Also (`spread`) the targets' spread across tokens, as
+    a device tensor: reading it is the caller's choice (a read waits for the device)."""
     with torch.no_grad():
         tgt = targets(target_encoder, x, autocast)
-    return prediction_error(model, tgt, x, context, autocast).mean(), float(tgt.std(1).mean())
+        sd = tgt.std(1).mean() if spread else None
+    return prediction_error(model, tgt, x, context, autocast).mean(), sd
 
 
 __all__ = ["check_disjoint", "load_videos", "plausible_entries", "train_world_model"]
