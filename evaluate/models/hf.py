@@ -94,6 +94,7 @@ class HFAdapter(Adapter):
         self.model = model.to(self.device).eval()
         #: the processor's output can be cut into chunks and joined (models/hf_inputs.py: CHUNKABLE)
         self._chunkable = getattr(getattr(self.model, "config", None), "model_type", "") in hf_inputs.CHUNKABLE
+        self._workers_failed = False  # the workers failed a batch: the processor runs here for the rest
         self.packed_vision_attention = False
         # "auto" (the command line's default): on for CUDA, where it is identical in bf16 and the window loop leaves
         # the GPU idle; off on CPUs, where the loop costs little and fp32 results may move in the last bit.
@@ -168,12 +169,32 @@ class HFAdapter(Adapter):
     def preprocesses_in_workers(self) -> bool:
         """The processor runs in the decoding worker processes (`VOEBENCH_PREPROCESS=workers`, pipelined): the
         workers read the clips themselves, so the runner does not decode them ahead for this process."""
-        return bool(self.pipelined) and frames_mod.num_workers() > 0 and hf_inputs.mode() == "workers"
+        n = frames_mod.num_workers()
+        if not self.pipelined or n == 0 or self._workers_failed:
+            return False
+        m = hf_inputs.mode()
+        return m == "workers" or (m == "auto" and self.device.type == "cuda" and hf_inputs.workers_pay_off(n))
 
     def _inputs_from_workers(self, requests: list[Request]) -> dict:
         """One batch's tensors made in the decoding workers (one chunk per worker where the processor's output can
-        be joined, models/hf_inputs.py), joined here and copied to the device without blocking."""
+        be joined, models/hf_inputs.py), joined here and copied to the device without blocking. Should the workers
+        fail (a full /dev/shm, a worker killed), this batch and the rest of the run go through `_inputs`."""
         t_start = time.time()
+        try:
+            inputs, background, jobs = self._worker_tensors(requests)
+        except (RuntimeError, OSError) as e:
+            import sys
+
+            print(f"voebench: the processor failed in the decoding workers ({e}); here from now on", file=sys.stderr)
+            self._workers_failed = True
+            return self._inputs(requests, on_gpu=self.device.type == "cuda")
+        out = self._to_device(inputs, self.device.type == "cuda")
+        if self.timer is not None:  # the workers' processor time, and this thread's joining and copying
+            self.timer.add("preprocess", background + (time.time() - t_start) / max(1, jobs))
+        return out
+
+    def _worker_tensors(self, requests: list[Request]) -> tuple[dict, float, int]:
+        """The processor's CPU tensors for one batch from the workers, the workers' seconds, and the jobs run."""
         convs = [self._conversation(r.messages) for r in requests]
         dtype = str(self.dtype).replace("torch.", "")
         tok = getattr(self.processor, "tokenizer", None)
@@ -190,16 +211,11 @@ class HFAdapter(Adapter):
                 frames_mod.add_stats(cost["clips"], cost["decode_s"], cost["stored"], cost["clips"])
                 background += cost["preprocess_s"]
             try:
-                inputs = hf_inputs.collate([r[0] for r in results], pad)
-                break
+                return hf_inputs.collate([r[0] for r in results], pad), background, len(results)
             except ValueError:  # an output this processor version adds that chunks cannot be joined by: one job
                 if not self._chunkable:
                     raise
                 self._chunkable = False
-        out = self._to_device(inputs, self.device.type == "cuda")
-        if self.timer is not None:  # the workers' processor time, and this thread's joining and copying
-            self.timer.add("preprocess", background + (time.time() - t_start) / max(1, len(results)))
-        return out
 
     # -- the pipeline: a batch's inputs prepared while the model works on the one before -------------------------
     @staticmethod

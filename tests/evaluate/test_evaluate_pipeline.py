@@ -173,6 +173,39 @@ def test_processor_in_the_decoding_workers_gives_the_same_answers(tiny_hf, tiny_
     assert not tiny_hf.preprocesses_in_workers  # off again once the run is over
 
 
+def test_workers_that_fail_hand_the_processor_back_to_this_process(tiny_hf, tiny_set, tmp_path, monkeypatch, capsys):
+    """A batch the workers cannot make (here: every submit fails, as with a full /dev/shm) is made in this process,
+    and so is the rest of the run: the answers are those of the thread path, and the switch is said once."""
+    tests = ["t09_gravity"]
+    monkeypatch.setenv("VOEBENCH_PREPROCESS", "thread")
+    base = _outputs(_run(tiny_hf, tiny_set, tmp_path / "thread", "zero-shot", 2, repeats=1, tests=tests))
+
+    def boom(*args):
+        raise RuntimeError("unable to write to file </torch_1>: No space left on device")
+
+    monkeypatch.setattr(frames, "submit", boom)
+    monkeypatch.setenv("VOEBENCH_PREPROCESS", "workers")
+    try:
+        assert _outputs(_run(tiny_hf, tiny_set, tmp_path / "failed", "zero-shot", 2, repeats=1, tests=tests)) == base
+        assert tiny_hf._workers_failed
+    finally:
+        tiny_hf._workers_failed = False
+    assert capsys.readouterr().err.count("failed in the decoding workers") == 1
+
+
+def test_preprocess_mode_and_auto_rule(monkeypatch):
+    from voebench.evaluate.models import hf_inputs
+
+    for value, want in [("workers", "workers"), ("THREAD", "thread"), ("", "auto"), ("bogus", "auto")]:
+        monkeypatch.setenv("VOEBENCH_PREPROCESS", value)
+        assert hf_inputs.mode() == want
+    assert not hf_inputs.workers_pay_off(hf_inputs.AUTO_MIN_WORKERS - 1)
+    monkeypatch.setattr(hf_inputs, "AUTO_MIN_SHM", 0)
+    assert hf_inputs.workers_pay_off(hf_inputs.AUTO_MIN_WORKERS)
+    monkeypatch.setattr(hf_inputs, "AUTO_MIN_SHM", 2**80)  # more shared memory than any machine has
+    assert hf_inputs.workers_pay_off(hf_inputs.AUTO_MIN_WORKERS) == (not os.path.isdir("/dev/shm"))
+
+
 def test_chunks_joined_equal_the_whole_batch(tiny_hf, tiny_set):
     """`collate` of per-chunk processor outputs (left-padded token rows, concatenated patches) is the processor's
     own output for the whole batch, tensor for tensor."""
