@@ -158,6 +158,19 @@ class DirtyRegions:
                     break
         return out
 
+    def object_rect(self, t: int) -> Rect:
+        """The pixels the visible dynamic objects themselves can cover at frame t, shadows left out: where depth and
+        segmentation (which see surfaces, not light) can differ from the static objects'. `EMPTY` where none is
+        visible, the whole image where the camera moves."""
+        if self.camera_moves:
+            return self.full
+        out = EMPTY
+        for name, corners in self.corners.items():
+            if self.visible[name][t]:
+                c = corners[t]
+                out = out.union(self._project(_box_corners(c.min(0), c.max(0))))
+        return out
+
     def _project(self, pts: np.ndarray) -> Rect:
         """The rectangle of pixels the convex hull of world points `pts` can touch (the whole image when a point
         lies behind the camera's near plane)."""

@@ -33,6 +33,7 @@ import numpy as np
 
 from voebench.generator import antialias
 from voebench.generator.blender import quiet
+from voebench.generator.blender.ground_truth import GroundTruthPass
 from voebench.generator.dirty_regions import DirtyRegions, Rect
 
 #: how far (pixels) the numpy filter reads around a pixel: its edge search's reach plus one pixel across the edge
@@ -178,6 +179,43 @@ class DirtyRGB:
         x0 = min(max(0, rect.x0 - (grow_x + 1) // 2), max(0, w - MIN_SIDE))
         y0 = min(max(0, rect.y0 - (grow_y + 1) // 2), max(0, h - MIN_SIDE))
         return Rect(x0, y0, min(w, max(rect.x1, x0 + MIN_SIDE)), min(h, max(rect.y1, y0 + MIN_SIDE)))
+
+
+class DirtyTruth:
+    """Segmentation and depth of a `Renderer`'s scene as the static objects' (drawn once per video) with the
+    rectangle where dynamic objects can be (`DirtyRegions.object_rect`) drawn over it. Exact, pixel for pixel the
+    whole-frame draw: inside the rectangle the scissored draw gives each pixel the whole frame's value
+    (`GroundTruthPass.draw`), and outside it no dynamic object covers a pixel, so the nearest surface there is the
+    same static one (drawn in the same order, so ties resolve alike). Shadows do not matter: these passes see
+    surfaces, not light. Counts what it drew in `stats`."""
+
+    def __init__(self, truth: GroundTruthPass, regions: DirtyRegions) -> None:
+        self.truth, self.regions = truth, regions
+        self._background: tuple[np.ndarray, np.ndarray] | None = None
+        self.stats = {"frames": 0, "full": 0, "empty": 0, "pixels_drawn": 0}
+
+    def background(self) -> tuple[np.ndarray, np.ndarray]:
+        """(segmentation, depth) of the static objects alone, as currently applied (they never change)."""
+        if self._background is None:
+            self._background = self.truth.draw(skip=set(self.regions.dynamic))
+            self.stats["pixels_drawn"] += self.regions.full.area
+        return self._background
+
+    def draw(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """(segmentation uint16 HxW, depth float32 HxW) of state t, which must be the one applied."""
+        rect = self.regions.object_rect(t)
+        self.stats["frames"] += 1
+        if rect == self.regions.full:
+            self.stats["full"] += 1
+            self.stats["pixels_drawn"] += rect.area
+            return self.truth.draw()
+        seg, depth = (a.copy() for a in self.background())
+        if rect.empty:
+            self.stats["empty"] += 1
+            return seg, depth
+        seg[rect.slices], depth[rect.slices] = self.truth.draw(rect)
+        self.stats["pixels_drawn"] += rect.area
+        return seg, depth
 
 
 def composite_filtered(raw: np.ndarray, background_aa: np.ndarray, rect: Rect) -> np.ndarray:

@@ -17,16 +17,25 @@ covered here exactly when Workbench covers it. The only pixels where the two pas
 are those where two surfaces are within the old depth buffer's precision of each other (objects resting on each
 other), where both answers are true (tests/generator/test_ground_truth.py measures how rare they are).
 
+`draw(rect)` draws and reads only the pixels of one rectangle (a scissor: the same projection and rasterizer, so
+each pixel in it gets the value the whole-frame draw gives it) and `skip` leaves objects out: the dirty render
+path (generator/blender/dirty.py) draws the static objects once and then, per state, only where the dynamic
+objects can be, which at 640x480 costs a fraction of the whole frame (docs/performance.md, issue 29).
+
 Blender allows GPU drawing in background mode only once its GPU is initialised; a render does that, so
 `ensure_gpu` renders one tiny Workbench frame when needed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 import bpy
 import gpu
 import numpy as np
 from gpu_extras.batch import batch_for_shader
+
+from voebench.generator.dirty_regions import Rect
 
 VERTEX = """
 void main()
@@ -124,8 +133,14 @@ class GroundTruthPass:
         mesh.loop_triangles.foreach_get("vertices", tris)
         return batch_for_shader(self.shader, "TRIS", {"pos": co.reshape(-1, 3)}, indices=tris.reshape(-1, 3))
 
-    def draw(self) -> tuple[np.ndarray, np.ndarray]:
-        """(segmentation uint16 HxW, depth float32 HxW) of the objects' current poses and visibility."""
+    def draw(self, rect: Rect | None = None, skip: Collection[str] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """(segmentation uint16, depth float32) of the objects' current poses and visibility, leaving out the
+        objects named in `skip`: the whole frame (H, W), or with `rect` only its pixels (h, w), each pixel equal to
+        the whole frame's there."""
+        rect = Rect(0, 0, self.width, self.height) if rect is None else rect
+        x0, w, h = rect.x0, rect.x1 - rect.x0, rect.y1 - rect.y0
+        if w <= 0 or h <= 0:
+            raise ValueError(f"nothing to draw in {rect}")
         # Blender draws the evaluated objects: a matrix_world set from Python is stored as location, rotation and
         # scale, and evaluation composes them again, which can move the last bits. Evaluating here (cheap: only
         # transforms changed) draws exactly the matrices Workbench draws, before or after a render.
@@ -133,8 +148,13 @@ class GroundTruthPass:
         # Blender's view matrix is the inverse of the camera's world matrix with its scale removed
         viewmat = self.camera.evaluated_get(dg).matrix_world.normalized().inverted()
         self.view.update(gpu.types.Buffer("FLOAT", 32, _column_major(viewmat) + _column_major(self.winmat)))
+        y0 = self.height - rect.y1  # GL rows run bottom-up
+        whole = w == self.width and h == self.height
         with self.offscreen.bind():
             fb = gpu.state.active_framebuffer_get()
+            if not whole:  # the clear and the draw touch only the rectangle; the projection stays the frame's
+                gpu.state.scissor_test_set(True)
+                gpu.state.scissor_set(x0, y0, w, h)
             fb.clear(color=(0.0, float("inf"), 0.0, 0.0), depth=1.0)
             gpu.state.depth_test_set("LESS_EQUAL")
             gpu.state.depth_mask_set(True)
@@ -142,15 +162,19 @@ class GroundTruthPass:
             self.shader.bind()
             self.shader.uniform_block("vb", self.view)
             for name, ob in self.objects.items():
-                if ob.hide_render:
+                if ob.hide_render or name in skip:
                     continue
                 self.shader.uniform_float("model", ob.evaluated_get(dg).matrix_world)
                 self.shader.uniform_float("object_id", self.ids[name])
                 self.batches[name].draw(self.shader)
-            fb.read_color(0, 0, self.width, self.height, 2, 0, "FLOAT", data=self._buffer)
+            n = w * h * 2
+            buffer = self._buffer if whole else gpu.types.Buffer("FLOAT", n, self.pixels[:n])
+            fb.read_color(x0, y0, w, h, 2, 0, "FLOAT", data=buffer)
             gpu.state.depth_test_set("NONE")
             gpu.state.depth_mask_set(False)
-        px = self.pixels.reshape(self.height, self.width, 2)[::-1]  # GL rows run bottom-up
+            if not whole:
+                gpu.state.scissor_test_set(False)
+        px = self.pixels[:n].reshape(h, w, 2)[::-1]
         return px[..., 0].astype(np.uint16), np.ascontiguousarray(px[..., 1])
 
     def close(self) -> None:

@@ -174,6 +174,7 @@ class Renderer:
         self._state: dict[str, tuple] = {}  # what is currently set on each bpy object, to skip redundant updates
         self._truth: GroundTruthPass | None = None  # made on first use (it needs an initialised GPU)
         self.dirty: dirty.DirtyRGB | None = dirty.DirtyRGB(self) if settings.render_path == "dirty" else None
+        self.dirty_truth: dirty.DirtyTruth | None = None  # made with the GPU pass on the dirty path
 
     def close(self):
         if self._truth is not None:
@@ -184,12 +185,17 @@ class Renderer:
     def _workbench_truth(self) -> bool:
         return self.settings.ground_truth == "workbench"
 
-    def _draw_truth(self) -> tuple[np.ndarray, np.ndarray]:
-        """(segmentation, depth) of the state currently applied, from the GPU pass."""
+    def _draw_truth(self, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """(segmentation, depth) of state t, which must be the one applied, from the GPU pass (on the dirty path
+        drawn only where dynamic objects can be, over the static objects' drawn once: dirty.DirtyTruth)."""
         if self._truth is None:
             s = self.settings
             ids = {name: self.scene.objects[name].id for name in self.obs}
             self._truth = GroundTruthPass(self.obs, ids, self.cam, s.width, s.height)
+            if self.dirty is not None:
+                self.dirty_truth = dirty.DirtyTruth(self._truth, self.dirty.regions)
+        if self.dirty_truth is not None:
+            return self.dirty_truth.draw(t)
         return self._truth.draw()
 
     # ------------------------------------------------------------------ setup
@@ -310,7 +316,7 @@ class Renderer:
                 (zpath,) = glob.glob(os.path.join(self.tmp, "z_*.exr"))
                 depth = self._read_depth(zpath)
         if not workbench and ("depth" in passes or "segmentation" in passes):
-            seg, depth = self._draw_truth()
+            seg, depth = self._draw_truth(t)
         elif workbench and "segmentation" in passes:
             self._seg_mode()
             path = os.path.join(self.tmp, "seg.bmp")
@@ -362,7 +368,7 @@ class Renderer:
         if not workbench and ("depth" in passes or "segmentation" in passes):
             for t in ts:
                 self.apply(t)
-                seg, depth = self._draw_truth()
+                seg, depth = self._draw_truth(t)
                 out[t][1] = depth if "depth" in passes else None
                 out[t][2] = seg if "segmentation" in passes else None
         elif workbench and "segmentation" in passes:
