@@ -3,12 +3,20 @@
 Depth and segmentation are stored once per *distinct* frame in `_unique/` and exposed as full (T,H,W)
 virtual datasets `depth` and `segmentation` that map every frame to its distinct frame: a 10 s still scene
 costs one frame of storage, and readers index `f["depth"][t]` as usual.
+
+Frames larger than `WHOLE_FRAME_PIXELS` are stored in bands of `BAND_ROWS` rows (one HDF5 chunk each) and only
+the bands that differ from the previous distinct frame's are compressed again (`TileWriter`): most of a frame is
+static background, so at 640x480 the gzip cost follows what moved (t15: 16.7 -> 3.3 ms per distinct frame, files
+15% larger; bench/render_dirty.py hdf5, docs/performance.md). The chunks hold the bytes HDF5's own gzip + shuffle
+filters would write, so any HDF5 reader reads them as before; frames up to 320x240 stay one chunk, written by
+HDF5 as before (the same bytes as earlier files).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import zlib
 
 import h5py
 import numpy as np
@@ -19,7 +27,66 @@ from voebench.generator.scene import Scene
 
 # gzip 1, not 4: 1.1 ms less CPU per distinct 320x240 frame for 7% larger files (bench, docs/performance.md (g));
 # standard gzip (not lzf) so that any HDF5 reader opens the files
-COMPRESSION = dict(compression="gzip", compression_opts=1, shuffle=True)
+GZIP_LEVEL = 1
+COMPRESSION = dict(compression="gzip", compression_opts=GZIP_LEVEL, shuffle=True)
+#: frames of at most this many pixels are one chunk each (today's 320x240 files, byte for byte); larger ones are cut
+WHOLE_FRAME_PIXELS = 320 * 240
+#: rows of a band, the chunk of a larger frame. Measured on t15's 263 distinct 640x480 frames (CPU ms per frame, file
+#: bytes against whole frames): bands of 16/32/64 rows 3.5/3.3/4.4 ms, +26/+15/+9%; square tiles of 32/64/128 px
+#: 11.0/4.9/5.6 ms (each chunk written costs a call into HDF5); whole frames 16.7 ms
+BAND_ROWS = 32
+
+
+def chunk_shape(width: int, height: int) -> tuple[int, int, int]:
+    """The chunk of a (U, height, width) depth or segmentation dataset: a whole frame, or a band of a large one."""
+    if width * height <= WHOLE_FRAME_PIXELS:
+        return (1, height, width)
+    return (1, min(BAND_ROWS, height), width)
+
+
+class TileWriter:
+    """Writes frames of a chunked (U, H, W) dataset (chunks of one frame: tiles or bands) with HDF5's gzip (level
+    `GZIP_LEVEL`) + shuffle filters, chunk by chunk, compressing only the chunks whose bits differ from the
+    previous frame's (the others reuse its compressed bytes). The bytes are those HDF5's filters write: shuffle
+    (each element's first bytes, then its second bytes, ...), then zlib's deflate at that level; edge chunks padded
+    with zeros (the fill value) as HDF5 pads them (tests/generator/test_dirty_hdf5.py compares them with HDF5's).
+    HDF5's deflate keeps its output even where it is larger than the input (filter mask 0), as this does."""
+
+    def __init__(self, ds: h5py.Dataset) -> None:
+        _, self.th, self.tw = ds.chunks
+        _, h, w = ds.shape
+        self.ds, self.ny, self.nx = ds, -(-h // self.th), -(-w // self.tw)
+        self._prev: np.ndarray | None = None  # the previous frame's tiles as unsigned ints (exact bits)
+        self._chunks: list[list[bytes]] = []
+        self.compressed = 0  # chunks compressed, and all chunks written (for the benchmark)
+        self.written = 0
+
+    def write(self, u: int, frame: np.ndarray) -> None:
+        th, tw, ny, nx = self.th, self.tw, self.ny, self.nx
+        h, w = frame.shape
+        size = frame.dtype.itemsize
+        if (h, w) == (ny * th, nx * tw):
+            padded = np.ascontiguousarray(frame)
+        else:
+            padded = np.zeros((ny * th, nx * tw), frame.dtype)
+            padded[:h, :w] = frame
+        bits = padded.view(f"u{size}").reshape(ny, th, nx, tw).transpose(0, 2, 1, 3)
+        if self._prev is None:
+            changed = np.ones((ny, nx), bool)
+            self._chunks = [[b""] * nx for _ in range(ny)]
+        else:
+            changed = (bits != self._prev).any(axis=(2, 3))
+        # shuffled: per tile, byte 0 of every element, then byte 1, ...
+        raw = padded.view(np.uint8).reshape(ny, th, nx, tw, size)
+        for iy, ix in zip(*np.nonzero(changed)):
+            block = np.ascontiguousarray(raw[iy, :, ix].transpose(2, 0, 1))
+            self._chunks[iy][ix] = zlib.compress(block.tobytes(), GZIP_LEVEL)
+        self.compressed += int(changed.sum())
+        self.written += ny * nx
+        self._prev = np.ascontiguousarray(bits)
+        for iy in range(ny):
+            for ix in range(nx):
+                self.ds.id.write_direct_chunk((u, iy * th, ix * tw), self._chunks[iy][ix])
 
 
 class StatesWriter:
@@ -31,24 +98,20 @@ class StatesWriter:
         T = scene.n_frames
         self.frame_to_unique = np.full(T, -1, np.int64)
         self.unique = {}
-        if "depth" in passes:
-            self.unique["depth"] = self.f.create_dataset(
-                "_unique/depth",
-                (0, height, width),
-                np.float32,
-                maxshape=(None, height, width),
-                chunks=(1, height, width),
-                **COMPRESSION,
-            )
-        if "segmentation" in passes:
-            self.unique["segmentation"] = self.f.create_dataset(
-                "_unique/segmentation",
-                (0, height, width),
-                np.uint16,
-                maxshape=(None, height, width),
-                chunks=(1, height, width),
-                **COMPRESSION,
-            )
+        self.tiles: dict[str, TileWriter] = {}
+        chunks = chunk_shape(width, height)
+        for name, dtype in (("depth", np.float32), ("segmentation", np.uint16)):
+            if name in passes:
+                self.unique[name] = self.f.create_dataset(
+                    f"_unique/{name}",
+                    (0, height, width),
+                    dtype,
+                    maxshape=(None, height, width),
+                    chunks=chunks,
+                    **COMPRESSION,
+                )
+                if chunks[1:] != (height, width):
+                    self.tiles[name] = TileWriter(self.unique[name])
         self.pixel_counts = np.zeros((T, len(scene.objects) + 1), np.int64)
         self._unique_counts: list[np.ndarray] = []
 
@@ -59,7 +122,10 @@ class StatesWriter:
                 if name in self.unique:
                     ds = self.unique[name]
                     ds.resize((unique + 1, self.h, self.w))
-                    ds[unique] = data
+                    if name in self.tiles:
+                        self.tiles[name].write(unique, np.asarray(data, ds.dtype))
+                    else:
+                        ds[unique] = data
             n = len(self.scene.objects) + 1
             # -1: not measured (no segmentation pass, e.g. a states-only run)
             counts = (
