@@ -4,7 +4,9 @@ The search (`search`) runs trial batches of the run's own longest request, repea
 a batch fits and, at the first CUDA out-of-memory error, bisects between the last size that fitted and the one that
 did not; when even `START` does not fit it halves until one does. A trial generates the full `max_new_tokens`
 (the adapter pins the minimum to it), so the KV cache of the real run is counted. Sizes above `LIMIT` are not
-tried: beyond a few hundred conversations a bigger batch only adds memory.
+tried: beyond a few hundred conversations a bigger batch only adds memory; nor sizes above the run's number of
+requests (rounded up to a power of two): a small run does not pay for trials it cannot use. A size kept because it
+reached that cap (not memory's limit) is searched on from by a later, bigger run.
 
 The answer is kept in a JSON file (`batch-sizes.json` in the frame store's folder; with `--frame-store off`, in the
 default store's folder) under a key made of what decides the memory a batch takes: the model and its settings
@@ -186,16 +188,29 @@ def choose(
         return {"batch_size": CPU_DEFAULT, "source": "cpu-default"}
     parts = key_parts(adapter, requests, num_frames, fps, gpu)
     key = cache_key(parts)
+    # no trial bigger than this run needs (a batch holds at most all its requests); a later, bigger run searches on
+    # from the size kept when that size was only this cap, not a real limit of memory
+    limit = min(limit, _pow2(len(requests)))
     if cache_path:
         hit = _load(cache_path).get(key)
         if isinstance(hit, dict) and isinstance(hit.get("batch_size"), int) and hit["batch_size"] >= 1:
-            adapter.batch_size = hit["batch_size"]
-            return {"batch_size": hit["batch_size"], "source": "cache", "key": key, "file": cache_path}
+            n = hit["batch_size"]
+            if n < int(hit.get("limit") or LIMIT) or n >= limit:  # memory's limit, or enough for this run
+                adapter.batch_size = n
+                return {"batch_size": n, "source": "cache", "key": key, "file": cache_path}
+            start = max(start, n)
     longest = _longest(requests)
     n, trials = search(lambda k: trial([longest] * k), start=start, limit=limit)
     adapter.batch_size = n
     seconds = round(time.perf_counter() - t0, 3)
-    entry = {"batch_size": n, "key_parts": parts, "trials": trials, "seconds": seconds, "found": round(time.time())}
+    entry = {
+        "batch_size": n,
+        "limit": limit,
+        "key_parts": parts,
+        "trials": trials,
+        "seconds": seconds,
+        "found": round(time.time()),
+    }
     if cache_path:
         _save(cache_path, key, entry)
     return {"batch_size": n, "source": "search", "key": key, "file": cache_path, **entry}

@@ -88,7 +88,7 @@ def _requests(tiny_set, strategy="zero-shot"):
 
 
 def test_choose_searches_once_then_reads_the_cache(tiny_set, tmp_path):
-    reqs = _requests(tiny_set)
+    reqs = _requests(tiny_set) * 40  # more requests than any size tried: no cap from the run's length
     cache = str(tmp_path / "store" / batch_size.FILE)
     a = GpuFake(most=37)
     first = batch_size.choose(a, reqs, 4, None, cache)
@@ -107,6 +107,19 @@ def test_choose_searches_once_then_reads_the_cache(tiny_set, tmp_path):
     assert len(json.load(open(cache))) == 3
 
 
+def test_a_small_run_tries_no_batch_bigger_than_itself_and_a_bigger_run_searches_on(tiny_set, tmp_path):
+    reqs = _requests(tiny_set)[:5]
+    cache = str(tmp_path / batch_size.FILE)
+    small = GpuFake(most=100)
+    got = batch_size.choose(small, reqs, 4, None, cache, start=2)
+    assert got["batch_size"] == 8 and max(small.trials) == 8  # 5 requests: capped at 8, memory not reached
+    big = GpuFake(most=100)
+    again = batch_size.choose(big, reqs * 40, 4, None, cache, start=2)  # 200 requests: the kept 8 was only the cap
+    assert again["source"] == "search" and again["batch_size"] == 100 and min(big.trials) == 8
+    third = GpuFake(most=100)  # memory's real limit is kept: any run reads it
+    assert batch_size.choose(third, reqs, 4, None, cache)["source"] == "cache" and third.batch_size == 100
+
+
 def test_choose_on_a_cpu_and_for_adapters_without_trials(tiny_set, tmp_path):
     reqs = _requests(tiny_set)
     cpu = GpuFake(most=1000, gpu=None)
@@ -123,7 +136,7 @@ def test_a_torn_cache_file_means_search_again(tiny_set, tmp_path):
     cache = tmp_path / batch_size.FILE
     cache.write_text('{"abc": {"batch_si')
     a = GpuFake(most=5)
-    assert batch_size.choose(a, _requests(tiny_set), 4, None, str(cache))["source"] == "search"
+    assert batch_size.choose(a, _requests(tiny_set) * 4, 4, None, str(cache))["source"] == "search"
     assert json.loads(cache.read_text())  # rewritten whole
 
 
