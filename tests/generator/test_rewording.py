@@ -53,6 +53,19 @@ def _no_probe(monkeypatch) -> None:
     monkeypatch.setattr(runner, "check_feasible", lambda suite, cfg: Probes())
 
 
+def _count_writes(monkeypatch) -> list[str]:
+    """The HDF5 paths every video file written from now on is written to (the gate's checks included)."""
+    written: list[str] = []
+    write_files = trial.write_files
+
+    def counted(*args, **kwargs):
+        written.append(str(args[6]))  # h5_path
+        return write_files(*args, **kwargs)
+
+    monkeypatch.setattr(trial, "write_files", counted)
+    return written
+
+
 def _files(root) -> dict[str, bytes]:
     out = {}
     for dirpath, _, names in os.walk(root):
@@ -137,14 +150,7 @@ def test_upgrade_rewords_without_rendering_as_a_fresh_render_would(name, reword,
     run(_cfg(fresh, *spec), progress=False)  # the new words, rendered from scratch
 
     _no_probe(monkeypatch)
-    written: list[str] = []
-    write_files = trial.write_files
-
-    def counted(*args, **kwargs):
-        written.append(str(args[6]))  # h5_path
-        return write_files(*args, **kwargs)
-
-    monkeypatch.setattr(trial, "write_files", counted)
+    written = _count_writes(monkeypatch)
     for out in copies:
         result = run(_cfg(out, *spec), progress=False, upgrade=True)
         assert result.done == 0 and result.failed == [] and result.skipped == n_videos
@@ -180,3 +186,25 @@ def test_a_prompt_edit_changes_only_texts(l1_set, tmp_path, monkeypatch):
         assert [{k: v for k, v in p.items() if k != "text"} for p in new["prompts"]] == strip
         assert {k: v for k, v in new.items() if k != "prompts"} == {k: v for k, v in e.items() if k != "prompts"}
         assert [list(p) for p in new["prompts"]] == [list(p) for p in e["prompts"]]  # key order kept
+
+
+def test_changed_code_and_changed_words_together(l1_set, tmp_path, monkeypatch):
+    """A test whose code changed is made again (in the new words), every other test is reworded, not rendered."""
+    out = tmp_path / "copy"
+    shutil.copytree(l1_set, out)
+    with open(out / "dataset.json") as f:
+        info = json.load(f)
+    info["suites"]["grasp-l1"]["identity"]["code"]["tests"]["movement"] = "0" * 16  # made by other code
+    with open(out / "dataset.json", "w") as f:
+        json.dump(info, f)
+    _reword_l1(monkeypatch)
+    _no_probe(monkeypatch)
+    written = _count_writes(monkeypatch)
+    result = run(_cfg(out, *L1), progress=False, upgrade=True)
+    assert result.done == 2 and result.skipped == 2
+    made = sorted(os.path.relpath(p.split(".tmp-")[0], out) for p in written if p.startswith(str(out)))
+    assert made == ["grasp-l1/movement/00000.h5", "grasp-l1/movement/00001.h5"]  # (and the gate's checks elsewhere)
+    texts = _texts(out)
+    open_question = "Which shape does the object on the table have?"
+    assert len(texts) == 2 * 3 + 2 * 2 and texts.count(open_question) == 2  # shape: 2 statements and a question
+    assert all(t.endswith(" True or false? Say yes or no.") for t in texts if t != open_question)
