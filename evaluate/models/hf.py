@@ -185,8 +185,12 @@ class HFAdapter(Adapter):
         except (RuntimeError, OSError) as e:
             import sys
 
-            print(f"voebench: the processor failed in the decoding workers ({e}); here from now on", file=sys.stderr)
-            self._workers_failed = True
+            with self._ready_lock:  # two batches (this one and the prefetched next) may fail at once: say it once
+                first, self._workers_failed = not self._workers_failed, True
+            if first:
+                print(
+                    f"voebench: the processor failed in the decoding workers ({e}); here from now on", file=sys.stderr
+                )
             return self._inputs(requests, on_gpu=self.device.type == "cuda")
         out = self._to_device(inputs, self.device.type == "cuda")
         if self.timer is not None:  # the workers' processor time, and this thread's joining and copying
