@@ -153,6 +153,55 @@ def cmd_run(args) -> int:
     return 0
 
 
+def cmd_host(args) -> int:
+    """Host-side cost of a training step, on the CPU: the model's depth and widths with 4 tokens a frame (crop 32,
+    patch 16), batch 1, one thread, so that arithmetic is negligible and what is timed is Python and operator
+    dispatch, the work a GPU waits for when the host cannot queue kernels fast enough. Also the operators per step
+    (torch.profiler, top-level aten calls: each launches at most a few kernels on CUDA)."""
+    from checkout import import_evaluate
+
+    import_evaluate()
+    import collections
+
+    import numpy as np
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    from voebench.evaluate.surprise.protocol import Protocol
+    from voebench.evaluate.surprise.vjepa2 import PRESETS
+
+    torch.set_num_threads(1)
+    cfg = dict(PRESETS[args.preset], crop_size=32, patch_size=16)
+    videos = [np.random.default_rng(k).integers(0, 256, (40, 32, 32, 3), dtype=np.uint8) for k in range(3)]
+    rows = []
+    for code in ("legacy", "new") if args.legacy else ("new",):
+        mod = _train_module(code, args.legacy)
+        with tempfile.TemporaryDirectory() as tmp:
+            per_step = []
+            for _ in range(args.repeats):
+                info = mod.train_world_model(videos, tmp, Protocol(), preset=cfg, steps=args.steps, batch=1,
+                                             device="cpu", seed=0, log_every=10**6)  # fmt: skip
+                per_step.append(info["call_seconds"] / args.steps)
+
+            def ops(steps: int, mod=mod, tmp=tmp) -> collections.Counter:
+                with profile(activities=[ProfilerActivity.CPU]) as prof:
+                    mod.train_world_model(videos, tmp, Protocol(), preset=cfg, steps=steps, batch=1, device="cpu",
+                                          seed=0, log_every=10**6)  # fmt: skip
+                return collections.Counter(
+                    e.name for e in prof.events() if e.cpu_parent is None and e.name.startswith("aten::")
+                )
+
+            per = ops(3)
+            per.subtract(ops(1))  # two steps, without the set-up and saving
+        rows.append({"code": code, "host_ms_per_step": 1000 * min(per_step),
+                     "repeats_ms": [1000 * x for x in per_step], "top_level_aten_ops_per_step": sum(per.values()) / 2,
+                     "most_common_per_2_steps": per.most_common(12)})  # fmt: skip
+        print(json.dumps({k: rows[-1][k] for k in ("code", "host_ms_per_step", "top_level_aten_ops_per_step")}))
+    with open(args.out, "w", encoding="utf-8") as fh:
+        json.dump({"preset": args.preset, "config": cfg, "steps": args.steps, "rows": rows}, fh, indent=1)
+    return 0
+
+
 def read_smi(path: str) -> list[tuple[dt.datetime, float]]:
     """(time, utilisation %) per line of `nvidia-smi --query-gpu=timestamp,utilization.gpu,... --format=csv,noheader`;
     lines that do not parse (a header, a cut last line) are skipped."""
@@ -227,8 +276,14 @@ def main() -> int:
     b.add_argument("--smi", required=True)
     b.add_argument("--intervals", nargs="+", required=True)
     b.add_argument("--trim", type=float, default=1.0)
+    h = sub.add_parser("host")
+    h.add_argument("--out", required=True)
+    h.add_argument("--preset", default="small-128")
+    h.add_argument("--legacy", default=None)
+    h.add_argument("--steps", type=int, default=20)
+    h.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    return cmd_run(args) if args.cmd == "run" else cmd_busy(args)
+    return {"run": cmd_run, "busy": cmd_busy, "host": cmd_host}[args.cmd](args)
 
 
 if __name__ == "__main__":

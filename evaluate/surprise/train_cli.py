@@ -208,7 +208,7 @@ def _evaluate_options(protocol) -> str:
 
 def _bar_update(bar):
     def update(step: int, loss) -> None:
-        if step % 10 == 0 or step + 1 == bar.total:  # reading the loss syncs the device: not every step
+        if step % 50 == 0 or step + 1 == bar.total:  # reading the loss syncs the device: every 50th step only
             bar.set_postfix(loss=f"{float(loss):.4f}", refresh=False)
         bar.update(1)
         if step + 1 == bar.total:  # close before the model is saved (transformers draws its own bar)
