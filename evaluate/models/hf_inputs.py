@@ -157,7 +157,7 @@ def prepare_in_worker(path: str, convs: list[tuple], dtype: str) -> tuple[dict, 
         key = (v["path"], tuple(int(i) for i in v["indices"]))
         if key not in got:
             arr, seconds, stored = frames_mod._decode_timed(*key)
-            got[key] = np.ascontiguousarray(arr)
+            got[key] = np.require(arr, requirements=["C", "W"])  # a writable copy of a read-only stored clip
             cost["clips"] += 1
             cost["stored"] += int(stored)
             cost["decode_s"] += seconds
