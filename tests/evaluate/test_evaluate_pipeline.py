@@ -193,6 +193,41 @@ def test_workers_that_fail_hand_the_processor_back_to_this_process(tiny_hf, tiny
     assert capsys.readouterr().err.count("failed in the decoding workers") == 1
 
 
+def test_hf_adapter_takes_part_in_the_batch_size_search(tiny_hf, tiny_set, monkeypatch):
+    """`--batch-size auto` with the hf adapter: no GPU name on a CPU (so the small default), a trial batch runs at
+    the full answer length, and an out-of-memory error comes back as a fresh one (other errors as they are)."""
+    import torch
+
+    from voebench.evaluate import batch_size
+    from voebench.evaluate.run import EvalJob
+
+    m = load_manifest(tiny_set)
+    r = EvalRunner.__new__(EvalRunner)
+    r.cfg, r._frames = EvalConfig("zero-shot", num_frames=3), {}
+    reqs = [r._last_turn(EvalJob(s, 0, 1)) for s in build_samples(m, select(m, tests=["shape"]), "zero-shot")[:3]]
+    assert tiny_hf.gpu_name() is None
+    seen = []
+    real = tiny_hf._run
+    monkeypatch.setattr(tiny_hf, "_run", lambda reqs, **kw: (seen.append(kw), real(reqs, **kw))[1])
+    tiny_hf.try_batch([reqs[0]] * 2)
+    assert seen == [{"min_new_tokens": tiny_hf.max_new_tokens}]
+    old = tiny_hf.batch_size
+    try:
+        assert batch_size.choose(tiny_hf, reqs, 3, None, None) == {"batch_size": 4, "source": "cpu-default"}
+    finally:
+        tiny_hf.batch_size = old
+
+    def oom(reqs, **kw):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(tiny_hf, "_run", oom)
+    with pytest.raises(torch.cuda.OutOfMemoryError, match="Tried to allocate"):
+        tiny_hf.try_batch(reqs)
+    monkeypatch.setattr(tiny_hf, "_run", lambda reqs, **kw: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        tiny_hf.try_batch(reqs)
+
+
 def test_preprocess_mode_and_auto_rule(monkeypatch):
     from voebench.evaluate.models import hf_inputs
 
