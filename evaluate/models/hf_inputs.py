@@ -11,8 +11,10 @@ Nothing of it holds the interpreter that launches the model's kernels, so `gener
 with the processor. Chunks are cut only for processors whose outputs `collate` knows (the Qwen2-VL family:
 `CHUNKABLE`); any other processor gets the whole batch in one worker. Same tensors as the in-line CPU path (test:
 tests/evaluate/test_evaluate_pipeline.py); the in-line CUDA path resizes on the GPU and may differ in low bits.
-`VOEBENCH_PREPROCESS=auto` (the default) takes the workers on CUDA when there are enough of them and enough shared
-memory (`workers_pay_off`); a batch the workers fail on (e.g. /dev/shm full) turns the run back to the thread.
+`VOEBENCH_PREPROCESS=auto` takes the workers on CUDA when there are enough of them and enough shared memory
+(`workers_pay_off`); a batch the workers fail on (e.g. /dev/shm full) turns the run back to the thread. The default
+is `thread`: the workers gained 4% samples/s in the one measurement (docs/evaluate.md), and a default that followed
+the machine's worker count and free /dev/shm would let the same run's pixels (and so its answers) differ by machine.
 """
 
 from __future__ import annotations
@@ -42,10 +44,10 @@ AUTO_MIN_SHM = 2 * 2**30
 
 def mode() -> str:
     """$VOEBENCH_PREPROCESS: `thread` (the processor in the adapter's prefetch thread, on the GPU for videos),
-    `workers` (in the decoding worker processes), or `auto` (the default: workers on CUDA with enough workers and
-    shared memory, `workers_pay_off`)."""
+    `workers` (in the decoding worker processes), or `auto` (workers on CUDA with enough workers and shared memory,
+    `workers_pay_off`). Unset or unknown: `thread`, the default (see the module docstring)."""
     got = os.environ.get(ENV, "").strip().lower()
-    return got if got in ("thread", "workers") else "auto"
+    return got if got in ("workers", "auto") else "thread"
 
 
 def workers_pay_off(n_workers: int) -> bool:

@@ -231,7 +231,13 @@ def test_hf_adapter_takes_part_in_the_batch_size_search(tiny_hf, tiny_set, monke
 def test_preprocess_mode_and_auto_rule(monkeypatch):
     from voebench.evaluate.models import hf_inputs
 
-    for value, want in [("workers", "workers"), ("THREAD", "thread"), ("", "auto"), ("bogus", "auto")]:
+    for value, want in [
+        ("workers", "workers"),
+        ("THREAD", "thread"),
+        ("Auto", "auto"),
+        ("", "thread"),
+        ("bogus", "thread"),
+    ]:
         monkeypatch.setenv("VOEBENCH_PREPROCESS", value)
         assert hf_inputs.mode() == want
     assert not hf_inputs.workers_pay_off(hf_inputs.AUTO_MIN_WORKERS - 1)
