@@ -9,6 +9,10 @@
            frame; for each size and test asked
   check    on every Level 2 test (or those asked), distinct states of the violated video on the dirty path
            against full renders at one size: pixels that differ inside and outside the dirty rectangle
+  hdf5     depth and segmentation of consecutive distinct states written in each way of HDF5_WAYS (whole-frame
+           chunks with gzip/shuffle/lzf/none, tiles and bands that compress only what changed): CPU ms per frame
+           and bytes per frame
+  avoe     one AVoE trial per sub-type at 960x540, today's path against the dirty one, interleaved: CPU s
   pair     a Level 2 pair (plausible + implausible, one FrameCache, as the runner makes it) made whole: 640x480 on
            the dirty path against 320x240 on today's path, interleaved, CPU s per pair, and the full default GRASP
            core-hours extrapolated from today's projection by the measured pair ratio (an estimate, stated so)
@@ -16,6 +20,8 @@
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py measure \
         --json bench/results/issue29-measure.json
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py pair --json bench/results/issue29-pair-t15.json
+    LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py hdf5 --states 1000 --repeats 2
+    LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py avoe --json bench/results/issue29-avoe.json
 
 CPU is this process's (Blender draws in it; llvmpipe's thread included) plus, for `pair`, its children (ffmpeg).
 """
@@ -23,7 +29,6 @@ CPU is this process's (Blender draws in it; llvmpipe's thread included) plus, fo
 from __future__ import annotations
 
 import argparse
-import contextlib
 import glob
 import json
 import os
@@ -32,6 +37,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from typing import Any
 
 import numpy as np
 
@@ -123,7 +129,7 @@ def measure_size(scene, ts: list[int], w: int, h: int, repeats: int) -> dict:
     def gpu_draw():
         for t in ts:
             r.apply(t)
-            r._draw_truth()
+            r._draw_truth(t)
 
     (frame,) = d._draw(None)
 
@@ -158,51 +164,46 @@ def measure_size(scene, ts: list[int], w: int, h: int, repeats: int) -> dict:
     return res
 
 
-PAIR_PATHS = {  # name: (size, RenderSettings fields)
+PAIR_PATHS = {  # name: (size, RunConfig fields)
     "today_320x240": ((320, 240), {}),
     "dirty_640x480": ((640, 480), {"render_path": "dirty"}),
     "full_640x480": ((640, 480), {}),  # today's path at the original's size: what the dirty path saves there
 }
 
 
-@contextlib.contextmanager
-def settings_with(fields: dict):
-    """Make the runner's RenderSettings carry `fields` (it looks the name up in the render module when it runs)."""
-    from voebench.generator.blender import render
-
-    real = render.RenderSettings
-
-    def settings(*a, **k):
-        return real(*a, **{**fields, **k})
-
-    render.RenderSettings = settings  # type: ignore[misc,assignment]  # a bench-only patch of the runner's name
-    try:
-        yield
-    finally:
-        render.RenderSettings = real  # type: ignore[misc]
+AVOE_PATHS = {  # name: (size, RunConfig fields): the AVoE default size on today's path and on the dirty path
+    "full_960x540": ((960, 540), {}),
+    "dirty_960x540": ((960, 540), {"render_path": "dirty"}),
+}
 
 
-def run_pair(name: str, test: str, seconds: float, fps: float) -> dict:
+def run_pair(name: str, test: str, seconds: float, fps: float, suite: str = "grasp-l2") -> dict:
     """Make both videos of the test's first paired trial as the runner does (one FrameCache, the gate), in this
     process: CPU s (this process and its ffmpeg children), wall s and the timers' table."""
     from render.common import cpu_now
     from render.paths import trial_jobs, trial_of
-    from render.timers import pipeline_timers
 
     from voebench.generator.runner import produce
 
-    (w, h), fields = PAIR_PATHS[name]
+    (w, h), fields = {**PAIR_PATHS, **AVOE_PATHS}[name]
     tmp = tempfile.mkdtemp(prefix="vb-bench-dirty-")
     try:
-        cfg, jobs = trial_jobs(tmp, "grasp-l2", test, True, width=w, height=h, seconds=seconds, fps=fps)
-        timers = pipeline_timers()
-        c0, w0, l0 = cpu_now(), time.perf_counter(), os.getloadavg()[0]
-        with timers, settings_with(fields):
+        kw = dict(width=w, height=h, seconds=seconds, fps=fps, **fields)
+        try:
+            cfg, jobs = trial_jobs(tmp, suite, test, True, **kw)
+        except StopIteration:  # no trial of two videos among the first 8 (some AVoE sub-types): the first video
+            cfg, jobs = trial_jobs(tmp, suite, test, False, **kw)
+        timers = pair_timers()
+        c0, w0, l0, k0 = cpu_now(), time.perf_counter(), os.getloadavg()[0], children_cpu()
+        with timers:
             result = produce(trial_of(jobs[0], cfg), cfg)
+        if cfg.render_path == "dirty" and not timers.calls[DIRTY_FRAMES]:
+            raise RuntimeError("the dirty path drew no frame: the run did not take its settings")
         return {
             "path": name,
             "size": [w, h],
             "cpu_s": round(cpu_now() - c0, 2),
+            "children_cpu_s (ffmpeg)": round(children_cpu() - k0, 2),
             "wall_s": round(time.perf_counter() - w0, 2),
             "load": [round(l0, 1), round(os.getloadavg()[0], 1)],
             "videos": [j.id for j in jobs],
@@ -214,9 +215,34 @@ def run_pair(name: str, test: str, seconds: float, fps: float) -> dict:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+DIRTY_FRAMES = "dirty: RGB frames in all (DirtyRGB.frames)"
+
+
+def children_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def pair_timers():
+    """The pipeline's timers (bench/render/timers.py) and the dirty path's own pieces (nested in the renderer's)."""
+    from render.timers import Timers, pipeline_timers
+
+    from voebench.generator.blender import dirty
+
+    targets = dict(pipeline_timers().targets)
+    targets.update(
+        {
+            "dirty: narrowed Blender renders + BMP reads (DirtyRGB._draw)": (dirty.DirtyRGB, "_draw"),
+            "dirty: local FXAA + paste (dirty.composite_filtered)": (dirty, "composite_filtered"),
+            DIRTY_FRAMES: (dirty.DirtyRGB, "frames"),
+        }
+    )
+    return Timers(targets)
+
+
 def cmd_pair(args) -> dict:
     os.environ.setdefault("LP_NUM_THREADS", "1")
-    names = list(PAIR_PATHS)
+    names = args.paths.split(",") if args.paths else list(PAIR_PATHS)
     order = [n for i in range(args.repeats) for n in (names if i % 2 == 0 else names[::-1])]  # ABC CBA ...
     runs: dict[str, list[dict]] = {n: [] for n in names}
     for name in order:
@@ -224,18 +250,53 @@ def cmd_pair(args) -> dict:
         runs[name].append(res)
         print(name, res["cpu_s"], "CPU s", res["wall_s"], "wall s", "load", res["load"], flush=True)
     med = {n: statistics.median(r["cpu_s"] for r in runs[n]) for n in names}
-    today, dirty, full = med["today_320x240"], med["dirty_640x480"], med["full_640x480"]
-    return {
+    out = {
         "machine": machine(),
         "test": args.test,
         "seconds": args.seconds,
         "fps": args.fps,
         "runs": runs,
         "cpu_s_median": med,
-        "dirty_640_over_today_320": round(dirty / today, 3),
-        "dirty_640_over_full_640": round(dirty / full, 3),
-        "done_when_pair_640_le_today_320": dirty <= today,
     }
+    today, dirty, full = (med.get(n) for n in ("today_320x240", "dirty_640x480", "full_640x480"))
+    if today and dirty:
+        out["dirty_640_over_today_320"] = round(dirty / today, 3)
+        out["done_when_pair_640_le_today_320"] = dirty <= today
+    if dirty and full:
+        out["dirty_640_over_full_640"] = round(dirty / full, 3)
+    return out
+
+
+def cmd_avoe(args) -> dict:
+    """One AVoE trial (both videos, 50 frames at 24 fps, the suite's; the first video where no trial among the first 8
+    has two) per sub-type asked, at 960x540 on today's
+    path and on the dirty path, interleaved per sub-type (full, dirty; then dirty, full): CPU s, and the dirty
+    path's share of today's summed over the sub-types (each sub-type weighs alike, as in a per-sub-type sample)."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    names = list(AVOE_PATHS)
+    runs: dict[str, dict[str, dict]] = {}
+    for i, test in enumerate(args.tests.split(",")):
+        runs[test] = {}
+        for name in names if i % 2 == 0 else names[::-1]:
+            res = run_pair(name, test, 50 / 24, 24.0, suite="avoe")
+            runs[test][name] = res
+            print(
+                test, name, res["cpu_s"], "CPU s", res["blender_distinct"], "distinct", "load", res["load"], flush=True
+            )
+    total = {n: round(sum(r[n]["cpu_s"] for r in runs.values()), 2) for n in names}
+    out = {
+        "machine": machine(),
+        "tests": args.tests.split(","),
+        "runs": runs,
+        "cpu_s_total": total,
+        "dirty_over_full": round(total["dirty_960x540"] / total["full_960x540"], 3),
+        "per_test_ratio": {
+            t: round(r["dirty_960x540"]["cpu_s"] / r["full_960x540"]["cpu_s"], 3) for t, r in runs.items()
+        },
+    }
+    out["done_when_half_of_today"] = out["dirty_over_full"] <= 0.5
+    print(json.dumps({k: out[k] for k in ("cpu_s_total", "dirty_over_full", "per_test_ratio")}))
+    return out
 
 
 def cmd_check(args) -> dict:
@@ -291,6 +352,101 @@ def cmd_check(args) -> dict:
     return out
 
 
+GZIP1_SHUFFLE: dict[str, Any] = {"compression": "gzip", "compression_opts": 1, "shuffle": True}
+HDF5_WAYS: dict[
+    str, tuple[tuple[int, int] | None, dict[str, Any], bool]
+] = {  # name: (tile (rows, cols) or None for a whole frame per chunk, h5py filter options, TileWriter)
+    "whole_gzip1_shuffle (today)": (None, GZIP1_SHUFFLE, False),
+    "whole_gzip1": (None, {"compression": "gzip", "compression_opts": 1}, False),
+    "whole_lzf_shuffle (h5py only)": (None, {"compression": "lzf", "shuffle": True}, False),
+    "whole_lzf (h5py only)": (None, {"compression": "lzf"}, False),
+    "whole_none": (None, {}, False),
+    "tiles64_gzip1_shuffle, every tile": ((64, 64), GZIP1_SHUFFLE, False),
+    "tiles32_changed_only": ((32, 32), {}, True),
+    "tiles64_changed_only": ((64, 64), {}, True),
+    "tiles128_changed_only": ((128, 128), {}, True),
+    "tiles64x128_changed_only": ((64, 128), {}, True),
+    "bands16_changed_only": ((16, 0), {}, True),  # 0 columns: the whole width
+    "bands32_changed_only": ((32, 0), {}, True),
+    "bands64_changed_only": ((64, 0), {}, True),
+}
+
+
+def cmd_hdf5(args) -> dict:
+    """Depth and segmentation of `states` consecutive distinct states of the test's violated video (drawn on the
+    dirty path at one size), written to an HDF5 file in each way of HDF5_WAYS, interleaved `repeats` times: CPU
+    ms per distinct frame (both datasets, resize and write) and bytes per frame of the finished file."""
+    import h5py
+
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.io import hdf5
+
+    w, h = (int(x) for x in args.size.split("x"))
+    scene = violated_scene(args.test, args.seconds, args.fps)
+    firsts, seen = [], set()
+    for t, k in enumerate(scene.state_keys()):
+        if k not in seen:
+            seen.add(k)
+            firsts.append(t)
+    ts = firsts[: args.states]
+    r = Renderer(scene, RenderSettings(w, h, render_path="dirty"))
+    try:
+        frames = [(v[1], v[2]) for v in r.render_batch(ts, ("depth", "segmentation")).values()]
+    finally:
+        r.close()
+    tmp = tempfile.mkdtemp(prefix="vb-bench-h5-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    ms: dict[str, list[float]] = {k: [] for k in HDF5_WAYS}
+    size: dict[str, int] = {}
+    compressed: dict[str, float] = {}
+    try:
+        for _ in range(args.repeats):
+            for name, (tile, filters, changed_only) in HDF5_WAYS.items():
+                path = os.path.join(tmp, "x.h5")
+                c0 = cpu()
+                with h5py.File(path, "w") as f:
+                    dss, tws = [], []  # datasets, and their TileWriters where the way has them
+                    for key, dtype in (("depth", np.float32), ("segmentation", np.uint16)):
+                        chunks = (1, h, w) if tile is None else (1, min(h, tile[0]), min(w, tile[1] or w))
+                        opts: dict[str, Any] = filters if not changed_only else hdf5.COMPRESSION
+                        ds = f.create_dataset(key, (0, h, w), dtype, maxshape=(None, h, w), chunks=chunks, **opts)
+                        dss.append(ds)
+                        tws.append(hdf5.TileWriter(ds) if changed_only else None)
+                    for u, pair in enumerate(frames):
+                        for ds, tw, data in zip(dss, tws, pair):
+                            ds.resize((u + 1, h, w))
+                            if tw is not None:
+                                tw.write(u, data)
+                            else:
+                                ds[u] = data
+                ms[name].append(1000 * (cpu() - c0) / len(frames))
+                size[name] = os.path.getsize(path) // len(frames)
+                if changed_only:
+                    done = [x for x in tws if x is not None]
+                    compressed[name] = round(sum(x.compressed for x in done) / sum(x.written for x in done), 4)
+                with h5py.File(path) as f:  # every way stores the same pixels
+                    for key, i in (("depth", 0), ("segmentation", 1)):
+                        got = f[key][:]
+                        want = np.stack([p[i] for p in frames])
+                        if not np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}")):
+                            raise RuntimeError(f"{name}: {key} read back differs")
+                os.remove(path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    med = {k: round(statistics.median(v), 2) for k, v in ms.items()}
+    for k in HDF5_WAYS:
+        print(f"{k:40s} {med[k]:7.2f} ms/frame {size[k]:9d} B/frame", compressed.get(k, ""), flush=True)
+    return {
+        "machine": machine(),
+        "test": args.test,
+        "size": [w, h],
+        "states": ts,
+        "cpu_ms_per_frame_median": med,
+        "cpu_ms_per_frame_all": {k: [round(x, 2) for x in v] for k, v in ms.items()},
+        "bytes_per_frame": size,
+        "share_of_tiles_compressed": compressed,
+    }
+
+
 def violated_scene(test: str, seconds: float, fps: float):
     """The violated video of the first of the test's trials that builds at this frame rate."""
     from voebench.errors import Infeasible
@@ -340,9 +496,22 @@ def main() -> None:
     p.add_argument("--seconds", type=float, default=10.0)
     p.add_argument("--fps", type=float, default=50.0)
     p.add_argument("--repeats", type=int, default=2)
+    p.add_argument("--paths", default="", help=f"comma-separated, of {','.join(PAIR_PATHS)} (default: all)")
     p.add_argument("--json")
+    v = sub.add_parser("avoe")
+    v.add_argument("--tests", default="A1,A2,B1,B2,C1,C2,D1,D2,D3,E1,E2,E3")
+    v.add_argument("--json")
+    x = sub.add_parser("hdf5")
+    x.add_argument("--test", default="t15_support_pin")
+    x.add_argument("--size", default="640x480")
+    x.add_argument("--states", type=int, default=40)
+    x.add_argument("--seconds", type=float, default=10.0)
+    x.add_argument("--fps", type=float, default=50.0)
+    x.add_argument("--repeats", type=int, default=3)
+    x.add_argument("--json")
     args = ap.parse_args()
-    out = {"measure": cmd_measure, "pair": cmd_pair, "check": cmd_check}[args.cmd](args)
+    commands = {"measure": cmd_measure, "pair": cmd_pair, "check": cmd_check, "hdf5": cmd_hdf5, "avoe": cmd_avoe}
+    out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:
         with open(args.json, "w") as f:

@@ -21,6 +21,10 @@ pixel depends only on input pixels within `REACH` of it, so the filtered frame d
 background only within `REACH` of the rectangle, and filtering the composite within `2 * REACH` of it gives
 those pixels exactly (image borders are padded as the whole-frame filter pads them). Where a rectangle is the
 whole image (a moving camera) the state is drawn as a plain full frame.
+
+Segmentation and depth (`DirtyTruth`) follow the same plan with the GPU ground-truth pass, exactly: the static
+objects' are drawn once, and per state only the rectangle the dynamic objects themselves can cover (no shadows)
+is drawn, through a scissor that keeps the whole frame's projection, and pasted in.
 """
 
 from __future__ import annotations
