@@ -300,7 +300,8 @@ def cmd_avoe(args) -> dict:
 
 
 def cmd_check(args) -> dict:
-    """Per Level 2 test: `states` distinct states of its violated video drawn on the dirty path and as full renders
+    """Per test of the suite (Level 2 by default): `states` distinct states of its violated video drawn on the dirty
+    path and as full renders
     at one size; pixels that differ, inside and outside the dirty rectangle (widened by the filter's reach)."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     from voebench.generator.blender.dirty import REACH
@@ -308,10 +309,10 @@ def cmd_check(args) -> dict:
     from voebench.generator.suite import load_suite
 
     w, h = (int(x) for x in args.size.split("x"))
-    suite = load_suite("grasp-l2")
-    out: dict = {"machine": machine(), "size": [w, h], "tests": {}}
+    suite = load_suite(args.suite)
+    out: dict = {"machine": machine(), "suite": args.suite, "size": [w, h], "tests": {}}
     for test in args.tests.split(",") if args.tests else suite.tests:
-        scene = violated_scene(test, args.seconds, args.fps)
+        scene = violated_scene(test, args.seconds, args.fps, args.suite)
         ts = distinct_states(scene, args.states)
         got, rects = {}, {}
         for path in ("dirty", "full"):
@@ -447,19 +448,19 @@ def cmd_hdf5(args) -> dict:
     }
 
 
-def violated_scene(test: str, seconds: float, fps: float):
-    """The violated video of the first of the test's trials that builds at this frame rate."""
+def violated_scene(test: str, seconds: float, fps: float, suite_name: str = "grasp-l2"):
+    """The violated (last) video of the first of the test's trials that builds at this frame rate."""
     from voebench.errors import Infeasible
     from voebench.generator.suite import Job, Timing, load_suite
 
-    suite = load_suite("grasp-l2")
+    suite = load_suite(suite_name)
     for index in range(8):
         seed, p = suite.sample(test, suite.space(test), 0, index)
         try:
             cond = suite.conditions(test, p, {"seed": seed})[-1]
-            job = Job("grasp-l2", test, index, cond, seed, f"grasp-l2/{test}/{index:05d}")
+            job = Job(suite_name, test, index, cond, seed, f"{suite_name}/{test}/{index:05d}")
             return suite.make_scene(job, p, Timing(seconds, fps))
-        except (Infeasible, RuntimeError):
+        except (Infeasible, RuntimeError, IndexError):  # IndexError: a draw with no condition
             continue
     raise RuntimeError(f"{test}: no buildable draw among the first 8")
 
@@ -485,6 +486,7 @@ def main() -> None:
     m.add_argument("--repeats", type=int, default=3)
     m.add_argument("--json")
     c = sub.add_parser("check")
+    c.add_argument("--suite", default="grasp-l2", help="grasp-l2 or avoe (with --seconds 2.0833 --fps 24)")
     c.add_argument("--size", default="320x240")
     c.add_argument("--tests", default="")
     c.add_argument("--states", type=int, default=4)

@@ -33,6 +33,8 @@ from voebench.generator.scene import Scene
 MARGIN = 2
 #: the camera's near clip (build.build sets clip_start to it): a corner closer than this is not projected
 NEAR = 0.05
+#: an object's box is cut into SPLIT^3 pieces whose shadow volumes are bounded one by one (`DirtyRegions._object_rect`)
+SPLIT = 2
 
 
 @dataclass(frozen=True)
@@ -185,18 +187,36 @@ class DirtyRegions:
 
     def _object_rect(self, corners: np.ndarray) -> Rect:
         """The object's own rectangle and, for every receiver its shadow volume can reach, the rectangle of the
-        part of that volume within the receiver's box (intersected with the receiver's own rectangle)."""
+        part of that volume within the receiver's box (intersected with the receiver's own rectangle). The volume
+        is bounded piece by piece (`SPLIT`): the object's box cut into SPLIT^3 boxes, each swept on its own (the
+        object lies in their union, so its shadow volume in the union of their sweeps), since a piece's rays are
+        far more often all caught by one solid box (`_sweep_cap`) than the whole box's."""
         blo, bhi = corners.min(0), corners.max(0)
-        box = _box_corners(blo, bhi)
-        out = self._project(box)
+        out = self._project(_box_corners(blo, bhi))
         lo, hi, rects = self.receivers
         d = self.direction
-        s0, s1 = _sweep_range(blo, bhi, d, lo, hi)
-        s1 = np.minimum(s1, _sweep_cap(blo, bhi, d, lo[self.solid], hi[self.solid]))
-        for i in np.nonzero(s0 <= s1)[0]:
-            part = self._project(np.concatenate([box + s0[i] * d, box + s1[i] * d]))
-            out = out.union(_intersect(part, rects[i]))
+        for plo, phi in _pieces(blo, bhi, SPLIT):
+            box = _box_corners(plo, phi)
+            s0, s1 = _sweep_range(plo, phi, d, lo, hi)
+            s1 = np.minimum(s1, _sweep_cap(plo, phi, d, lo[self.solid], hi[self.solid]))
+            for i in np.nonzero(s0 <= s1)[0]:
+                part = self._project(np.concatenate([box + s0[i] * d, box + s1[i] * d]))
+                out = out.union(_intersect(part, rects[i]))
         return out
+
+
+def _pieces(lo: np.ndarray, hi: np.ndarray, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The box [lo, hi] cut into n x n x n boxes (whose union is the box)."""
+    edges = [np.linspace(lo[i], hi[i], n + 1) for i in range(3)]  # its ends are lo and hi exactly
+    return [
+        (
+            np.array([edges[0][a], edges[1][b], edges[2][c]]),
+            np.array([edges[0][a + 1], edges[1][b + 1], edges[2][c + 1]]),
+        )
+        for a in range(n)
+        for b in range(n)
+        for c in range(n)
+    ]
 
 
 def _box_corners(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -227,17 +247,26 @@ def _sweep_range(blo, bhi, d, lo, hi) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sweep_cap(blo, bhi, d, lo, hi) -> float:
-    """How far the sweep of box [blo, bhi] along d can change a pixel, given solid boxes [lo, hi] (K, 3): where
-    every ray of the sweep crosses a solid box's top face (the box lies wholly above it and the rays cross the
-    face's plane inside the face), each point further along is inside the solid box or in its shadow volume
-    already, so it is shadowed in the background too (Workbench's shadow is on or off, not a count). Past the
-    largest crossing distance, (top - bhi_z) / d_z, nothing changes. inf where no box is crossed so."""
-    if d[2] >= 0 or not len(lo):
+    """How far the sweep of box [blo, bhi] along d can change a pixel, given solid boxes [lo, hi] (K, 3): where every
+    ray of the sweep enters one solid box B (through any face), each point further along is inside B or past it, in
+    B's own shadow volume, so shadowed in the background too (Workbench's shadow is on or off, not a count). Past
+    the largest entry distance nothing changes. Along each axis a ray's entry into B's slab is an affine function of
+    its start (which bound it meets first depends only on the sign of d), so its entry into B, the largest of them,
+    is convex, its exit concave, and the starts whose rays hit B form a convex set: when the 8 corners' rays hit B
+    (strictly: a grazing ray does not count), every ray does, and the largest entry distance is a corner's. inf
+    where no box catches every ray."""
+    if not len(lo):
         return float("inf")
-    top = hi[:, 2]
-    s_first, s_last = (top - blo[2]) / d[2], (top - bhi[2]) / d[2]  # where the lowest / highest points cross
-    ok = blo[2] >= top
-    for i in (0, 1):
-        a, b = s_first * d[i], s_last * d[i]
-        ok &= (blo[i] + np.minimum(a, b) > lo[:, i]) & (bhi[i] + np.maximum(a, b) < hi[:, i])
-    return float(s_last[ok].min()) if ok.any() else float("inf")
+    c = _box_corners(blo, bhi)  # (8, 3)
+    enter = np.zeros((len(lo), 8))  # a corner inside B enters it at once
+    leave = np.full((len(lo), 8), np.inf)
+    for i in range(3):
+        if abs(d[i]) < 1e-12:
+            inside = (c[None, :, i] > lo[:, None, i]) & (c[None, :, i] < hi[:, None, i])
+            leave = np.where(inside, leave, -np.inf)
+            continue
+        a, b = (lo[:, None, i] - c[None, :, i]) / d[i], (hi[:, None, i] - c[None, :, i]) / d[i]
+        enter = np.maximum(enter, np.minimum(a, b))
+        leave = np.minimum(leave, np.maximum(a, b))
+    ok = (enter < leave).all(axis=1)
+    return float(enter[ok].max(axis=1).min()) if ok.any() else float("inf")

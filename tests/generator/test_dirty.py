@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from voebench.generator.dirty_regions import EMPTY, Rect, _sweep_cap, _sweep_range
+from voebench.generator.dirty_regions import EMPTY, Rect, _pieces, _sweep_cap, _sweep_range
 
 FLIP_SHARE = 0.01  # of a frame's pixels; at 64x48 one flipped edge pixel is 0.03%
 SIZE = (64, 48)
@@ -137,3 +137,25 @@ def test_sweep_range_and_cap_on_hand_made_boxes():
     assert s0[1] > s1[1]  # straight down never reaches the side box
     assert _sweep_cap(blo, bhi, d, lo[:1], hi[:1]) == 3.0  # past the top face every ray is in the table's shadow
     assert _sweep_cap(blo, bhi, d, lo[1:], hi[1:]) == float("inf")
+
+
+def test_sweep_cap_through_any_face_and_pieces():
+    """A solid wall caught through its side face: the cap is the farthest corner's entry; a ray that only grazes
+    the wall's edge, or misses it, leaves no cap. The pieces of a box tile it exactly."""
+    d = np.array([0.0, 1.0, 0.0])  # light along +y, into a wall at y in [5, 6]
+    wall_lo, wall_hi = np.array([[-3.0, 5.0, 0.0]]), np.array([[3.0, 6.0, 4.0]])
+    blo, bhi = np.array([0.0, 1.0, 1.0]), np.array([1.0, 2.0, 2.0])
+    assert _sweep_cap(blo, bhi, d, wall_lo, wall_hi) == 4.0  # the near face y=1 reaches y=5 at s=4
+    assert _sweep_cap(blo, bhi + [1.9, 0, 0], d, wall_lo, wall_hi) == 4.0  # x up to 2.9: inside the wall's width
+    assert _sweep_cap(blo, bhi + [2.0, 0, 0], d, wall_lo, wall_hi) == float("inf")  # x up to 3: grazes its edge
+    assert _sweep_cap(blo, bhi + [2.5, 0, 0], d, wall_lo, wall_hi) == float("inf")  # x beyond 3 misses the wall
+    tilted = np.array([0.0, 0.6, -0.8])  # down and along +y: the low corners pass under the wall
+    assert _sweep_cap(np.array([0.0, 1.0, 1.0]), np.array([1.0, 2.0, 2.0]), tilted, wall_lo, wall_hi) == float("inf")
+    tall_hi = np.array([[3.0, 6.0, 10.0]])  # a taller wall catches every ray of a higher box through its face y=5
+    cap = _sweep_cap(np.array([0.0, 1.0, 6.0]), np.array([1.0, 2.0, 7.0]), tilted, wall_lo, tall_hi)
+    assert np.isclose(cap, 4.0 / 0.6)  # the near corners (y=1) enter last
+    pieces = _pieces(blo, bhi, 2)
+    assert len(pieces) == 8
+    assert np.isclose(sum(np.prod(h - lo) for lo, h in pieces), np.prod(bhi - blo))
+    assert np.array_equal(np.min([lo for lo, _ in pieces], 0), blo)
+    assert np.array_equal(np.max([h for _, h in pieces], 0), bhi)
