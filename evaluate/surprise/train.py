@@ -28,7 +28,7 @@ import numpy as np
 import torch
 
 from voebench.evaluate import frames as frames_mod
-from voebench.evaluate.surprise import checkpoint
+from voebench.evaluate.surprise import checkpoint, rope
 from voebench.evaluate.surprise.protocol import Protocol
 from voebench.evaluate.surprise.score import is_plausible
 from voebench.evaluate.surprise.vjepa2 import PRESETS, VJEPA2Scorer, prediction_error, random_model, targets
@@ -170,39 +170,40 @@ def train_world_model(
     wall0 = datetime.datetime.now()
     model.train()
     done = first
-    for i in range(first, steps):
-        if (stop_at is not None and i >= stop_at) or (
-            max_seconds and i > first and time.perf_counter() - t0 > max_seconds
-        ):
-            break
-        for g in opt.param_groups:
-            g["lr"] = lr_at(i)
-        x = scorer.preprocess(sampler.sample(batch))
-        c = int(rng.choice(contexts))
-        logged = i % log_every == 0 or i == steps - 1
-        loss, spread = _step_loss(model, target, x, c, scorer._autocast, spread=logged)
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        m = ema[0] + (ema[1] - ema[0]) * i / max(1, steps - 1)
-        with torch.no_grad():  # target = m * target + (1 - m) * online, all tensors at once
-            torch._foreach_mul_(target_params, m)
-            torch._foreach_add_(target_params, online_params, alpha=1 - m)
-        done = i + 1
-        if on_step is not None:
-            on_step(i, loss.detach())
-        if logged:  # the only reads of device values: one sync per `log_every` steps
-            log.append(
-                {
-                    "step": i,
-                    "loss": float(loss.detach()),
-                    "target_spread": float(spread) if spread is not None else None,
-                    "context": c,
-                    "lr": lr_at(i),
-                    "seconds": before + time.perf_counter() - t0,
-                }
-            )
+    with rope.cached_rotary() as rotary:  # the rotary tables once per shape, not per layer (rope.py)
+        for i in range(first, steps):
+            if (stop_at is not None and i >= stop_at) or (
+                max_seconds and i > first and time.perf_counter() - t0 > max_seconds
+            ):
+                break
+            for g in opt.param_groups:
+                g["lr"] = lr_at(i)
+            x = scorer.preprocess(sampler.sample(batch))
+            c = int(rng.choice(contexts))
+            logged = i % log_every == 0 or i == steps - 1
+            loss, spread = _step_loss(model, target, x, c, scorer._autocast, spread=logged)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            m = ema[0] + (ema[1] - ema[0]) * i / max(1, steps - 1)
+            with torch.no_grad():  # target = m * target + (1 - m) * online, all tensors at once
+                torch._foreach_mul_(target_params, m)
+                torch._foreach_add_(target_params, online_params, alpha=1 - m)
+            done = i + 1
+            if on_step is not None:
+                on_step(i, loss.detach())
+            if logged:  # the only reads of device values: one sync per `log_every` steps
+                log.append(
+                    {
+                        "step": i,
+                        "loss": float(loss.detach()),
+                        "target_spread": float(spread) if spread is not None else None,
+                        "context": c,
+                        "lr": lr_at(i),
+                        "seconds": before + time.perf_counter() - t0,
+                    }
+                )
     if dev.type == "cuda":
         torch.cuda.synchronize(dev)  # the host runs ahead of the device: time the work, not its queueing
     seconds = before + time.perf_counter() - t0
@@ -228,6 +229,7 @@ def train_world_model(
         "call_clips_per_s": (done - first) * batch / call_seconds if call_seconds > 0 else None,
         "batch": batch,
         "adamw": "fused" if fused else "for-loop",
+        "rotary": "cached" if rotary["applied"] else "transformers",
         "lr": lr,
         "ema": list(ema),
         "seconds": seconds,

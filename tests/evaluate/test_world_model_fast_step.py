@@ -1,7 +1,8 @@
 """The training step without device syncs (issue 30): the same weights as the step it replaced.
 
 train.py's step was made to keep a GPU busy: the window draws travel in one non-blocking copy, the targets'
-spread is computed only on logged steps, the EMA update is one foreach call per operation. None of this may change
+spread is computed only on logged steps, the EMA update is one foreach call per operation, the rotary tables are
+computed once per shape (rope.py). None of this may change
 what is learned: here the step as it was before (written out below, one device copy per draw, a float read of the
 spread every step, a Python loop over the EMA parameters) is run beside `train_world_model` on the CPU, and every
 weight of both encoders and the predictor must be equal, bit for bit, as must the logged losses and spreads.
@@ -96,6 +97,7 @@ def test_the_sync_free_step_learns_the_same_weights_as_before(tmp_path):
     assert not differ, differ[:5]
     assert [(e["loss"], e["target_spread"]) for e in info["log"]] == old_log
     assert info["adamw"] == "for-loop"  # fused AdamW is for CUDA only
+    assert info["rotary"] == "cached"  # the rotary tables of rope.py were in use, and changed nothing
 
 
 def test_a_logged_step_only_reads_the_spread(tmp_path):

@@ -8,6 +8,10 @@ START=$(date +%s)
 left() { echo $((START + LIMIT - $1 - $(date +%s))); }
 export PYTHONUNBUFFERED=1
 D=runs/wmdata
+# what a CPU dry run of this script changes (DEVICE=cpu PRESET=tiny ...); the defaults are the GPU call's
+DEVICE=${DEVICE:-cuda} PRESET=${PRESET:-small-128} BATCH=${BATCH:-256} STEPS=${STEPS:-1963} POINTS=${POINTS:-500,1963}
+BENCH=${BENCH:-legacy:64:80,new:64:150,new:256:80,new:512:40} PAR=${PAR:-new:64:100}
+TESTS=${TESTS:-"$D/test-l2-128 $D/test-avoe"}
 TRAIN="$D/train-l2-128 $D/train-avoe-128"
 [ -f "$D/train-l2-128-s3/manifest.jsonl" ] && TRAIN="$TRAIN $D/train-l2-128-s3"
 LOG=$OUT/call.log
@@ -15,21 +19,21 @@ nvidia-smi --query-gpu=timestamp,utilization.gpu,memory.used --format=csv,nohead
 SMI=$!
 { nvidia-smi -L; python3 -c 'import torch, transformers; print(torch.__version__, transformers.__version__)'; } >> "$LOG" 2>&1
 echo "== 1 throughput, one process: legacy (3355135) vs this checkout; train sets: $TRAIN" >> "$LOG"
-timeout $(( $(left 0) < 100 ? $(left 0) : 100 )) python3 bench/world_model_throughput.py run --train $TRAIN --out "$OUT/bench.json" --device cuda \
-    --phases legacy:64:80,new:64:150,new:256:80,new:512:40 --legacy runs/h30/legacy_train.py >> "$LOG" 2>&1
+timeout $(( $(left 0) < 100 ? $(left 0) : 100 )) python3 bench/world_model_throughput.py run --train $TRAIN --out "$OUT/bench.json" --device $DEVICE \
+    --phases $BENCH --legacy runs/h30/legacy_train.py --preset $PRESET >> "$LOG" 2>&1
 echo "== 2 throughput, 3 processes at once (seeds 0-2), batch 64 ($(date +%T))" >> "$LOG"
-[ "$(left 0)" -ge 40 ] && timeout 40 python3 bench/world_model_throughput.py run --train $TRAIN --out "$OUT/bench-par.json" --device cuda \
-    --phases new:64:100 --parallel 3 >> "$LOG" 2>&1
+[ "$(left 0)" -ge 60 ] && timeout 60 python3 bench/world_model_throughput.py run --train $TRAIN --out "$OUT/bench-par.json" \
+    --device $DEVICE --phases $PAR --parallel 3 --preset $PRESET >> "$LOG" 2>&1
 echo "== 3 training, small-128, batch 256, 1963 planned steps = 502,528 clips (10x 785 x 64) ($(date +%T))" >> "$LOG"
 T=$(left 32)
-[ "$T" -ge 80 ] && timeout $((T + 20)) python3 bench/world_model_train.py --train $TRAIN --test $D/test-l2-128 $D/test-avoe \
-    --out /tmp/wmtrain --state-dir /tmp/wmstate --preset small-128 --steps 1963 --points 500,1963 \
-    --seeds 0,1,2 --batch 256 --max-seconds "$T" --score-reserve 40 --device cuda >> "$LOG" 2>&1
+[ "$T" -ge 80 ] && timeout $((T + 20)) python3 bench/world_model_train.py --train $TRAIN --test $TESTS \
+    --out /tmp/wmtrain --state-dir /tmp/wmstate --preset $PRESET --steps $STEPS --points $POINTS \
+    --seeds 0,1,2 --batch $BATCH --max-seconds "$T" --score-reserve 40 --device $DEVICE >> "$LOG" 2>&1
 cp /tmp/wmtrain/train-summary.json "$OUT/" 2>> "$LOG"
 echo "== 4 random V-JEPA 2 small, seed 0, bf16 and fp16 autocast, test-l2 ($(date +%T))" >> "$LOG"
 T=$(left 6)
 [ "$T" -ge 20 ] && timeout "$T" python3 bench/world_model_seeds.py --test $D/test-l2 --out /tmp/seeds --seeds 1 \
-    --fp16-seeds 1 --models vjepa2-random:small --batch 128 --device cuda >> "$LOG" 2>&1
+    --fp16-seeds 1 --models vjepa2-random:small --batch 128 --device $DEVICE >> "$LOG" 2>&1
 cp /tmp/seeds/seeds-summary.json "$OUT/fp16-seeds-summary.json" 2>> "$LOG"
 kill $SMI
 python3 bench/world_model_throughput.py busy --smi "$OUT/smi.csv" \
