@@ -1,0 +1,57 @@
+"""The dirty render path on AVoE (generator/blender/dirty.py): outside each frame's dirty rectangle (widened by the
+filter's reach) the frame equals a full render exactly, on every sub-type, moving screens (B, E) included.
+
+Inside, AVoE differs from a full render at more pixels than Level 2 does (bench/render_dirty.py check --suite avoe
+at 960x540: up to 1.1% of a frame's pixels, against Level 2's 0.03%, with the shadow bounds of before and after
+issue 29's second step alike); that share is measured and bounded here, not explained."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from test_dirty import spread_states
+
+SIZE = (192, 108)
+INSIDE_SHARE = 0.03  # of a frame's pixels
+
+
+def avoe_scene(test: str):
+    """The last video of the sub-type's first trial that builds (50 frames at 24 fps, the suite's)."""
+    from voebench.errors import Infeasible
+    from voebench.generator.suite import Job, Timing, load_suite
+
+    suite = load_suite("avoe")
+    for index in range(8):
+        seed, p = suite.sample(test, suite.space(test), 0, index)
+        try:
+            cond = suite.conditions(test, p, {"seed": seed})[-1]
+            job = Job("avoe", test, index, cond, seed, f"avoe/{test}/{index:05d}")
+            return suite.make_scene(job, p, Timing(50 / 24, 24.0))
+        except (Infeasible, RuntimeError, IndexError):
+            continue
+    raise AssertionError(f"{test}: no buildable draw among the first 8")
+
+
+@pytest.mark.parametrize("test", ["A1", "A2", "B1", "B2", "C1", "C2", "D1", "D2", "D3", "E1", "E2", "E3"])
+def test_dirty_frames_equal_full_renders_outside_the_rectangle(test):
+    from voebench.generator.blender.dirty import REACH
+    from voebench.generator.blender.render import Renderer, RenderSettings
+
+    scene = avoe_scene(test)
+    ts = spread_states(scene, 3)
+    got = {}
+    for path in ("dirty", "full"):
+        r = Renderer(scene, RenderSettings(*SIZE, render_path=path))
+        try:
+            got[path] = {t: v[0] for t, v in r.render_batch(ts, ("rgb",)).items()}
+            if r.dirty is not None:
+                rects = {t: r.dirty.regions.rect(t) for t in ts}
+        finally:
+            r.close()
+    for t in ts:
+        differ = np.any(got["dirty"][t] != got["full"][t], -1)
+        inside = np.zeros(differ.shape, bool)
+        inside[rects[t].grow(REACH, *SIZE).slices] = True
+        assert not differ[~inside].any(), f"{test} frame {t}: pixels outside the dirty rectangle {rects[t]} differ"
+        assert differ.mean() <= INSIDE_SHARE, f"{test} frame {t}: {differ.sum()} pixels differ"
