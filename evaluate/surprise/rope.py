@@ -3,8 +3,9 @@
 transformers' `VJEPA2RopeAttention` recomputes, in every layer and for queries and keys separately, the token
 positions (`get_position_ids`) and, per axis (frame, row, column), the sine and cosine tables of the rotary
 embedding (`rotate_queries_or_keys`: an `arange`, a power, an outer product, `sin`, `cos`, two `repeat`s). For the
-small world model that is about 2,000 of the 2,800 operators a training step asks the host to issue (counted with
-`bench/world_model_throughput.py host`), each a kernel launch on a GPU: the host, not the GPU, sets the pace.
+small world model that is about 2,000 of the 2,800 operators of a training step's forward passes (counted on the
+CPU, bench/results/issue30-fast/rope_share.py), each a kernel launch on a GPU, where the host, not the GPU, then
+sets the pace.
 
 `cached_rotary()` (a context manager; train.py trains inside it) patches the two methods of the class for its
 duration. Positions are cached per (token count, grid) for an encoder (no mask: the positions are those of
