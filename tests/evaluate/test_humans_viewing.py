@@ -196,7 +196,7 @@ def test_over_http_too_early_is_a_425_with_the_time_left_then_accepted(tiny_set,
 
     study_dir = str(tmp_path / "study")
     args = ["--protocol", "grasp", "--participants", "1", "--votes", "1", "--suite", "grasp-l2"]
-    args += ["--familiarization", "0", "--twins"]
+    args += ["--familiarization", "0", "--twins", "--min-viewing", "video"]  # the fixture turns it off unless named
     with Server(tiny_set, study_dir, *args) as server:
         s = Study(study_dir)
         token = s.tokens()[0][1]

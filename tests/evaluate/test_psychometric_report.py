@@ -578,7 +578,9 @@ def test_a_constant_stimuli_study_reads_alike_in_both_reports(tmp_path, monkeypa
             fh.write(f"stand-in {e['id']}\n".encode() * 4)
     mf.write_manifest(os.path.join(root, mf.NAME), entries)
     study_dir = str(tmp_path / "study")
-    study.create(root, study_dir, design.default_design("grasp", 4, design="constant-stimuli")).close()
+    study.create(
+        root, study_dir, design.default_design("grasp", 4, design="constant-stimuli", min_viewing="off")
+    ).close()
     s = Study(study_dir)
     trials: dict[int, list[dict]] = {}
     for a in s.answers():
