@@ -52,12 +52,19 @@ def l2_scene(test: str, condition: str | None, seconds: float, fps: float):
     return suite.make_scene(job, p, Timing(seconds, fps))
 
 
-def distinct_states(scene, n: int) -> list[int]:
+def first_frames(scene) -> list[int]:
+    """The first frame of each distinct state, in order."""
     firsts, seen = [], set()
     for t, k in enumerate(scene.state_keys()):
         if k not in seen:
             seen.add(k)
             firsts.append(t)
+    return firsts
+
+
+def distinct_states(scene, n: int) -> list[int]:
+    """`n` distinct states spread over the video (first frames)."""
+    firsts = first_frames(scene)
     return firsts[:: max(1, len(firsts) // n)][:n]
 
 
@@ -384,12 +391,7 @@ def cmd_hdf5(args) -> dict:
 
     w, h = (int(x) for x in args.size.split("x"))
     scene = violated_scene(args.test, args.seconds, args.fps)
-    firsts, seen = [], set()
-    for t, k in enumerate(scene.state_keys()):
-        if k not in seen:
-            seen.add(k)
-            firsts.append(t)
-    ts = firsts[: args.states]
+    ts = first_frames(scene)[: args.states]
     r = Renderer(scene, RenderSettings(w, h, render_path="dirty"))
     try:
         frames = [(v[1], v[2]) for v in r.render_batch(ts, ("depth", "segmentation")).values()]

@@ -97,6 +97,17 @@ def _load_source(driver, url, timeout=15):
     return driver.page_source
 
 
+def _begin(driver, url):
+    """Open a participant's page, consent and start: the first trial is on its way."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(url)
+    _wait_page(driver, {"consent"})
+    driver.find_element(By.ID, "agree").click()
+    _wait_page(driver, {"instructions"})
+    driver.find_element(By.ID, "start").click()
+
+
 def _study(tmp_path, tiny_set, *args):
     from humans_fixtures import Server
 
@@ -276,11 +287,7 @@ def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
     )
     try:
         d = browser
-        d.get(f"{server.base}/p/{token}")
-        _wait_page(d, {"consent"})
-        d.find_element(By.ID, "agree").click()
-        _wait_page(d, {"instructions"})
-        d.find_element(By.ID, "start").click()
+        _begin(d, f"{server.base}/p/{token}")
         clicked = {}
         seen = set()
         for position in range(len(plan)):
@@ -335,11 +342,7 @@ def test_slider_needs_a_move_and_the_middle_is_an_answer(browser, tiny_set, tmp_
     )  # fmt: skip
     try:
         d = browser
-        d.get(f"{server.base}/p/{token}")
-        _wait_page(d, {"consent"})
-        d.find_element(By.ID, "agree").click()
-        _wait_page(d, {"instructions"})
-        d.find_element(By.ID, "start").click()
+        _begin(d, f"{server.base}/p/{token}")
         for position in range(len(plan)):
             _wait_page(d, {"trial"}, position)
             slider = _wait_enabled(d, "rating")  # the video has played
@@ -366,7 +369,6 @@ def test_an_answer_the_server_finds_too_early_is_sent_again_not_lost(browser, ti
     manifest says the Level 2 videos last 2.5 s (20 frames at 8 fps) while the files play 1 s, so the page unlocks
     after 1 s and its answer is refused (425) until 2.25 s after the first showing; the page waits the time left
     and sends the same answer again: stored, with the page's own response time, and the session goes on."""
-    from selenium.webdriver.common.by import By
 
     from voebench.contract import manifest as mf
 
@@ -384,11 +386,7 @@ def test_an_answer_the_server_finds_too_early_is_sent_again_not_lost(browser, ti
     )  # fmt: skip
     try:
         d = browser
-        d.get(f"{server.base}/p/{token}")
-        _wait_page(d, {"consent"})
-        d.find_element(By.ID, "agree").click()
-        _wait_page(d, {"instructions"})
-        d.find_element(By.ID, "start").click()
+        _begin(d, f"{server.base}/p/{token}")
         for position in range(len(plan)):
             _wait_page(d, {"trial"}, position)
             _wait_enabled(d, "yes").click()  # at the video's end (1 s): too early for the server (2.25 s)
@@ -447,11 +445,7 @@ def test_video_box_keeps_the_aspect_ratio_fills_the_window_and_cannot_seek_ahead
     d = browser
     size = d.get_window_size()
     try:
-        d.get(f"{server.base}/p/{token}")
-        _wait_page(d, {"consent"})
-        d.find_element(By.ID, "agree").click()
-        _wait_page(d, {"instructions"})
-        d.find_element(By.ID, "start").click()
+        _begin(d, f"{server.base}/p/{token}")
         _wait_page(d, {"trial"}, 0)
         video = d.find_element(By.ID, "video")
         assert video.get_attribute("controls") is None

@@ -7,10 +7,9 @@ issue 29's second step alike); that share is measured and bounded here, not expl
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from test_dirty import spread_states
+from test_dirty import check_dirty_against_full, spread_states
 
 SIZE = (192, 108)
 INSIDE_SHARE = 0.03  # of a frame's pixels
@@ -35,23 +34,5 @@ def avoe_scene(test: str):
 
 @pytest.mark.parametrize("test", ["A1", "A2", "B1", "B2", "C1", "C2", "D1", "D2", "D3", "E1", "E2", "E3"])
 def test_dirty_frames_equal_full_renders_outside_the_rectangle(test):
-    from voebench.generator.blender.dirty import REACH
-    from voebench.generator.blender.render import Renderer, RenderSettings
-
     scene = avoe_scene(test)
-    ts = spread_states(scene, 3)
-    got = {}
-    for path in ("dirty", "full"):
-        r = Renderer(scene, RenderSettings(*SIZE, render_path=path))
-        try:
-            got[path] = {t: v[0] for t, v in r.render_batch(ts, ("rgb",)).items()}
-            if r.dirty is not None:
-                rects = {t: r.dirty.regions.rect(t) for t in ts}
-        finally:
-            r.close()
-    for t in ts:
-        differ = np.any(got["dirty"][t] != got["full"][t], -1)
-        inside = np.zeros(differ.shape, bool)
-        inside[rects[t].grow(REACH, *SIZE).slices] = True
-        assert not differ[~inside].any(), f"{test} frame {t}: pixels outside the dirty rectangle {rects[t]} differ"
-        assert differ.mean() <= INSIDE_SHARE, f"{test} frame {t}: {differ.sum()} pixels differ"
+    check_dirty_against_full(test, scene, spread_states(scene, 3), SIZE, INSIDE_SHARE)
