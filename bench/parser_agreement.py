@@ -41,7 +41,7 @@ SETS = {
     "heldout": os.path.join(ROOT, "tests", "data", "answers", "heldout"),
     "tune": os.path.join(ROOT, "tests", "data", "answers"),
 }
-TASKS = ("predict", "judge", "choice")
+TASKS = ("predict", "judge", "choice", "binary")
 CRITERIA = ("specificity", "logical_consistency", "accuracy")
 STATUSES = ("pairs", "none", "unreadable")
 EXCERPT = 110
@@ -84,7 +84,15 @@ def _check_choice(row: dict, where: str) -> None:
         raise CorpusError(f"{where}: reader {row['reader']!r} is not one of the labels")
 
 
-CHECKS = {"predict": _check_predict, "judge": _check_judge, "choice": _check_choice}
+def _check_binary(row: dict, where: str) -> None:
+    _need(row, ("qtype",), where)
+    if row["qtype"] not in ("plausibility", "binary"):
+        raise CorpusError(f"{where}: qtype must be plausibility or binary, not {row['qtype']!r}")
+    if row["reader"] not in ("yes", "no", None):
+        raise CorpusError(f"{where}: reader must be yes, no or null, not {row['reader']!r}")
+
+
+CHECKS = {"predict": _check_predict, "judge": _check_judge, "choice": _check_choice, "binary": _check_binary}
 
 
 def load(path: str, task: str) -> list[dict]:
@@ -350,6 +358,52 @@ def measure_choice(rows: list[dict], task: str) -> dict:
     return out
 
 
+# ---------------------------------------------------------------- yes/no
+
+
+def measure_binary(rows: list[dict]) -> dict:
+    """The careful yes/no reader (`verdict.read_verdict`) and, beside it, GRASP's first-word rule
+    (`parsing.parse_binary`): agreement with the reader, and wrong reads (a verdict opposite to the reader's, or
+    one where the reader finds none: what would be credit or blame a careful reader does not give)."""
+    from voebench.evaluate import parsing, verdict
+
+    out: dict[str, Any] = {
+        "n": len(rows),
+        "agree": 0,
+        "parser_unparsed": 0,
+        "reader_unparsed": 0,
+        "wrong_read": 0,
+        "first_word_agree": 0,
+        "first_word_wrong_read": 0,
+        "crashes": 0,
+        "disagreements": [],
+    }
+    for row in rows:
+        reader = row["reader"]
+        got, err = _call(verdict.read_verdict, row["text"], plausibility=row["qtype"] == "plausibility")
+        first = parsing.parse_binary(row["text"]).answer
+        first = first if first in ("yes", "no") else None
+        out["crashes"] += bool(err)
+        out["reader_unparsed"] += reader is None
+        out["parser_unparsed"] += bool(err) or got is None
+        out["wrong_read"] += not err and got is not None and got != reader
+        out["first_word_agree"] += first == reader
+        out["first_word_wrong_read"] += first is not None and first != reader
+        same = not err and got == reader
+        out["agree"] += same
+        if not same:
+            out["disagreements"].append(
+                {
+                    "id": row["id"],
+                    "kind": row["kind"],
+                    "text": _excerpt(row["text"]),
+                    "reader": repr(reader),
+                    "parser": f"error ({err})" if err else repr(got),
+                }
+            )
+    return out
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -371,6 +425,12 @@ def _summary(name: str, res: dict) -> list[str]:
         )
     if "false_valid" in res:
         lines.append(f"   counted valid although the reader finds a score missing or invalid: {res['false_valid']}")
+    if "wrong_read" in res:
+        lines.append(f"   verdicts other than the reader's (not unparsed): {res['wrong_read']}")
+        lines.append(
+            f"   GRASP's first-word rule beside it: agreement {res['first_word_agree']}/{n} "
+            f"({_pct(res['first_word_agree'], n)}%), verdicts other than the reader's {res['first_word_wrong_read']}"
+        )
     if "wrong_pick" in res:
         lines.append(f"   picks an option other than the reader's (not unparsed): {res['wrong_pick']}")
     if res["crashes"]:
@@ -394,7 +454,10 @@ def main(argv: list[str] | None = None) -> int:
         default="heldout",
         help="which corpus: the held-out one (default) or the parser authors' tuning one",
     )
-    ap.add_argument("--dir", help="read predict.jsonl, judge.jsonl, choice.jsonl from this folder instead")
+    ap.add_argument(
+        "--dir",
+        help="read predict.jsonl, judge.jsonl, choice.jsonl, binary.jsonl from this folder instead (missing: none)",
+    )
     ap.add_argument("--json", metavar="PATH", help="also write the results as JSON here")
     args = ap.parse_args(argv)
     folder = args.dir or SETS[args.set]
@@ -413,6 +476,7 @@ def main(argv: list[str] | None = None) -> int:
         "judge": measure_judge(corpus["judge"]),
         "choice-newton": measure_choice([r for r in corpus["choice"] if r["task"] == "newton"], "newton"),
         "choice-event": measure_choice([r for r in corpus["choice"] if r["task"] == "event"], "event"),
+        "binary": measure_binary(corpus["binary"]),
     }
     print(f"parser agreement on {shown} ({started})")
     for name, res in results.items():

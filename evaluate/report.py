@@ -23,7 +23,7 @@ from collections import defaultdict
 import numpy as np
 
 from voebench.errors import UsageError
-from voebench.evaluate import uncertainty
+from voebench.evaluate import careful, uncertainty
 from voebench.evaluate.parsing import OPEN_CHOICES, open_family
 from voebench.evaluate.run import RUN, SAMPLES
 
@@ -483,6 +483,10 @@ def write_report(run_dir: str, n_boot: int = N_BOOT, complete_pairs_only: bool =
         results["humans"] = human_stats.summarize(run_dir, records, info)
         extra_md = human_stats.markdown(results["humans"])
 
+    careful_rows = careful.summarize(records, lambda recs: suite_interval(recs, n_boot))
+    if careful_rows is not None:
+        results["careful"] = careful_rows
+
     from voebench.evaluate.newton import metrics as newton_metrics
 
     newton = newton_metrics.summarize(records)  # None unless the run asked NEWTON-style questions
@@ -494,6 +498,7 @@ def write_report(run_dir: str, n_boot: int = N_BOOT, complete_pairs_only: bool =
     os.replace(tmp, os.path.join(run_dir, "results.json"))
     with open(os.path.join(run_dir, "report.md"), "w", encoding="utf-8") as fh:
         fh.write(markdown({**summary, "incomplete_pairs_dropped": dropped}, info) + extra_md)
+        fh.write(careful.markdown(careful_rows))
         if newton is not None:
             fh.write(newton_metrics.markdown(newton))
     fig = plot(

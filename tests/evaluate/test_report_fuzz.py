@@ -31,6 +31,8 @@ from voebench.evaluate.surprise import report as surprise_report
 FUZZ_SETS = {"models": 120, "newton": 80, "predict": 150, "surprise": 80, "humans": 25}
 SLOW_SETS = 500
 MIXES = ("valid", "invalid", "empty", "constant", "random")
+#: stored answers the careful reader (evaluate/careful.py) reads again at report time
+RESPONSES = ("Yes", "No.", "- Yes", "Yes and no", "", None, "The answer is no.", "Implausible.", "I can't tell.")
 N_BOOT = 200  # fewer draws than a real report: the fuzz checks the paths, not the precision
 EPS = 1e-9
 
@@ -113,6 +115,7 @@ def model_records(rng: random.Random, mix: str, humans: bool = False) -> list[di
                         "video_id": f"s{suite}-t{t}-{s}",
                         "polarity": polarity,
                         "truth": "yes",
+                        "response": rng.choice(RESPONSES),
                         "parsed": parsed,
                         "valid": valid,
                         "correct": correct,
@@ -173,6 +176,9 @@ def _report_sets(n: int, tmp_path, seed: int) -> int:
             res = cli_report(run, empty=not recs)
             if res is not None:
                 check_summary(res)
+                for c in res.get("careful") or []:
+                    check_interval(c["interval"], c["careful_acc"], where=f"careful {c['suite']}")
+                    assert 0 <= c["credit_withheld"] + c["credit_added"] <= c["read_differently"] <= c["n"]
                 assert os.path.isfile(os.path.join(run, "report.md"))
         else:
             s = report.summarize(recs, n_boot=N_BOOT, seed=i)

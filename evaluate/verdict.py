@@ -1,0 +1,303 @@
+"""The verdict a free-text answer gives to a yes/no question, read as a careful reader reads it, or None.
+
+GRASP's protocol (`parsing.parse_binary`) reads only the answer's first word: "Yes and no" is a yes, "- Yes" and
+"The answer is no." are invalid. Reports print that number, as the paper does, and beside it this careful reading,
+which never guesses: an answer it cannot read with confidence is *unparsed* (None) and counts as wrong.
+
+Standard library only. Reading rules:
+
+1. What is read. Text after the last ``</think>`` (a reasoning block still open, with no answer after it, is
+   unparsed); a JSON object's ``answer`` / ``verdict`` / ``plausible`` value when the answer is one; otherwise the
+   text with markdown marks, quotes and full-width punctuation normalised. Questions (sentences ending in "?", such
+   as an echo of the prompt) are never read as verdicts.
+2. Verdict mentions, in order:
+   - a yes/no word opening a sentence, line or clause, followed by its end, punctuation or a word that continues an
+     answer ("No, it ...", "Yes the ball ...", "No it is not"): yes, yeah, yep, yup, correct, true, indeed, of
+     course, absolutely, affirmative, oui, sí, ja, 是, ✅ / no, nope, nah, not at all, not really, certainly not,
+     of course not, incorrect, false, negative, non, nein, 不是, 否, ❌. Idioms are not verdicts ("No doubt, ...",
+     "no one", "no longer", "no matter");
+   - "I (don't) think so", "I (don't) believe so";
+   - for plausibility questions, a verdict adjective or verb with its negation: "it is (not) plausible",
+     "isn't realistic", "Implausible.", "physically impossible", "not implausible" (a yes), "I don't think it's
+     plausible" (a no), "violates / defies / breaks physics", "obeys / is consistent with physics". Hypotheticals
+     ("would be plausible", "if it were plausible", "whether it is plausible") are not verdicts.
+3. Which mention decides. The text is cut into segments at conclusion and revision markers ("final answer",
+   "answer:", "the answer is", "so", "therefore", "thus", "hence", "in conclusion", "overall", "wait", "actually",
+   "on second thought", ...). The last segment that holds a mention decides: one polarity is the verdict; both
+   ("yes and no", "Yes/No", "No, it is plausible") is unparsed. No mention anywhere is unparsed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+
+YES, NO = "yes", "no"
+
+_QUOTES = str.maketrans(
+    {
+        "‘": "'",
+        "’": "'",
+        "ʼ": "'",
+        "`": "'",
+        "´": "'",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "«": '"',
+        "»": '"',
+        "‹": "'",
+        "›": "'",
+        "—": " - ",
+        "–": " - ",
+    }
+)
+
+# Answer words. Intensifiers ("Absolutely.") are answers only when they stand alone.
+_YES_WORDS = (
+    "yes",
+    "yeah",
+    "yep",
+    "yup",
+    "yea",
+    "correct",
+    "true",
+    "affirmative",
+    "oui",
+    "sí",
+    "ja",
+    "是的",
+    "是",
+    "对",
+    "✅",
+    "✔",
+    "👍",
+)
+_NO_WORDS = (
+    "of course not",
+    "absolutely not",
+    "certainly not",
+    "definitely not",
+    "not at all",
+    "not really",
+    "not quite",
+    "probably not",
+    "most likely not",
+    "likely not",
+    "i think not",
+    "i guess not",
+    "i believe not",
+    "no",
+    "nope",
+    "nah",
+    "incorrect",
+    "false",
+    "negative",
+    "non",
+    "nein",
+    "不是",
+    "不对",
+    "否",
+    "❌",
+    "✗",
+    "✘",
+    "👎",
+)
+_ALONE_YES = ("of course", "absolutely", "certainly", "definitely", "indeed", "sure")
+_PUNCT = r"[.,;:!)\]\-/|。]"
+#: what may follow an answer word for it to count: the end, punctuation, or a word that continues an answer
+_CONTINUES = (
+    r"(?=\s*(?:$|" + _PUNCT + r"|\b(?:it|it's|its|this|that|the|i|because|since|as|there|they|not|and|or|but|he|she|"
+    r"we|you|in|based|given|according|from|to|so|however|although|though|definitely|absolutely|certainly|indeed|"
+    r"plausible|implausible)\b|[\U0001F300-\U0001FAFF✅❌]))"
+)
+_ALONE = r"(?=\s*(?:$|[.!。]))"
+_CLAUSE = (
+    r"(?:^|(?<=[\n.!;:(\[\"'/|,。])|(?<=\band\b)|(?<=\bor\b)|(?<=\byes\b)|(?<=\bno\b)|(?<=\bthink\b)|"
+    r"(?<=\bbelieve\b)|(?<=\bsay\b)|(?<=\bguess\b)|(?<=\bprobably\b)|(?<=\blikely\b)|(?<=\bso\b)|(?<=\bthus\b)|(?<=\btherefore\b)|(?<=\bhence\b))\s*"
+)
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
+_WORD = _alternation(_YES_WORDS + _NO_WORDS)
+#: an answer word where a clause starts: text start, after sentence/clause punctuation, a list mark or a line break
+_ANSWER_WORD = re.compile(
+    _CLAUSE + r"(?:(" + _WORD + r")" + _CONTINUES + r"|(" + _alternation(_ALONE_YES) + r")" + _ALONE + r")",
+    re.IGNORECASE,
+)
+#: an answer word right after "the answer is", "Answer:", "verdict -"
+_MARKED_WORD = re.compile(
+    r"\b(?:answer|verdict|response|reply)\s*(?:is|would\s+be|will\s+be|must\s+be|[:=\-])?\s*[\"']?\s*("
+    + _WORD
+    + r")"
+    + _CONTINUES,
+    re.IGNORECASE,
+)
+_IDIOM_AFTER_NO = re.compile(
+    r"\s*(?:doubt|one|longer|matter|way\s+to|reason|idea|sign|problem|issue|question|need)\b", re.IGNORECASE
+)
+#: "yes or no" names the two options, it answers nothing ("Answer only with yes or no.")
+_OPTIONS = re.compile(
+    r"\byes\s*(?:or|/)\s*no\b(?!\s*[.!]?\s*$)|\b(?:with|say|saying|between)\s+yes\s+(?:or|and)\s+no\b", re.IGNORECASE
+)
+
+_THINK_SO = re.compile(
+    r"\b(?:i|we)\s+(?:(do\s*n[o']?t|don't|do\s+not)\s+)?(?:think|believe|guess)\s+so\b", re.IGNORECASE
+)
+
+_ADJ_YES = r"plausible|realistic|possible|physically\s+possible|believable|consistent\s+with\s+(?:\w+\s+){0,4}?physics"
+_ADJ_NO = (
+    r"implausible|unrealistic|impossible|physically\s+impossible|unbelievable|inconsistent\s+with\s+"
+    r"(?:\w+\s+){0,4}?physics|not\s+possible"
+)
+_VERB_NO = (
+    r"(?:violates|violated|defies|defied|breaks|broke|contradicts|contradicted)\s+(?:\w+\s+){0,4}?"
+    r"(?:physics|laws?|gravity|expectations?)"
+)
+_VERB_YES = r"(?:obeys|obeyed|follows|followed|respects|respected)\s+(?:\w+\s+){0,4}?(?:physics|laws?)"
+_NEG = r"(?:not|never|n't|hardly|neither|nor)"
+#: a copula (or "seems", "looks") before an adjective; modal hypotheticals are excluded separately
+_COPULA = r"(?:is|are|was|were|'s|be|being|been|seems?|seemed|looks?|looked|appears?|appeared|remains?|sounds?)"
+_ADVERBS = (
+    r"(?:\s+(?:very|quite|entirely|completely|totally|perfectly|fully|highly|physically|really|clearly|"
+    r"definitely|certainly|indeed|rather|somewhat|fairly|pretty|reasonably|most|more|likely|probably|"
+    r"to\s+be|to\s+me|overall|also|all|in\s+fact))*"
+)
+_ADJ_MENTION = re.compile(
+    r"(?P<lead>(?:^|(?<=[\n.!;:(\[\"'/|,-]))\s*)?"
+    r"(?:(?P<cop>\b" + _COPULA + r")(?P<neg1>\s+" + _NEG + r"|n't)?" + _ADVERBS + r"\s+)?"
+    r"(?P<neg2>" + _NEG + _ADVERBS + r"\s+)?"
+    r"(?P<adj>\b(?:" + _ADJ_NO + r"|" + _ADJ_YES + r")\b)",
+    re.IGNORECASE,
+)
+_VERB_MENTION = re.compile(
+    r"(?P<neg>\b(?:does|did|do)\s*(?:not|n't)\s+|\bnever\s+)?(?P<verb>\b(?:" + _VERB_NO + r"|" + _VERB_YES + r")\b)",
+    re.IGNORECASE,
+)
+#: hypotheticals and questions-about before a mention in its sentence: not a verdict
+_HYPOTHETICAL = re.compile(
+    r"\b(?:would|should|could|might|may|must|whether|if|determine|decide|assess|judge|asked?|asking|question|"
+    r"evaluate|unless|when|wonder)\b[^.!?\n,;]*$",
+    re.IGNORECASE,
+)
+_OPINION_NEG = re.compile(
+    r"\b(?:(?:do|does|did)\s*(?:not|n't)|don't|doesn't|didn't|wouldn't|would\s+not|can't|cannot|can\s+not|"
+    r"couldn't|hardly)\s+(?:\w+\s+){0,1}?(?:think|believe|say|call|consider|find|see\s+how|agree)\b[^.!?\n]*$",
+    re.IGNORECASE,
+)
+#: the start of a new segment: a conclusion or a revision
+_MARKER = re.compile(
+    r"\b(?:final\s+answer|final\s+verdict|answer|verdict|conclusion|in\s+conclusion|in\s+summary|to\s+summari[sz]e|"
+    r"overall|so|therefore|thus|hence|consequently|wait|actually|on\s+second\s+thought|correction|"
+    r"réponse|respuesta|antwort|答案|回答)\b|答案|回答|结论",
+    re.IGNORECASE,
+)
+_THINK_OPEN = re.compile(r"<\s*think(?:ing)?\s*>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"<\s*/\s*think(?:ing)?\s*>", re.IGNORECASE)
+_JSON_KEYS = ("answer", "verdict", "plausible", "final_answer", "response", "is_plausible")
+
+
+def _normalise(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    text = re.sub(r"```\w*", "\n", text)
+    text = re.sub(r"[*_#>~]+", " ", text)  # markdown emphasis, headers, quotes
+    text = re.sub(r"(?m)^\s*(?:[-+•·]|\d+[.)])\s+", "\n", text)  # list marks
+    return text
+
+
+def _json_verdict(text: str, plausibility: bool) -> tuple[bool, str | None]:
+    """(is JSON, verdict) of an answer that is one JSON object."""
+    s = text.strip()
+    if not (s.startswith("{") and s.endswith("}")):
+        return False, None
+    try:
+        obj = json.loads(s)
+    except ValueError:
+        return False, None
+    if not isinstance(obj, dict):
+        return False, None
+    for key in _JSON_KEYS:
+        for k, v in obj.items():
+            if str(k).lower() == key:
+                if isinstance(v, bool):
+                    return True, YES if v else NO
+                if isinstance(v, str):
+                    return True, read_verdict(v, plausibility)
+    return True, None
+
+
+def _mentions(text: str, plausibility: bool) -> list[tuple[int, str]]:
+    """(position, polarity) of every verdict mention outside questions."""
+    found: list[tuple[int, str]] = []
+    # sentence spans: questions are dropped
+    for m in re.finditer(r"[^.!?\n]+[.!?]*", text):
+        sent = m.group(0)
+        if sent.rstrip().endswith("?"):
+            continue
+        base = m.start()
+        words = [
+            (w.start(g), w.end(g), w.group(g).lower())
+            for w in _ANSWER_WORD.finditer(sent)
+            for g in (1, 2)
+            if w.group(g)
+        ]
+        words += [(w.start(1), w.end(1), w.group(1).lower()) for w in _MARKED_WORD.finditer(sent)]
+        for start, end, word in sorted(set(words)):
+            if word == "no" and _IDIOM_AFTER_NO.match(sent, end):
+                continue
+            found.append((base + start, NO if word in _NO_WORDS else YES))
+        for t in _THINK_SO.finditer(sent):
+            found.append((base + t.start(), NO if t.group(1) else YES))
+        if not plausibility:
+            continue
+        for a in _ADJ_MENTION.finditer(sent):
+            before = sent[: a.start("adj") if a.group("cop") is None else a.start("cop")]
+            if _HYPOTHETICAL.search(before):
+                continue
+            if a.group("cop") is None and a.group("neg2") is None and a.group("lead") is None:
+                # an attributive adjective ("a plausible outcome") is no verdict
+                continue
+            negative = bool(re.match(_ADJ_NO, a.group("adj"), re.IGNORECASE))
+            negated = bool(a.group("neg1")) != bool(a.group("neg2"))
+            if _OPINION_NEG.search(before):
+                negated = not negated
+            found.append((base + a.start("adj"), NO if negative != negated else YES))
+        for v in _VERB_MENTION.finditer(sent):
+            if _HYPOTHETICAL.search(sent[: v.start()]):
+                continue
+            negative = bool(re.match(_VERB_NO, v.group("verb"), re.IGNORECASE))
+            negated = bool(v.group("neg")) != bool(_OPINION_NEG.search(sent[: v.start()]))
+            found.append((base + v.start("verb"), NO if negative != negated else YES))
+    return sorted(found)
+
+
+def read_verdict(response: str | None, plausibility: bool = False) -> str | None:
+    """ "yes", "no", or None when a careful reader could not take a verdict from `response` (rules: module doc).
+
+    `plausibility` also reads verdict adjectives and verbs ("implausible", "violates physics") as answers to
+    "is ... plausible?"."""
+    text = str(response or "")
+    closes = list(_THINK_CLOSE.finditer(text))
+    if closes:
+        text = text[closes[-1].end() :]
+    elif _THINK_OPEN.search(text):
+        return None  # reasoning that never reached its answer
+    if not text.strip():
+        return None
+    is_json, verdict = _json_verdict(text, plausibility)
+    if is_json:
+        return verdict
+    text = _OPTIONS.sub(" ", _normalise(text))
+    mentions = _mentions(text, plausibility)
+    if not mentions:
+        return None
+    cuts = [0] + [m.start() for m in _MARKER.finditer(text)] + [len(text) + 1]
+    for lo, hi in reversed(list(zip(cuts, cuts[1:]))):
+        inside = {pol for pos, pol in mentions if lo <= pos < hi}
+        if inside:
+            return inside.pop() if len(inside) == 1 else None
+    return None

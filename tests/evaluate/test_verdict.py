@@ -1,0 +1,135 @@
+"""The careful yes/no reader (evaluate/verdict.py) and the report section that prints it beside GRASP's rule
+(evaluate/careful.py): the rules on named cases, the tuning corpus (tests/data/answers/binary.jsonl) with no verdict
+opposite to its reader's, and the numbers of the report section on a run of stored answers."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from voebench.evaluate import careful, report
+from voebench.evaluate.verdict import read_verdict
+
+CORPUS = os.path.join(os.path.dirname(__file__), "..", "data", "answers", "binary.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("text", "plausibility", "verdict"),
+    [
+        ("Yes", False, "yes"),
+        ("no.", False, "no"),
+        ("- Yes", False, "yes"),
+        ("**No**", False, "no"),
+        ("The answer is no.", False, "no"),
+        ("Answer: Yes", False, "yes"),
+        ("Therefore, the answer is: No.", True, "no"),
+        ("I think yes", False, "yes"),
+        ("I don't think so.", True, "no"),
+        ("Probably not.", True, "no"),
+        ("Implausible.", True, "no"),
+        ("It is not implausible.", True, "yes"),
+        ("I don't think it's plausible.", True, "no"),
+        ("No doubt, it is plausible.", True, "yes"),
+        ("Yes, the ball should have fallen, so this is not plausible.", True, "no"),
+        ("Yes. Wait, the ball passes through the wall, so no.", True, "no"),
+        ("Is the outcome plausible? No.", True, "no"),
+        ("<think>The ball stops mid-air.</think> No", True, "no"),
+        ('{"answer": "yes"}', True, "yes"),
+        ("Answer only with yes or no. Yes.", True, "yes"),
+        ("答案：是", False, "yes"),
+        ("Yes and no.", True, None),
+        ("Yes/No", False, None),
+        ("No, it is plausible.", True, None),
+        ("The ball rolls down the ramp.", True, None),
+        ("<think>The ball rolls and then", True, None),
+        ("I cannot view videos.", True, None),
+        ("It is hard to say yes or no.", True, None),
+        ("", False, None),
+        (None, False, None),
+        ("There is no ball in the video.", False, None),
+        ("A plausible outcome would be that the ball falls.", True, None),
+    ],
+)
+def test_rules(text, plausibility, verdict):
+    assert read_verdict(text, plausibility) == verdict
+
+
+def test_adjectives_only_for_plausibility_questions():
+    assert read_verdict("It is plausible.", plausibility=True) == "yes"
+    assert read_verdict("It is plausible.", plausibility=False) is None
+
+
+def _corpus() -> list[dict]:
+    with open(CORPUS, encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+@pytest.mark.skipif(not os.path.exists(CORPUS), reason="no tuning corpus")
+def test_tuning_corpus_never_reads_a_verdict_the_reader_does_not():
+    rows = _corpus()
+    assert len(rows) >= 100
+    wrong = [
+        (r["id"], r["text"], r["reader"], got)
+        for r in rows
+        if (got := read_verdict(r["text"], r["qtype"] == "plausibility")) is not None and got != r["reader"]
+    ]
+    assert wrong == []
+    agree = sum(read_verdict(r["text"], r["qtype"] == "plausibility") == r["reader"] for r in rows)
+    assert agree / len(rows) >= 0.95
+
+
+def _record(i: int, test: str, truth: str, response: str | None) -> dict:
+    from voebench.evaluate.parsing import parse_binary
+
+    p = parse_binary(response, truth)
+    return {
+        "suite": "grasp_l2",
+        "test": test,
+        "kind": "plausibility",
+        "strategy": "video",
+        "sample_id": f"{test}-{i}#q",
+        "video_id": f"{test}-{i}",
+        "pair_id": f"{test}-p{i // 2}",
+        "polarity": "positive" if truth == "yes" else "negative",
+        "truth": truth,
+        "response": response,
+        "repeat": 0,
+        **p.as_dict(),
+    }
+
+
+def test_report_section_counts(tmp_path):
+    answers = [
+        ("yes", "Yes"),  # both credit
+        ("no", "Yes and no"),  # first word: yes (wrong); careful: unparsed
+        ("yes", "Yes and no"),  # first word credits it, careful withholds: 1 withheld
+        ("no", "- No"),  # first word invalid, careful credits: 1 added
+        ("yes", "The answer is yes."),  # first word invalid, careful credits: 1 added
+        ("no", "No."),  # both credit
+    ]
+    recs = [_record(i, f"t{i % 2}", truth, text) for i, (truth, text) in enumerate(answers)]
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs), encoding="utf-8")
+    (run / "run.json").write_text(json.dumps({"model": "replay", "strategy": "video"}), encoding="utf-8")
+    res = report.write_report(str(run), n_boot=200)
+    (row,) = res["careful"]
+    assert row["n"] == 6 and row["read_differently"] == 4
+    assert row["credit_withheld"] == 1 and row["credit_added"] == 2
+    assert row["first_word_invalid"] == pytest.approx(2 / 6) and row["careful_unparsed"] == pytest.approx(2 / 6)
+    # per test: t0 = answers 0, 2, 4 (careful: yes, unparsed, yes -> 2/3); t1 = 1, 3, 5 (unparsed, no, no -> 2/3)
+    assert row["careful_acc"] == pytest.approx(2 / 3)
+    # first word: t0 yes, yes, invalid -> 2/3; t1 yes (wrong), invalid, no -> 1/3
+    assert row["first_word_acc"] == pytest.approx(0.5)
+    assert row["interval"]["resampled"]
+    md = (run / "report.md").read_text(encoding="utf-8")
+    assert "## Yes/no answers read by a careful reader" in md and "| 66.7 |" in md
+
+
+def test_no_section_without_yes_no_answers_or_for_human_panels():
+    assert careful.summarize([], lambda recs: report.suite_interval(recs)) is None
+    rec = _record(0, "t0", "yes", "yes") | {"participant": "P001"}
+    assert careful.summarize([rec], lambda recs: report.suite_interval(recs)) is None
+    assert careful.markdown(None) == ""
