@@ -10,8 +10,8 @@ export PYTHONUNBUFFERED=1
 D=runs/wmdata
 # what a CPU dry run of this script changes (DEVICE=cpu PRESET=tiny ...); the defaults are the GPU call's
 DEVICE=${DEVICE:-cuda} PRESET=${PRESET:-small-128} BATCH=${BATCH:-256} STEPS=${STEPS:-1963} POINTS=${POINTS:-500,1963}
-BENCH=${BENCH:-legacy:64:80,new:64:150,new:256:80,new:512:40} PAR=${PAR:-new:64:100}
-TESTS=${TESTS:-"$D/test-l2-128 $D/test-avoe"}
+BENCH=${BENCH:-legacy:64:80,new:64:150,new:256:80,new:512:40} PAR=${PAR:-new:256:50}
+TESTS=${TESTS:-"$D/test-l2-128 $D/test-avoe"} SEEDTEST=${SEEDTEST:-$D/test-l2}
 TRAIN="$D/train-l2-128 $D/train-avoe-128"
 [ -f "$D/train-l2-128-s3/manifest.jsonl" ] && TRAIN="$TRAIN $D/train-l2-128-s3"
 LOG=$OUT/call.log
@@ -21,7 +21,7 @@ SMI=$!
 echo "== 1 throughput, one process: legacy (3355135) vs this checkout; train sets: $TRAIN" >> "$LOG"
 timeout $(( $(left 0) < 100 ? $(left 0) : 100 )) python3 bench/world_model_throughput.py run --train $TRAIN --out "$OUT/bench.json" --device $DEVICE \
     --phases $BENCH --legacy runs/h30/legacy_train.py --preset $PRESET >> "$LOG" 2>&1
-echo "== 2 throughput, 3 processes at once (seeds 0-2), batch 64 ($(date +%T))" >> "$LOG"
+echo "== 2 throughput, 3 processes at once (seeds 0-2), $PAR ($(date +%T))" >> "$LOG"
 [ "$(left 0)" -ge 60 ] && timeout 60 python3 bench/world_model_throughput.py run --train $TRAIN --out "$OUT/bench-par.json" \
     --device $DEVICE --phases $PAR --parallel 3 --preset $PRESET >> "$LOG" 2>&1
 echo "== 3 training, small-128, batch 256, 1963 planned steps = 502,528 clips (10x 785 x 64) ($(date +%T))" >> "$LOG"
@@ -32,7 +32,7 @@ T=$(left 32)
 cp /tmp/wmtrain/train-summary.json "$OUT/" 2>> "$LOG"
 echo "== 4 random V-JEPA 2 small, seed 0, bf16 and fp16 autocast, test-l2 ($(date +%T))" >> "$LOG"
 T=$(left 6)
-[ "$T" -ge 20 ] && timeout "$T" python3 bench/world_model_seeds.py --test $D/test-l2 --out /tmp/seeds --seeds 1 \
+[ "$T" -ge 20 ] && timeout "$T" python3 bench/world_model_seeds.py --test $SEEDTEST --out /tmp/seeds --seeds 1 \
     --fp16-seeds 1 --models vjepa2-random:small --batch 128 --device $DEVICE >> "$LOG" 2>&1
 cp /tmp/seeds/seeds-summary.json "$OUT/fp16-seeds-summary.json" 2>> "$LOG"
 kill $SMI
