@@ -28,7 +28,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from voebench.evaluate import frames as frames_mod
-from voebench.evaluate.models import hf_inputs
+from voebench.evaluate.models import hf_inputs, hf_positions
 from voebench.evaluate.models.base import Adapter, Request
 from voebench.evaluate.models.kinds.hf import DTYPES
 from voebench.evaluate.timing import timed
@@ -95,6 +95,12 @@ class HFAdapter(Adapter):
         #: the processor's output can be cut into chunks and joined (models/hf_inputs.py: CHUNKABLE)
         self._chunkable = getattr(getattr(self.model, "config", None), "model_type", "") in hf_inputs.CHUNKABLE
         self._workers_failed = False  # the workers failed a batch: the processor runs here for the rest
+        #: rotary positions computed on the CPU where the batch is prepared (models/hf_positions.py), not by generate
+        #: on the GPU; `VOEBENCH_CPU_POSITIONS=0` leaves them to generate (same integers either way)
+        #: `VOEBENCH_KV_CACHE=static`: generate with a static KV cache, which transformers compiles on CUDA
+        #: (torch.compile, CUDA graphs for the decode steps); anything else: its dynamic cache (the default)
+        self.static_cache = os.environ.get("VOEBENCH_KV_CACHE", "").strip().lower() == "static"
+        self.cpu_positions = os.environ.get("VOEBENCH_CPU_POSITIONS", "1") != "0" and hf_positions.supported(self.model)
         self.packed_vision_attention = False
         # "auto" (the command line's default): on for CUDA, where it is identical in bf16 and the window loop leaves
         # the GPU idle; off on CPUs, where the loop costs little and fp32 results may move in the last bit.
@@ -120,6 +126,7 @@ class HFAdapter(Adapter):
             "temperature": self.temperature,
             # only when on, so the cache keys of runs without it stay as they were
             **({"packed_vision_attention": True} if self.packed_vision_attention else {}),
+            **({"kv_cache": "static"} if self.static_cache else {}),  # other kernels: low bits may move
         }
 
     # -- conversion ------------------------------------------------------------------------------------------
@@ -153,7 +160,12 @@ class HFAdapter(Adapter):
         return out
 
     def _to_device(self, inputs, non_blocking: bool) -> dict:
-        """Tensors on the model's device, floating ones in its dtype; `non_blocking`: copied from pinned memory."""
+        """Tensors on the model's device, floating ones in its dtype; `non_blocking`: copied from pinned memory.
+        With `cpu_positions`, the batch's rotary positions are computed here first, on the CPU."""
+        if self.cpu_positions and "position_ids" not in inputs:
+            pos = hf_positions.cpu_position_ids(self.model, inputs)
+            if pos is not None:
+                inputs = {**inputs, "position_ids": pos}
         out = {}
         for k, v in inputs.items():
             if hasattr(v, "to"):
@@ -293,6 +305,8 @@ class HFAdapter(Adapter):
             gen["do_sample"] = self.do_sample
         if self.temperature is not None:
             gen["temperature"] = self.temperature
+        if self.static_cache:
+            gen["cache_implementation"] = "static"
         torch.manual_seed(requests[0].seed)
         with timed(self.timer, "generate"), torch.inference_mode():
             out = self.model.generate(**inputs, **gen)

@@ -15,9 +15,52 @@ packed_vision_attention=True|"auto")`).
 
 from __future__ import annotations
 
+import threading
+import weakref
 from typing import Any
 
 NAME = "voebench_packed_flash_sdpa"
+
+
+class _Layout:
+    """Where each token of a packed batch goes in the padded one: computed once per `cu_seqlens` tensor.
+
+    A vision forward passes the same `cu_seqlens` tensor (one for the full-attention layers, one for the windowed
+    ones) to every layer, so the index tensors below, and the one host sync that reads the longest window, are made
+    once per batch instead of once per layer (issue 28: the per-layer `int(max_len)` and index arithmetic were 16 of
+    the 376 host syncs and about 130 of the launches of one 418M generate). Keyed by the tensor's identity with a weak
+    reference (a freed tensor whose id is reused is recomputed) and its version counter (an in-place change is too)."""
+
+    def __init__(self, cu: Any, n_tok: int, device: Any, max_len: Any) -> None:
+        import torch
+
+        cu = cu.to(device).long()
+        lengths = cu[1:] - cu[:-1]
+        self.n = int(lengths.numel())
+        self.max_len = int(max_len) if max_len is not None else int(lengths.max())
+        seq = torch.repeat_interleave(torch.arange(self.n, device=device), lengths, output_size=n_tok)
+        self.slot = seq * self.max_len + (torch.arange(n_tok, device=device) - cu[:-1][seq])
+        valid = torch.zeros(self.n * self.max_len, dtype=torch.bool, device=device)
+        valid[self.slot] = True
+        self.mask = valid.view(self.n, 1, 1, self.max_len)
+
+
+_LAYOUTS: dict[int, tuple[Any, int, int, Any, _Layout]] = {}  # id(cu) -> (weakref(cu), version, n_tok, device, ..)
+_LAYOUTS_LOCK = threading.Lock()
+
+
+def _layout(cu: Any, n_tok: int, device: Any, max_len: Any) -> _Layout:
+    with _LAYOUTS_LOCK:
+        got = _LAYOUTS.get(id(cu))
+        if got is not None:
+            ref, version, tok, dev, lay = got
+            if ref() is cu and version == cu._version and tok == n_tok and dev == device:
+                return lay
+        lay = _Layout(cu, n_tok, device, max_len)
+        for k in [k for k, v in _LAYOUTS.items() if v[0]() is None]:  # tensors freed since: forget them
+            del _LAYOUTS[k]
+        _LAYOUTS[id(cu)] = (weakref.ref(cu), cu._version, n_tok, device, lay)
+        return lay
 
 
 def packed_sdpa(
@@ -33,7 +76,6 @@ def packed_sdpa(
 ) -> tuple[Any, None]:
     """query/key/value (1, heads, tokens, dim) holding several sequences back to back (`cu_seq_lens_q` gives their
     bounds); returns (1, tokens, heads, dim) as transformers' attention functions do."""
-    import torch
     import torch.nn.functional as F
 
     cu = kwargs.get("cu_seq_lens_q", kwargs.get("cu_seqlens"))
@@ -41,24 +83,15 @@ def packed_sdpa(
         raise ValueError("packed attention needs one packed batch with cu_seq_lens_q and no causal mask")
     q, k, v = query[0], key[0], value[0]  # (heads, tokens, dim)
     heads, n_tok, dim = q.shape
-    cu = cu.to(q.device).long()
-    lengths = cu[1:] - cu[:-1]
-    n = lengths.numel()
-    max_len = kwargs.get("max_length_q")
-    max_len = int(max_len) if max_len is not None else int(lengths.max())
-    seq = torch.repeat_interleave(torch.arange(n, device=q.device), lengths, output_size=n_tok)
-    slot = seq * max_len + (torch.arange(n_tok, device=q.device) - cu[:-1][seq])
+    lay = _layout(cu, n_tok, q.device, kwargs.get("max_length_q"))
+    n, max_len, slot = lay.n, lay.max_len, lay.slot
 
     def pad(x):
         out = x.new_zeros(heads, n * max_len, dim)
         out[:, slot] = x
         return out.view(heads, n, max_len, dim).transpose(0, 1)  # (sequences, heads, max_len, dim)
 
-    valid = torch.zeros(n * max_len, dtype=torch.bool, device=q.device)
-    valid[slot] = True
-    out = F.scaled_dot_product_attention(
-        pad(q), pad(k), pad(v), attn_mask=valid.view(n, 1, 1, max_len), dropout_p=dropout, scale=scaling
-    )
+    out = F.scaled_dot_product_attention(pad(q), pad(k), pad(v), attn_mask=lay.mask, dropout_p=dropout, scale=scaling)
     out = out.transpose(0, 1).reshape(heads, n * max_len, dim)[:, slot]  # (heads, tokens, dim)
     return out.transpose(0, 1).unsqueeze(0).contiguous(), None
 
