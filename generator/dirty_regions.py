@@ -148,16 +148,22 @@ class DirtyRegions:
             solid.append(o.shape == "box" and np.prod(c.max(0) - c.min(0)) <= np.prod(o.dimensions) * (1 + 1e-5))
         self.receivers = (np.array(lo).reshape(-1, 3), np.array(hi).reshape(-1, 3), rects)
         self.solid = np.array(solid, bool)
+        self._receiver_rects = np.array([[r.x0, r.y0, r.x1, r.y1] for r in rects], int).reshape(-1, 4)
+        self._rects: dict[int, Rect] = {}  # rect(t) by t, computed once
 
     def rect(self, t: int) -> Rect:
         if self.camera_moves:
             return self.full
+        hit = self._rects.get(t)
+        if hit is not None:
+            return hit
         out = EMPTY
         for name, corners in self.corners.items():
             if self.visible[name][t]:
                 out = out.union(self._object_rect(corners[t]))
                 if out == self.full:
                     break
+        self._rects[t] = out
         return out
 
     def object_rect(self, t: int) -> Rect:
@@ -176,32 +182,61 @@ class DirtyRegions:
     def _project(self, pts: np.ndarray) -> Rect:
         """The rectangle of pixels the convex hull of world points `pts` can touch (the whole image when a point
         lies behind the camera's near plane)."""
-        cam = np.c_[pts, np.ones(len(pts))] @ self.extrinsics.T
-        if (cam[:, 2] <= NEAR).any():
+        (x0, y0, x1, y1), behind = self._project_many(pts[None])
+        if behind[0]:
             return self.full
-        uv = (cam[:, :3] @ self.intrinsics.T)[:, :2] / cam[:, 2:3]
-        x0, y0 = np.floor(uv.min(0)).astype(int) - self.margin
-        x1, y1 = np.ceil(uv.max(0)).astype(int) + self.margin
-        r = Rect(int(max(0, x0)), int(max(0, y0)), int(min(self.width, x1)), int(min(self.height, y1)))
+        r = Rect(int(x0[0]), int(y0[0]), int(x1[0]), int(y1[0]))
         return r if not r.empty else EMPTY
+
+    def _project_many(self, pts: np.ndarray) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """For M hulls of world points `pts` (M, N, 3): the (x0, y0, x1, y1) pixel bounds of each (widened by the
+        margin, clipped to the image; x0 >= x1 or y0 >= y1 where it misses the image) and whether a point lies
+        behind the near plane. Spelled out as elementwise products and sums in a fixed order (no matrix product,
+        whose rounding may depend on the BLAS build and the array's shape), so a rectangle is the same bits on
+        every machine and however many hulls are projected at once."""
+        e, k = self.extrinsics, self.intrinsics
+        x, y, z = pts[..., 0], pts[..., 1], pts[..., 2]
+        cx, cy, cz = (x * e[i, 0] + y * e[i, 1] + z * e[i, 2] + e[i, 3] for i in range(3))
+        behind = (cz <= NEAR).any(axis=1)
+        cz = np.where(cz <= NEAR, 1.0, cz)  # those hulls' bounds are not used
+        u = (cx * k[0, 0] + cy * k[0, 1] + cz * k[0, 2]) / cz
+        v = (cx * k[1, 0] + cy * k[1, 1] + cz * k[1, 2]) / cz
+        x0 = np.maximum(0, np.floor(u.min(1)).astype(int) - self.margin)
+        y0 = np.maximum(0, np.floor(v.min(1)).astype(int) - self.margin)
+        x1 = np.minimum(self.width, np.ceil(u.max(1)).astype(int) + self.margin)
+        y1 = np.minimum(self.height, np.ceil(v.max(1)).astype(int) + self.margin)
+        return (x0, y0, x1, y1), behind
 
     def _object_rect(self, corners: np.ndarray) -> Rect:
         """The object's own rectangle and, for every receiver its shadow volume can reach, the rectangle of the
         part of that volume within the receiver's box (intersected with the receiver's own rectangle). The volume
         is bounded piece by piece (`SPLIT`): the object's box cut into SPLIT^3 boxes, each swept on its own (the
         object lies in their union, so its shadow volume in the union of their sweeps), since a piece's rays are
-        far more often all caught by one solid box (`_sweep_cap`) than the whole box's."""
+        far more often all caught by one solid box (`_sweep_cap`) than the whole box's. All pieces and receivers
+        are bounded at once (numpy over pieces x receivers)."""
         blo, bhi = corners.min(0), corners.max(0)
         out = self._project(_box_corners(blo, bhi))
-        lo, hi, rects = self.receivers
+        lo, hi, _ = self.receivers
+        if not len(lo):
+            return out
         d = self.direction
-        for plo, phi in _pieces(blo, bhi, SPLIT):
-            box = _box_corners(plo, phi)
-            s0, s1 = _sweep_range(plo, phi, d, lo, hi)
-            s1 = np.minimum(s1, _sweep_cap(plo, phi, d, lo[self.solid], hi[self.solid]))
-            for i in np.nonzero(s0 <= s1)[0]:
-                part = self._project(np.concatenate([box + s0[i] * d, box + s1[i] * d]))
-                out = out.union(_intersect(part, rects[i]))
+        plo, phi = (np.array(a) for a in zip(*_pieces(blo, bhi, SPLIT)))  # (P, 3) each
+        s0, s1 = _sweep_range(plo, phi, d, lo, hi)  # (P, K)
+        s1 = np.minimum(s1, _sweep_cap_many(plo, phi, d, lo[self.solid], hi[self.solid])[:, None])
+        p, i = np.nonzero(s0 <= s1)
+        if not len(p):
+            return out
+        box = _box_corners_many(plo[p], phi[p])  # (M, 8, 3)
+        pts = np.concatenate([box + (s0[p, i, None] * d)[:, None, :], box + (s1[p, i, None] * d)[:, None, :]], 1)
+        (x0, y0, x1, y1), behind = self._project_many(pts)
+        x0, y0 = np.where(behind, 0, x0), np.where(behind, 0, y0)
+        x1, y1 = np.where(behind, self.width, x1), np.where(behind, self.height, y1)
+        rr = self._receiver_rects[i]  # intersected with the receiver's own rectangle
+        x0, y0 = np.maximum(x0, rr[:, 0]), np.maximum(y0, rr[:, 1])
+        x1, y1 = np.minimum(x1, rr[:, 2]), np.minimum(y1, rr[:, 3])
+        keep = (x0 < x1) & (y0 < y1)
+        if keep.any():
+            out = out.union(Rect(int(x0[keep].min()), int(y0[keep].min()), int(x1[keep].max()), int(y1[keep].max())))
         return out
 
 
@@ -223,6 +258,12 @@ def _box_corners(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return np.array([[x, y, z] for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
 
 
+def _box_corners_many(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """(M, 8, 3) corners of boxes [lo, hi] (M, 3), in `_box_corners`' order."""
+    pick = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)])  # 0: lo, 1: hi, per axis
+    return np.where(pick[None] == 0, lo[:, None, :], hi[:, None, :])
+
+
 def _intersect(a: Rect, b: Rect) -> Rect:
     r = Rect(max(a.x0, b.x0), max(a.y0, b.y0), min(a.x1, b.x1), min(a.y1, b.y1))
     return EMPTY if r.empty else r
@@ -232,15 +273,19 @@ def _sweep_range(blo, bhi, d, lo, hi) -> tuple[np.ndarray, np.ndarray]:
     """For the box [blo, bhi] swept along d (s >= 0) and receiver boxes [lo, hi] (K, 3): the range [s0, s1] of s
     outside which no swept point lies in each receiver (s0 > s1: the sweep misses it). Along an axis where d_i > 0
     a point p_i + s d_i is in [lo_i, hi_i] for some p_i in [blo_i, bhi_i] only if s is in
-    [(lo_i - bhi_i) / d_i, (hi_i - blo_i) / d_i] (the bounds swap where d_i < 0)."""
-    s0 = np.zeros(len(lo))
-    s1 = np.full(len(lo), np.inf)
+    [(lo_i - bhi_i) / d_i, (hi_i - blo_i) / d_i] (the bounds swap where d_i < 0). blo, bhi may also be (P, 3),
+    P boxes at once: then s0, s1 are (P, K)."""
+    blo, bhi = np.asarray(blo, float), np.asarray(bhi, float)
+    shape = blo.shape[:-1] + (len(lo),)
+    s0 = np.zeros(shape)
+    s1 = np.full(shape, np.inf)
     for i in range(3):
+        bl, bh = blo[..., None, i], bhi[..., None, i]
         if abs(d[i]) < 1e-12:
-            miss = (bhi[i] < lo[:, i]) | (blo[i] > hi[:, i])
+            miss = (bh < lo[:, i]) | (bl > hi[:, i])
             s1[miss] = -np.inf
             continue
-        a, b = (lo[:, i] - bhi[i]) / d[i], (hi[:, i] - blo[i]) / d[i]
+        a, b = (lo[:, i] - bh) / d[i], (hi[:, i] - bl) / d[i]
         s0 = np.maximum(s0, np.minimum(a, b))
         s1 = np.minimum(s1, np.maximum(a, b))
     return s0, s1
@@ -255,18 +300,24 @@ def _sweep_cap(blo, bhi, d, lo, hi) -> float:
     is convex, its exit concave, and the starts whose rays hit B form a convex set: when the 8 corners' rays hit B
     (strictly: a grazing ray does not count), every ray does, and the largest entry distance is a corner's. inf
     where no box catches every ray."""
+    return float(_sweep_cap_many(np.asarray(blo, float)[None], np.asarray(bhi, float)[None], d, lo, hi)[0])
+
+
+def _sweep_cap_many(blo: np.ndarray, bhi: np.ndarray, d, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """`_sweep_cap` of P boxes [blo, bhi] (P, 3) at once: (P,)."""
     if not len(lo):
-        return float("inf")
-    c = _box_corners(blo, bhi)  # (8, 3)
-    enter = np.zeros((len(lo), 8))  # a corner inside B enters it at once
-    leave = np.full((len(lo), 8), np.inf)
+        return np.full(len(blo), np.inf)
+    c = _box_corners_many(blo, bhi)  # (P, 8, 3)
+    enter = np.zeros((len(blo), len(lo), 8))  # a corner inside B enters it at once
+    leave = np.full((len(blo), len(lo), 8), np.inf)
     for i in range(3):
+        ci = c[:, None, :, i]  # (P, 1, 8)
         if abs(d[i]) < 1e-12:
-            inside = (c[None, :, i] > lo[:, None, i]) & (c[None, :, i] < hi[:, None, i])
+            inside = (ci > lo[None, :, None, i]) & (ci < hi[None, :, None, i])
             leave = np.where(inside, leave, -np.inf)
             continue
-        a, b = (lo[:, None, i] - c[None, :, i]) / d[i], (hi[:, None, i] - c[None, :, i]) / d[i]
+        a, b = (lo[None, :, None, i] - ci) / d[i], (hi[None, :, None, i] - ci) / d[i]
         enter = np.maximum(enter, np.minimum(a, b))
         leave = np.minimum(leave, np.maximum(a, b))
-    ok = (enter < leave).all(axis=1)
-    return float(enter[ok].max(axis=1).min()) if ok.any() else float("inf")
+    ok = (enter < leave).all(axis=2)  # (P, K): every corner's ray enters box K
+    return np.where(ok, enter.max(axis=2), np.inf).min(axis=1)
