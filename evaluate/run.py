@@ -150,6 +150,9 @@ class EvalConfig:
     #: for these shapes, the allocator's pools): the speed after it is the steady one; off by default, because it
     #: costs a whole run one batch's work (measured: docs/evaluate.md, "The normal command, cold")
     warmup: bool = False
+    #: without `warmup`: one discarded batch of black frames first, overlapped with the real first batch's decoding
+    #: and preparation (hf on CUDA, `HFAdapter.warm_up_blank`); `VOEBENCH_WARMUP=off` turns it off
+    blank_warmup: bool = field(default_factory=lambda: os.environ.get("VOEBENCH_WARMUP", "").strip().lower() != "off")
     #: `--batch-size auto` (evaluate/batch_size.py): before the first batch, the adapter's batch size becomes the
     #: largest that fits on the GPU (searched once, then read from `batch_size_cache`), a small default on a CPU
     batch_size_auto: bool = False
@@ -180,6 +183,7 @@ class EvalRunner:
         self.calls = 0
         self.failed = 0
         self.warmup_s: float | None = None  # the adapter's warm-up before the first timed batch (issue 28)
+        self.warmup_kind: str | None = None  # "batch" (--warmup: the first batch, discarded) or "blank" (black frames)
         self.first_answer_s: float | None = None  # from the start of `run` to the first answer written
         self.batch_size_auto: dict | None = None  # how `--batch-size auto` chose (evaluate/batch_size.py)
         self._frames: dict[tuple, list[int]] = {}
@@ -329,6 +333,7 @@ class EvalRunner:
         t["model_calls"] = self.calls
         t["calls_per_s"] = round(self.calls / wall, 3) if wall > 0 else None
         t["warmup_s"] = None if self.warmup_s is None else round(self.warmup_s, 3)
+        t["warmup"] = self.warmup_kind
         after = wall - (self.warmup_s or 0.0)
         t["calls_per_s_after_warmup"] = round(self.calls / after, 3) if self.warmup_s and after > 0 else None
         t["time_to_first_answer_s"] = None if self.first_answer_s is None else round(self.first_answer_s, 3)
@@ -407,8 +412,23 @@ class EvalRunner:
         if todo and self.cfg.warmup and callable(warm_up):
             t_warm = time.perf_counter()
             if warm_up([self._request(j) for j in todo[:chunk]]):
-                self.warmup_s = time.perf_counter() - t_warm
+                self.warmup_s, self.warmup_kind = time.perf_counter() - t_warm, "batch"
         frames_mod.reset_stats()
+        blank = getattr(self.adapter, "warm_up_blank", None)
+        if todo and not self.cfg.warmup and self.cfg.blank_warmup and callable(blank):
+            # the first batch's clips decode and its inputs are prepared in the background meanwhile
+            if decodes and not own_reads:
+                frames_mod.prefetch(
+                    (m["video"]["path"], m["video"]["indices"])
+                    for j in todo[: chunk + ahead]
+                    for m in self.messages(j, len(j.responses))
+                    if m.get("video")
+                )
+            if pipelined:
+                self.adapter.prefetch([self._request(j) for j in todo[:chunk]])
+            t_warm = time.perf_counter()
+            if blank([self._request(j) for j in todo[:chunk]]):
+                self.warmup_s, self.warmup_kind = time.perf_counter() - t_warm, "blank"
         gpu = GpuSampler(self.adapter).__enter__()
         try:
             for i in range(0, len(todo), chunk):

@@ -297,9 +297,7 @@ class HFAdapter(Adapter):
             self.torch.cuda.current_stream(self.device).wait_event(done)
         return inputs
 
-    def _run(self, requests: list[Request], **extra: Any) -> list[str]:
-        torch = self.torch
-        inputs = self._ready_inputs(requests)
+    def _gen_kwargs(self, **extra: Any) -> dict[str, Any]:
         gen: dict[str, Any] = {"max_new_tokens": self.max_new_tokens, **extra}
         if self.do_sample is not None:
             gen["do_sample"] = self.do_sample
@@ -307,11 +305,54 @@ class HFAdapter(Adapter):
             gen["temperature"] = self.temperature
         if self.static_cache:
             gen["cache_implementation"] = "static"
+        return gen
+
+    def _run(self, requests: list[Request], **extra: Any) -> list[str]:
+        torch = self.torch
+        inputs = self._ready_inputs(requests)
+        gen = self._gen_kwargs(**extra)
         torch.manual_seed(requests[0].seed)
         with timed(self.timer, "generate"), torch.inference_mode():
             out = self.model.generate(**inputs, **gen)
             new = out[:, inputs["input_ids"].shape[1] :].cpu()
         return [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]
+
+    def warm_up_blank(self, requests: list[Request]) -> bool:
+        """Generate once on `requests` with black frames of their videos' sizes instead of their own, untimed and
+        discarded (the runner's default warm-up on CUDA, issue 28): the first call on a GPU loads kernels, creates
+        the BLAS handles and grows the allocator's pools (and, with a static KV cache, compiles), and it does so
+        here while the decoding workers and the prefetch thread get the real first batch ready, which needs none
+        of its frames. Answers do not change: every generate call seeds itself. False on a CPU (nothing to warm),
+        for a request whose video size is unknown, or when the blank batch fails (the real one will report it)."""
+        if self.device.type != "cuda" or not requests:
+            return False
+        torch = self.torch
+        try:
+            on_gpu = self.pipelined and not self.preprocesses_in_workers
+            inputs = self._blank_inputs(requests, str(self.device) if on_gpu else None)
+            if inputs is None:
+                return False
+            torch.manual_seed(requests[0].seed)
+            with torch.inference_mode():
+                self.model.generate(**inputs, **self._gen_kwargs())
+            torch.cuda.synchronize(self.device)
+        except Exception:  # noqa: BLE001 - the real batch will meet (and report) the same error
+            return False
+        return True
+
+    def _blank_inputs(self, requests: list[Request], gpu: str | None = None) -> dict | None:
+        """The model's inputs for `requests` with black frames of each video's size (the same shapes as the real
+        batch's), on the model's device; None when a video's size is not known. `gpu`: processed on that GPU."""
+        import numpy as np
+
+        convs = [self._conversation(r.messages) for r in requests]
+        if any(not (v.get("width") and v.get("height")) for _, vids, stills in convs for v in [*vids, *stills]):
+            return None
+
+        def blank(v: dict):
+            return np.zeros((len(v["indices"]), int(v["height"]), int(v["width"]), 3), dtype=np.uint8)
+
+        return self._to_device(dict(hf_inputs.run_processor(self.processor, convs, blank, gpu)), non_blocking=False)
 
     def warm_up(self, requests: list[Request]) -> bool:
         """Run the first batch once and discard it, untimed (the runner's warm-up, issue 28): on CUDA the first

@@ -49,17 +49,22 @@ _LAYOUTS: dict[int, tuple[Any, int, int, Any, _Layout]] = {}  # id(cu) -> (weakr
 _LAYOUTS_LOCK = threading.Lock()
 
 
+def _version(t: Any) -> int:
+    """The tensor's in-place version counter; -1 for an inference tensor, which has none."""
+    return -1 if t.is_inference() else int(t._version)
+
+
 def _layout(cu: Any, n_tok: int, device: Any, max_len: Any) -> _Layout:
     with _LAYOUTS_LOCK:
         got = _LAYOUTS.get(id(cu))
         if got is not None:
             ref, version, tok, dev, lay = got
-            if ref() is cu and version == cu._version and tok == n_tok and dev == device:
+            if ref() is cu and version == _version(cu) and tok == n_tok and dev == device:
                 return lay
         lay = _Layout(cu, n_tok, device, max_len)
         for k in [k for k, v in _LAYOUTS.items() if v[0]() is None]:  # tensors freed since: forget them
             del _LAYOUTS[k]
-        _LAYOUTS[id(cu)] = (weakref.ref(cu), cu._version, n_tok, device, lay)
+        _LAYOUTS[id(cu)] = (weakref.ref(cu), _version(cu), n_tok, device, lay)
         return lay
 
 

@@ -109,7 +109,7 @@ def test_packed_layout_made_once_per_batch_and_identical(tiny, tiny_set, monkeyp
             real_init(self, *args)
 
         monkeypatch.setattr(pa._Layout, "__init__", counting)
-        with torch.no_grad():
+        with torch.inference_mode():  # as in generate: inference tensors have no version counter
             cached = tower(out["pixel_values_videos"], grid_thw=out["video_grid_thw"]).last_hidden_state
             kinds = 1 + bool(tower.fullatt_block_indexes)  # windowed layers, and full-attention ones if any
             assert len(made) == kinds < len(tower.blocks) + 1
@@ -155,3 +155,74 @@ def test_static_kv_cache_option(tiny, tiny_set, monkeypatch):
         assert seen["cache_implementation"] == "static"
     finally:
         a.close()
+
+
+def test_blank_inputs_have_the_real_batchs_shapes(tiny, tiny_set):
+    """The blank warm-up's batch (black frames of each video's size) has the real batch's tensors, shapes and dtypes:
+    the kernels and memory it warms are the ones the first batch uses."""
+    reqs = _requests(tiny_set)
+    real, blank = tiny._inputs(reqs), tiny._blank_inputs(reqs)
+    assert blank is not None and set(blank) == set(real)
+    for k, v in real.items():
+        assert blank[k].shape == v.shape and blank[k].dtype == v.dtype, k
+    assert not blank["pixel_values_videos"].equal(real["pixel_values_videos"])  # not the real frames
+    assert tiny.warm_up_blank(reqs) is False  # on a CPU there is nothing to warm
+
+
+class _Warming:
+    """A fake adapter that decodes videos and has a blank warm-up: records the clips sent for decoding by the time
+    the warm-up ran."""
+
+    decodes_video = True
+
+    def __init__(self, inner, sent):
+        self.inner, self.sent, self.calls = inner, sent, []
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def warm_up_blank(self, requests):
+        paths = {m["video"]["path"] for r in requests for m in r.messages if m.get("video")}
+        self.calls.append((len(requests), paths <= {p for p, _ in self.sent}))
+        return True
+
+
+@pytest.mark.parametrize("env", ["", "off"])
+def test_runner_blank_warm_up(tiny_set, tmp_path, monkeypatch, env):
+    """The runner warms up once on the first batch, its clips already sent for decoding, answers unchanged, and
+    says so in run.json; VOEBENCH_WARMUP=off leaves it out."""
+    import json
+
+    from voebench.evaluate import frames
+
+    monkeypatch.setenv("VOEBENCH_WARMUP", env)
+    m = load_manifest(tiny_set)
+    samples = build_samples(m, select(m, tests=["t09_gravity"]), "zero-shot")
+    fake = make_adapter("fake:random")
+    fake.batch_size = 2
+    sent: list = []
+    real_prefetch = frames.prefetch
+
+    def recording(items):
+        items = list(items)
+        sent.extend(items)
+        real_prefetch(items)
+
+    monkeypatch.setattr(frames, "prefetch", recording)
+
+    def run(adapter, out):
+        frames.clear_cache()
+        EvalRunner(adapter, samples, str(out), EvalConfig("zero-shot", repeats=1, num_frames=3), progress=False).run()
+        with open(out / "samples.jsonl") as fh:
+            got = [json.loads(line)["response"] for line in fh]
+        with open(out / "run.json") as fh:
+            return got, json.load(fh)["timing"]
+
+    plain, _ = run(fake, tmp_path / "plain")
+    warming = _Warming(fake, sent)
+    got, timing = run(warming, tmp_path / "warm")
+    assert got == plain and len(got) == len(samples) > 2
+    if env == "off":
+        assert warming.calls == [] and timing["warmup"] is None
+    else:
+        assert warming.calls == [(2, True)] and timing["warmup"] == "blank" and timing["warmup_s"] is not None
