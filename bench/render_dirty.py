@@ -240,7 +240,7 @@ def pair_timers():
     targets.update(
         {
             "dirty: narrowed Blender renders + BMP reads (DirtyRGB._draw)": (dirty.DirtyRGB, "_draw"),
-            "dirty: local FXAA + paste (dirty.composite_filtered)": (dirty, "composite_filtered"),
+            "dirty: local FXAA + paste (dirty.Compositor.frame)": (dirty.Compositor, "frame"),
             DIRTY_FRAMES: (dirty.DirtyRGB, "frames"),
         }
     )

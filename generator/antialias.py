@@ -37,19 +37,31 @@ def fxaa(rgb: np.ndarray) -> np.ndarray:
     if rgb.dtype != np.uint8 or rgb.ndim != 3 or rgb.shape[2] != 3:
         raise ValueError("fxaa expects an (H, W, 3) uint8 image")
     h, w, _ = rgb.shape
+    return fxaa_window(rgb, padded_luma(rgb), 0, h, 0, w)
+
+
+def padded_luma(rgb: np.ndarray) -> np.ndarray:
+    """The filter's luma of an (H, W, 3) uint8 image, padded by `_PAD` on every side (edge mode): (H + 2 _PAD,
+    W + 2 _PAD) float32. Padding by the search's reach makes every tap land inside the array, so no index needs
+    clipping; edge padding repeats the border as clipping to it did, so the output is the same bytes."""
     luma = rgb.astype(np.float32) @ _LUMA  # (H, W) in [0, 1]
-    # Padding by the search's reach makes every tap below land inside the array, so no index needs clipping;
-    # edge padding repeats the border as clipping to it did, so the output is the same bytes.
+    return np.pad(luma, _PAD, mode="edge")
+
+
+def fxaa_window(rgb: np.ndarray, p: np.ndarray, y0: int, y1: int, x0: int, x1: int) -> np.ndarray:
+    """`fxaa(rgb)[y0:y1, x0:x1]`, given `p = padded_luma(rgb)`: the filter run on that window's pixels only (every
+    step is per pixel, reading `p` and `rgb` within `_PAD` of it, so the bytes are those of the whole-frame filter).
+    Lets a caller that changed part of an image refresh `p` there and filter only where the output can change."""
+    h, w, _ = rgb.shape
     k = _PAD
-    p = np.pad(luma, k, mode="edge")
-    m = p[k:-k, k:-k]
+    m = p[k + y0 : k + y1, k + x0 : k + x1]
     n, s, wst, e = (
-        p[k - 1 : -k - 1, k:-k],
-        p[k + 1 : p.shape[0] - k + 1, k:-k],
-        p[k:-k, k - 1 : -k - 1],
-        p[k:-k, k + 1 : p.shape[1] - k + 1],
+        p[k + y0 - 1 : k + y1 - 1, k + x0 : k + x1],
+        p[k + y0 + 1 : k + y1 + 1, k + x0 : k + x1],
+        p[k + y0 : k + y1, k + x0 - 1 : k + x1 - 1],
+        p[k + y0 : k + y1, k + x0 + 1 : k + x1 + 1],
     )
-    # the contrast test over the whole image, in place (fewer temporaries: this part is a third of the filter)
+    # the contrast test over the whole window, in place (fewer temporaries: this part is a third of the filter)
     lmax = np.maximum(n, s)
     np.maximum(lmax, wst, out=lmax)
     np.maximum(lmax, e, out=lmax)
@@ -62,14 +74,15 @@ def fxaa(rgb: np.ndarray) -> np.ndarray:
     np.multiply(lmax, EDGE_REL, out=lmax)
     np.maximum(lmax, EDGE_MIN, out=lmax)
     edge = rng >= lmax
-    ys, xs = np.nonzero(edge)
-    if len(ys) == 0:
-        return rgb.copy()
+    wy, wx = np.nonzero(edge)  # in the window
+    if len(wy) == 0:
+        return rgb[y0:y1, x0:x1].copy()
+    ys, xs = wy + y0, wx + x0  # in the image
     # everything below works on the edge pixels only (a few % of the image)
     py, px = ys + k, xs + k  # coordinates in the padded luma
-    lm, ln, ls, lw, le = (q[ys, xs] for q in (m, n, s, wst, e))
+    lm, ln, ls, lw, le = (q[wy, wx] for q in (m, n, s, wst, e))
     lnw, lne, lsw, lse = p[py - 1, px - 1], p[py - 1, px + 1], p[py + 1, px - 1], p[py + 1, px + 1]
-    r = rng[ys, xs]
+    r = rng[wy, wx]
 
     # edge orientation: second differences across rows (a horizontal edge) against across columns
     two = np.float32(2.0)
@@ -130,8 +143,8 @@ def fxaa(rgb: np.ndarray) -> np.ndarray:
     a = amount[:, None]
     # Mix in linear light, as real coverage does (the sRGB bytes are decoded and re-encoded through tables)
     mixed = _TO_LINEAR[rgb[ys, xs]] * (np.float32(1.0) - a) + _TO_LINEAR[rgb[ny, nx]] * a
-    out = rgb.copy()
-    out[ys, xs] = np.searchsorted(_LINEAR_MIDPOINTS, mixed).astype(np.uint8)  # nearest sRGB byte
+    out = rgb[y0:y1, x0:x1].copy()
+    out[wy, wx] = np.searchsorted(_LINEAR_MIDPOINTS, mixed).astype(np.uint8)  # nearest sRGB byte
     return out
 
 

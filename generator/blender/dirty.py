@@ -68,6 +68,7 @@ class DirtyRGB:
         light = tuple(renderer.bscene.display.light_direction)
         self.regions = DirtyRegions(renderer.scene, corners, light, s.width, s.height)
         self._background: tuple[np.ndarray, np.ndarray] | None = None  # (aliased, filtered)
+        self._compositor: Compositor | None = None
         self.stats = {"frames": 0, "full": 0, "empty": 0, "border": 0, "calls": 0, "pixels_drawn": 0}
 
     # ------------------------------------------------------------------ Blender
@@ -146,6 +147,8 @@ class DirtyRGB:
         if not rest:
             return out
         bg_raw, bg_aa = self.background(rest[0])
+        if self._compositor is None:
+            self._compositor = Compositor(bg_raw, bg_aa)
         for t in rest:
             if rects[t].empty:
                 self.stats["empty"] += 1
@@ -153,9 +156,7 @@ class DirtyRGB:
         for group, union in self._groups([t for t in rest if t not in out], rects):
             self.stats["border"] += len(group)
             for t, px in zip(group, self._draw(union, group)):
-                raw = bg_raw.copy()
-                raw[union.slices] = px
-                out[t] = composite_filtered(raw, bg_aa, rects[t])
+                out[t] = self._compositor.frame(px, union, rects[t])
         return out
 
     def _groups(self, ts: list[int], rects: dict[int, Rect]) -> list[tuple[list[int], Rect]]:
@@ -222,15 +223,48 @@ class DirtyTruth:
         return seg, depth
 
 
-def composite_filtered(raw: np.ndarray, background_aa: np.ndarray, rect: Rect) -> np.ndarray:
-    """`fxaa(raw)`, given that raw equals the background outside `rect` and `background_aa` is the background
-    filtered: the filter is run on `rect` widened by 2 x REACH and kept within REACH of it."""
-    h, w = raw.shape[:2]
-    inner, outer = rect.grow(REACH, w, h), rect.grow(2 * REACH, w, h)
-    sub = antialias.fxaa(np.ascontiguousarray(raw[outer.slices]))
-    out = background_aa.copy()
-    out[inner.slices] = sub[inner.y0 - outer.y0 : inner.y1 - outer.y0, inner.x0 - outer.x0 : inner.x1 - outer.x0]
-    return out
+class Compositor:
+    """Finished frames as the filtered background with the filter's output pasted where it can differ.
+
+    A state's aliased frame is the background with the drawn rectangle `union` pasted in, and it differs from the
+    background only inside `rect` (the state's own rectangle, within `union`; elsewhere the draw shows the static
+    objects). The filter's output at a pixel depends only on input within `REACH` of it, so the filtered frame
+    differs from the filtered background only within `REACH` of `rect` (`inner`), and there it is computed from
+    the input within `2 * REACH` of `rect`. Nothing is copied whole but the finished frame: the aliased frame and
+    the filter's padded luma are kept as working buffers holding the background, updated where the drawn pixels
+    are needed (`union` within `2 * REACH` of `rect`, with the luma's edge padding where that touches the image's
+    border) and put back afterwards. `antialias.fxaa_window` then filters `inner` alone, with the bytes of the
+    whole-frame filter (tests/generator/test_dirty.py compares them)."""
+
+    def __init__(self, background_raw: np.ndarray, background_aa: np.ndarray) -> None:
+        self.bg_raw, self.bg_aa = background_raw, background_aa
+        self.height, self.width = background_raw.shape[:2]
+        self.bg_luma = antialias.padded_luma(background_raw)
+        self.raw, self.luma = background_raw.copy(), self.bg_luma.copy()  # the working buffers
+
+    def frame(self, px: np.ndarray, union: Rect, rect: Rect) -> np.ndarray:
+        """The finished frame of a state whose draw through `union` gave `px` and that differs from the background
+        only inside `rect` (non-empty, within `union`): `fxaa` of the background with `px` pasted over `union`."""
+        w, h, k = self.width, self.height, REACH
+        inner, outer = rect.grow(REACH, w, h), rect.grow(2 * REACH, w, h)
+        need = Rect(max(union.x0, outer.x0), max(union.y0, outer.y0), min(union.x1, outer.x1), min(union.y1, outer.y1))
+        src = px[need.y0 - union.y0 : need.y1 - union.y0, need.x0 - union.x0 : need.x1 - union.x0]
+        self.raw[need.slices] = src
+        # the padded luma of those pixels (rows/columns of the padding repeat the border where `need` touches it)
+        rows = np.arange(need.y0 + k if need.y0 else 0, need.y1 + k if need.y1 < h else h + 2 * k)
+        cols = np.arange(need.x0 + k if need.x0 else 0, need.x1 + k if need.x1 < w else w + 2 * k)
+        luma = np.ascontiguousarray(src).astype(np.float32) @ antialias._LUMA
+        ry = np.clip(rows - k, need.y0, need.y1 - 1) - need.y0
+        cx = np.clip(cols - k, need.x0, need.x1 - 1) - need.x0
+        padded = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
+        self.luma[padded] = luma[ry][:, cx]
+        try:
+            out = self.bg_aa.copy()
+            out[inner.slices] = antialias.fxaa_window(self.raw, self.luma, inner.y0, inner.y1, inner.x0, inner.x1)
+        finally:  # the buffers hold the background again
+            self.raw[need.slices] = self.bg_raw[need.slices]
+            self.luma[padded] = self.bg_luma[padded]
+        return out
 
 
 def _vertices(ob) -> np.ndarray:
