@@ -167,6 +167,9 @@ def main() -> int:
                 json.dump(summary, fh, indent=1)
             brief = {s: round(v["voebench"], 3) for s, v in point["suites"].items()}
             print(json.dumps({"seed": seed, "step": point["step"], "loss": point["loss"], **brief}), flush=True)
+            if info["steps"] < p:  # the segment ran out of time: no later segment would have any left either
+                stopped = f"stopped by time at seed {seed} step {info['steps']} of {p}"
+                break
         if stopped:
             break
     summary["stopped"] = stopped
