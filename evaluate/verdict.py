@@ -67,6 +67,20 @@ _YES_WORDS = (
     "oui",
     "sí",
     "ja",
+    "да",
+    "that's right",
+    "that is right",
+    "that's correct",
+    "that is correct",
+    "that's true",
+    "that is true",
+    "this is true",
+    "it is true",
+    "it's true",
+    "the statement is true",
+    "this statement is true",
+    "maybe yes",
+    "perhaps yes",
     "是的",
     "是",
     "对",
@@ -88,6 +102,20 @@ _NO_WORDS = (
     "i think not",
     "i guess not",
     "i believe not",
+    "maybe not",
+    "perhaps not",
+    "that's not true",
+    "that is not true",
+    "this is not true",
+    "it is not true",
+    "it's not true",
+    "not true",
+    "that's false",
+    "that is false",
+    "that's wrong",
+    "that is wrong",
+    "the statement is false",
+    "this statement is false",
     "no",
     "nope",
     "nah",
@@ -96,6 +124,7 @@ _NO_WORDS = (
     "negative",
     "non",
     "nein",
+    "нет",
     "不是",
     "不对",
     "否",
@@ -104,18 +133,21 @@ _NO_WORDS = (
     "✘",
     "👎",
 )
+_ALONE_NO = ("it is not", "it's not", "it isn't", "it does not", "it doesn't", "it did not", "it didn't")
 _ALONE_YES = ("of course", "absolutely", "certainly", "definitely", "indeed", "sure")
-_PUNCT = r"[.,;:!)\]\-/|。]"
+_PUNCT = r"[.,;:!)\]\-/|。\"'}]"
 #: what may follow an answer word for it to count: the end, punctuation, or a word that continues an answer
 _CONTINUES = (
     r"(?=\s*(?:$|" + _PUNCT + r"|\b(?:it|it's|its|this|that|the|i|because|since|as|there|they|not|and|or|but|he|she|"
     r"we|you|in|based|given|according|from|to|so|however|although|though|definitely|absolutely|certainly|indeed|"
-    r"plausible|implausible)\b|[\U0001F300-\U0001FAFF✅❌]))"
+    r"plausible|implausible|yes|no|well)\b|[\U0001F300-\U0001FAFF✅❌]))"
 )
-_ALONE = r"(?=\s*(?:$|[.!。]))"
+_ALONE = r"(?=\s*(?:$|[.!。;,]))"
 _CLAUSE = (
-    r"(?:^|(?<=[\n.!;:(\[\"'/|,。])|(?<=\band\b)|(?<=\bor\b)|(?<=\byes\b)|(?<=\bno\b)|(?<=\bthink\b)|"
-    r"(?<=\bbelieve\b)|(?<=\bsay\b)|(?<=\bguess\b)|(?<=\bprobably\b)|(?<=\blikely\b)|(?<=\bso\b)|(?<=\bthus\b)|(?<=\btherefore\b)|(?<=\bhence\b))\s*"
+    r"(?:^|(?<=[\n.!;:(\[\"'/|,。¡¿{✅❌✔✗✘👍👎])|(?<=\band\b)|(?<=\bor\b)|(?<=\byes\b)|(?<=\bno\b)|"
+    r"(?<=\bthink\b)|(?<=\bbelieve\b)|(?<=\bsay\b)|(?<=\bguess\b)|(?<=\bprobably\b)|(?<=\blikely\b)|"
+    r"(?<=\bso\b)|(?<=\bthus\b)|(?<=\btherefore\b)|(?<=\bhence\b)|(?<=\btowards\b)|(?<=\btoward\b)|"
+    r"(?<=\bwith\b))\s*"
 )
 
 
@@ -126,7 +158,7 @@ def _alternation(words: tuple[str, ...]) -> str:
 _WORD = _alternation(_YES_WORDS + _NO_WORDS)
 #: an answer word where a clause starts: text start, after sentence/clause punctuation, a list mark or a line break
 _ANSWER_WORD = re.compile(
-    _CLAUSE + r"(?:(" + _WORD + r")" + _CONTINUES + r"|(" + _alternation(_ALONE_YES) + r")" + _ALONE + r")",
+    _CLAUSE + r"(?:(" + _WORD + r")" + _CONTINUES + r"|(" + _alternation(_ALONE_YES + _ALONE_NO) + r")" + _ALONE + r")",
     re.IGNORECASE,
 )
 #: an answer word right after "the answer is", "Answer:", "verdict -"
@@ -137,6 +169,7 @@ _MARKED_WORD = re.compile(
     + _CONTINUES,
     re.IGNORECASE,
 )
+_IDIOM_AFTER_YES = re.compile(r"\s*,?\s*well\b", re.IGNORECASE)
 _IDIOM_AFTER_NO = re.compile(
     r"\s*(?:doubt|one|longer|matter|way\s+to|reason|idea|sign|problem|issue|question|need)\b", re.IGNORECASE
 )
@@ -146,19 +179,26 @@ _OPTIONS = re.compile(
 )
 
 _THINK_SO = re.compile(
-    r"\b(?:i|we)\s+(?:(do\s*n[o']?t|don't|do\s+not)\s+)?(?:think|believe|guess)\s+so\b", re.IGNORECASE
+    r"\b(?:i|we|it)\s+(?:((?:do|does|did)\s*n[o']?t|(?:do|does|did)n't|(?:do|does|did)\s+not)\s+)?"
+    r"(?:think|believe|guess|appears?|seems?|hope)\s+so\b",
+    re.IGNORECASE,
 )
 
-_ADJ_YES = r"plausible|realistic|possible|physically\s+possible|believable|consistent\s+with\s+(?:\w+\s+){0,4}?physics"
+_REALITY = r"(?:\w+\s+){0,5}?(?:physics|gravity|reality|the\s+real\s+world|how\s+objects\s+behave|expectations?|laws?)"
+_ADJ_YES = r"plausible|realistic|possible|physically\s+possible|believable|natural|consistent\s+with\s+" + _REALITY
 _ADJ_NO = (
-    r"implausible|unrealistic|impossible|physically\s+impossible|unbelievable|inconsistent\s+with\s+"
-    r"(?:\w+\s+){0,4}?physics|not\s+possible"
+    r"implausible|unrealistic|impossible|physically\s+impossible|unbelievable|unnatural|inconsistent\s+with\s+"
+    + _REALITY
+    + r"|not\s+possible"
 )
 _VERB_NO = (
     r"(?:violates|violated|defies|defied|breaks|broke|contradicts|contradicted)\s+(?:\w+\s+){0,4}?"
     r"(?:physics|laws?|gravity|expectations?)"
 )
-_VERB_YES = r"(?:obeys|obeyed|follows|followed|respects|respected)\s+(?:\w+\s+){0,4}?(?:physics|laws?)"
+_VERB_YES = (
+    r"(?:obeys|obeyed|follows|followed|respects|respected)\s+(?:\w+\s+){0,4}?(?:physics|laws?)|"
+    r"makes?\s+(?:physical\s+)?sense"
+)
 _NEG = r"(?:not|never|n't|hardly|neither|nor)"
 #: a copula (or "seems", "looks") before an adjective; modal hypotheticals are excluded separately
 _COPULA = r"(?:is|are|was|were|'s|be|being|been|seems?|seemed|looks?|looked|appears?|appeared|remains?|sounds?)"
@@ -169,9 +209,20 @@ _ADVERBS = (
 )
 _ADJ_MENTION = re.compile(
     r"(?P<lead>(?:^|(?<=[\n.!;:(\[\"'/|,-]))\s*)?"
-    r"(?:(?P<cop>\b" + _COPULA + r")(?P<neg1>\s+" + _NEG + r"|n't)?" + _ADVERBS + r"\s+)?"
+    r"(?:(?P<neg0>\b(?:(?:does|do|did|will)(?:\s+not|n't)|can\s*not|can't|won't)\s+)?(?P<cop>\b"
+    + _COPULA
+    + r")(?P<neg1>\s+"
+    + _NEG
+    + r"|n't)?"
+    + _ADVERBS
+    + r"\s+)?"
     r"(?P<neg2>" + _NEG + _ADVERBS + r"\s+)?"
-    r"(?P<adj>\b(?:" + _ADJ_NO + r"|" + _ADJ_YES + r")\b)",
+    r"(?P<pre>(?:(?:likely|probably|most\s+likely|very|quite|totally|completely|entirely|perfectly|highly|"
+    r"physically|clearly|definitely|certainly|fully|seems|looks)\s+)*)"
+    r"(?P<adj>\b(?:" + _ADJ_NO + r"|" + _ADJ_YES + r")\b)"
+    # "impossible to tell", "possible that ...": about knowing, not a verdict
+    r"(?!\s+to\s+(?:tell|say|determine|know|judge|answer|decide|see|conclude|assess|be\s+sure)\b)"
+    r"(?<!possible(?=\sthat\b))",
     re.IGNORECASE,
 )
 _VERB_MENTION = re.compile(
@@ -180,24 +231,40 @@ _VERB_MENTION = re.compile(
 )
 #: hypotheticals and questions-about before a mention in its sentence: not a verdict
 _HYPOTHETICAL = re.compile(
-    r"\b(?:would|should|could|might|may|must|whether|if|determine|decide|assess|judge|asked?|asking|question|"
+    r"\b(?:(?:would|should|could|might|may|must)(?:n't)?|whether|if|determine|decide|assess|judge|asked?|asking|question|"
     r"evaluate|unless|when|wonder)\b[^.!?\n,;]*$",
     re.IGNORECASE,
 )
 _OPINION_NEG = re.compile(
     r"\b(?:(?:do|does|did)\s*(?:not|n't)|don't|doesn't|didn't|wouldn't|would\s+not|can't|cannot|can\s+not|"
-    r"couldn't|hardly)\s+(?:\w+\s+){0,1}?(?:think|believe|say|call|consider|find|see\s+how|agree)\b[^.!?\n]*$",
+    r"couldn't|hardly)\s+(?:\w+\s+){0,1}?(?:think|believe|say|call|consider|find|see\s+how|agree)\b[^.!?\n]*$|"
+    r"\bnot\s+(?:convinced|persuaded)\b[^.!?\n]*$|\bno\s+(?:way|chance)\b[^.!?\n,;]*$|"
+    r"\b(?:nothing|none\s+of)\b(?:(?!\b(?:so|because|which|and|but|since)\b)[^,;.!?\n])*$",
     re.IGNORECASE,
 )
 #: the start of a new segment: a conclusion or a revision
 _MARKER = re.compile(
     r"\b(?:final\s+answer|final\s+verdict|answer|verdict|conclusion|in\s+conclusion|in\s+summary|to\s+summari[sz]e|"
-    r"overall|so|therefore|thus|hence|consequently|wait|actually|on\s+second\s+thought|correction|"
+    r"overall|so|therefore|thus|hence|consequently|wait|actually|on\s+second\s+thought|correction|next\s+video|"
+    r"let\s+me\s+(?:look|check|think|reconsider|re-?examine)|looking\s+(?:again|closer|more\s+closely)|"
+    r"on\s+(?:closer|second)\s+(?:inspection|look)|"
     r"réponse|respuesta|antwort|答案|回答)\b|答案|回答|结论",
     re.IGNORECASE,
 )
 _THINK_OPEN = re.compile(r"<\s*think(?:ing)?\s*>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"<\s*/\s*think(?:ing)?\s*>", re.IGNORECASE)
+#: the simulation's quality, which the plausibility question asks to ignore
+_OFF_QUESTION = re.compile(
+    r"\b(?:simulation|rendering|render|graphics|image|video)\s+quality\b|\bquality\s+of\s+the\s+"
+    r"(?:simulation|rendering|video|graphics)\b|\btextures?\b|\bblurr?y\b|\bpixelated\b",
+    re.IGNORECASE,
+)
+#: the one-shot example's turn echoed back, up to its instruction (its "Answer: yes" is the example's, not ours)
+_ONE_SHOT_ECHO = re.compile(
+    r"^.*?in\s+the\s+same\s+way\s+with\s+regards?\s+to\s+the\s+next\s+video[.!]?", re.IGNORECASE | re.DOTALL
+)
+_BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
+_TAGS = re.compile(r"</?\s*[a-z_|]{1,16}\s*/?>|<\|[a-z_]{1,16}\|>", re.IGNORECASE)
 _JSON_KEYS = ("answer", "verdict", "plausible", "final_answer", "response", "is_plausible")
 
 
@@ -239,6 +306,8 @@ def _mentions(text: str, plausibility: bool) -> list[tuple[int, str]]:
         if sent.rstrip().endswith("?"):
             continue
         base = m.start()
+        if plausibility and _OFF_QUESTION.search(sent):
+            continue  # a verdict on the rendering, which the question says to ignore
         words = [
             (w.start(g), w.end(g), w.group(g).lower())
             for w in _ANSWER_WORD.finditer(sent)
@@ -247,23 +316,26 @@ def _mentions(text: str, plausibility: bool) -> list[tuple[int, str]]:
         ]
         words += [(w.start(1), w.end(1), w.group(1).lower()) for w in _MARKED_WORD.finditer(sent)]
         for start, end, word in sorted(set(words)):
-            if word == "no" and _IDIOM_AFTER_NO.match(sent, end):
+            if (word == "no" and _IDIOM_AFTER_NO.match(sent, end)) or (
+                word == "yes" and _IDIOM_AFTER_YES.match(sent, end)
+            ):
                 continue
-            found.append((base + start, NO if word in _NO_WORDS else YES))
+            found.append((base + start, NO if word in _NO_WORDS or word in _ALONE_NO else YES))
         for t in _THINK_SO.finditer(sent):
             found.append((base + t.start(), NO if t.group(1) else YES))
         if not plausibility:
             continue
         for a in _ADJ_MENTION.finditer(sent):
             before = sent[: a.start("adj") if a.group("cop") is None else a.start("cop")]
-            if _HYPOTHETICAL.search(before):
+            opinion = bool(_OPINION_NEG.search(before))  # "I wouldn't say it's plausible": a verdict
+            if _HYPOTHETICAL.search(before) and not opinion:
                 continue
             if a.group("cop") is None and a.group("neg2") is None and a.group("lead") is None:
                 # an attributive adjective ("a plausible outcome") is no verdict
                 continue
             negative = bool(re.match(_ADJ_NO, a.group("adj"), re.IGNORECASE))
-            negated = bool(a.group("neg1")) != bool(a.group("neg2"))
-            if _OPINION_NEG.search(before):
+            negated = (bool(a.group("neg0")) + bool(a.group("neg1")) + bool(a.group("neg2"))) % 2 == 1
+            if opinion:
                 negated = not negated
             found.append((base + a.start("adj"), NO if negative != negated else YES))
         for v in _VERB_MENTION.finditer(sent):
@@ -275,29 +347,38 @@ def _mentions(text: str, plausibility: bool) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+def _read(text: str, plausibility: bool) -> tuple[str | None, bool]:
+    """(verdict, whether any verdict was mentioned) of text without reasoning blocks (rules 1-3)."""
+    is_json, verdict = _json_verdict(re.sub(r"```(?:json)?", "", text), plausibility)
+    if is_json:
+        return verdict, verdict is not None
+    text = _OPTIONS.sub(" ", _normalise(text))
+    mentions = _mentions(text, plausibility)
+    cuts = [0] + [m.start() for m in _MARKER.finditer(text)] + [len(text) + 1]
+    for lo, hi in reversed(list(zip(cuts, cuts[1:]))):
+        inside = {pol for pos, pol in mentions if lo <= pos < hi}
+        if inside:
+            return (inside.pop() if len(inside) == 1 else None), True
+    return None, False
+
+
 def read_verdict(response: str | None, plausibility: bool = False) -> str | None:
     """ "yes", "no", or None when a careful reader could not take a verdict from `response` (rules: module doc).
 
     `plausibility` also reads verdict adjectives and verbs ("implausible", "violates physics") as answers to
     "is ... plausible?"."""
-    text = str(response or "")
+    text = _ONE_SHOT_ECHO.sub("\n", str(response or ""))
     closes = list(_THINK_CLOSE.finditer(text))
-    if closes:
-        text = text[closes[-1].end() :]
-    elif _THINK_OPEN.search(text):
+    opens = list(_THINK_OPEN.finditer(text))
+    if not closes and opens:
         return None  # reasoning that never reached its answer
-    if not text.strip():
-        return None
-    is_json, verdict = _json_verdict(text, plausibility)
-    if is_json:
-        return verdict
-    text = _OPTIONS.sub(" ", _normalise(text))
-    mentions = _mentions(text, plausibility)
-    if not mentions:
-        return None
-    cuts = [0] + [m.start() for m in _MARKER.finditer(text)] + [len(text) + 1]
-    for lo, hi in reversed(list(zip(cuts, cuts[1:]))):
-        inside = {pol for pos, pol in mentions if lo <= pos < hi}
-        if inside:
-            return inside.pop() if len(inside) == 1 else None
-    return None
+    thought = ""
+    if closes:
+        close = closes[-1]
+        start = max((o.end() for o in opens if o.end() <= close.start()), default=0)
+        thought, text = text[start : close.start()], text[close.end() :]
+    text = _TAGS.sub("\n", _BOXED.sub(r"\n\1\n", text))
+    verdict, mentioned = _read(text, plausibility)
+    if not mentioned and thought:
+        verdict, _ = _read(thought, plausibility)  # an answer given only inside the reasoning block
+    return verdict

@@ -50,6 +50,27 @@ CORPUS = os.path.join(os.path.dirname(__file__), "..", "data", "answers", "binar
         (None, False, None),
         ("There is no ball in the video.", False, None),
         ("A plausible outcome would be that the ball falls.", True, None),
+        ("It is impossible to tell.", True, None),
+        ("It is possible that the ball bounced.", True, None),
+        ("There's no way this is plausible.", True, "no"),
+        ("It can't be plausible.", True, "no"),
+        ("It wouldn't be plausible.", True, None),
+        ("I wouldn't say it's plausible.", True, "no"),
+        ("It's not possible for a ball to stay in mid-air.", True, "no"),
+        ("Nothing about the ball's path is unrealistic.", True, "yes"),
+        ("Nothing supports the ball, so it is implausible.", True, "no"),
+        ("No, the simulation quality is poor.", True, None),
+        (
+            "Question: Is this true?\nAnswer: yes\nNext, I want you to answer my next question in the same way with "
+            "regards to the next video.",
+            False,
+            None,
+        ),
+        ("<think>So the answer is no.</think>", True, "no"),
+        ("\\boxed{Yes}", False, "yes"),
+        ("❌ No", False, "no"),
+        ("Yes No Yes No", False, None),
+        ("Yes, well, the cube hovers without support, which is impossible.", True, "no"),
     ],
 )
 def test_rules(text, plausibility, verdict):
