@@ -80,6 +80,11 @@ _YES_WORDS = (
     "the statement is true",
     "this statement is true",
     "maybe yes",
+    "oh yes",
+    "not false",
+    "sì",
+    "sim",
+    "はい",
     "perhaps yes",
     "是的",
     "是",
@@ -103,6 +108,13 @@ _NO_WORDS = (
     "i guess not",
     "i believe not",
     "maybe not",
+    "i suspect not",
+    "i'm afraid not",
+    "não",
+    "nao",
+    "いいえ",
+    "不",
+    "✖",
     "perhaps not",
     "that's not true",
     "that is not true",
@@ -133,9 +145,34 @@ _NO_WORDS = (
     "✘",
     "👎",
 )
-_ALONE_NO = ("it is not", "it's not", "it isn't", "it does not", "it doesn't", "it did not", "it didn't")
-_ALONE_YES = ("of course", "absolutely", "certainly", "definitely", "indeed", "sure")
-_PUNCT = r"[.,;:!)\]\-/|。\"'}]"
+_ALONE_NO = (
+    "wrong",
+    "untrue",
+    "by no means",
+    "no way",
+    "it is not",
+    "it's not",
+    "it isn't",
+    "it does not",
+    "it doesn't",
+    "it did not",
+    "it didn't",
+)
+_ALONE_YES = (
+    "of course",
+    "absolutely",
+    "certainly",
+    "definitely",
+    "indeed",
+    "sure",
+    "sure thing",
+    "right",
+    "exactly",
+    "precisely",
+    "undoubtedly",
+    "undoubtedly so",
+)
+_PUNCT = r"[.,;:!()\]\-/|。\"'}」]"
 #: what may follow an answer word for it to count: the end, punctuation, or a word that continues an answer
 _CONTINUES = (
     r"(?=\s*(?:$|" + _PUNCT + r"|\b(?:it|it's|its|this|that|the|i|because|since|as|there|they|not|and|or|but|he|she|"
@@ -144,10 +181,10 @@ _CONTINUES = (
 )
 _ALONE = r"(?=\s*(?:$|[.!。;,]))"
 _CLAUSE = (
-    r"(?:^|(?<=[\n.!;:(\[\"'/|,。¡¿{✅❌✔✗✘👍👎])|(?<=\band\b)|(?<=\bor\b)|(?<=\byes\b)|(?<=\bno\b)|"
+    r"(?:^|(?<=[\n.!;:(\[\"'/|,。¡¿{✅❌✔✗✘✖👍👎「-])|(?<=\band\b)|(?<=\bor\b)|(?<=\byes\b)|(?<=\bno\b)|"
     r"(?<=\bthink\b)|(?<=\bbelieve\b)|(?<=\bsay\b)|(?<=\bguess\b)|(?<=\bprobably\b)|(?<=\blikely\b)|"
     r"(?<=\bso\b)|(?<=\bthus\b)|(?<=\btherefore\b)|(?<=\bhence\b)|(?<=\btowards\b)|(?<=\btoward\b)|"
-    r"(?<=\bwith\b))\s*"
+    r"(?<=\bwith\b)|(?<=\bbut\b)|(?<=\bactually\b)|(?<=\bmean\b)|(?<=\boh\b))\s*"
 )
 
 
@@ -180,24 +217,29 @@ _OPTIONS = re.compile(
 
 _THINK_SO = re.compile(
     r"\b(?:i|we|it)\s+(?:((?:do|does|did)\s*n[o']?t|(?:do|does|did)n't|(?:do|does|did)\s+not)\s+)?"
-    r"(?:think|believe|guess|appears?|seems?|hope)\s+so\b",
+    r"(?:think|believe|guess|suspect|appears?|seems?|hope)\s+so\b",
     re.IGNORECASE,
 )
 
-_REALITY = r"(?:\w+\s+){0,5}?(?:physics|gravity|reality|the\s+real\s+world|how\s+objects\s+behave|expectations?|laws?)"
+_REALITY = (
+    r"(?:\w+\s+){0,5}?(?:physics|gravity|reality|the\s+real\s+world|how\s+objects\s+behave|expectations?|laws?|"
+    r"permanence|solidity|continuity|inertia|conservation|momentum|common\s+sense)"
+)
 _ADJ_YES = r"plausible|realistic|possible|physically\s+possible|believable|natural|consistent\s+with\s+" + _REALITY
 _ADJ_NO = (
-    r"implausible|unrealistic|impossible|physically\s+impossible|unbelievable|unnatural|inconsistent\s+with\s+"
+    r"implausible|unrealistic|unphysical|non-?physical|impossible|physically\s+impossible|unbelievable|unnatural|inconsistent\s+with\s+"
     + _REALITY
     + r"|not\s+possible"
 )
 _VERB_NO = (
-    r"(?:violates|violated|defies|defied|breaks|broke|contradicts|contradicted)\s+(?:\w+\s+){0,4}?"
-    r"(?:physics|laws?|gravity|expectations?)"
+    r"(?:violates|violated|defies|defied|breaks|broke|contradicts|contradicted)\s+" + _REALITY + r"|"
+    r"(?:looks?|seems?)\s+(?:\w+\s+)?(?:wrong|off)|"
+    r"(?:could|can)(?:\s*not|n't)\s+(?:\w+\s+)?(?:happen|occur)"
 )
 _VERB_YES = (
     r"(?:obeys|obeyed|follows|followed|respects|respected)\s+(?:\w+\s+){0,4}?(?:physics|laws?)|"
-    r"makes?\s+(?:physical\s+)?sense"
+    r"makes?\s+(?:physical\s+)?sense|(?:looks?|seems?)\s+(?:\w+\s+)?right|"
+    r"(?:could|can)\s+(?:\w+\s+)?(?:happen|occur)(?=\s+in\s+(?:real\s+life|reality|the\s+real\s+world))"
 )
 _NEG = r"(?:not|never|n't|hardly|neither|nor)"
 #: a copula (or "seems", "looks") before an adjective; modal hypotheticals are excluded separately
@@ -232,7 +274,7 @@ _VERB_MENTION = re.compile(
 #: hypotheticals and questions-about before a mention in its sentence: not a verdict
 _HYPOTHETICAL = re.compile(
     r"\b(?:(?:would|should|could|might|may|must)(?:n't)?|whether|if|determine|decide|assess|judge|asked?|asking|question|"
-    r"evaluate|unless|when|wonder)\b[^.!?\n,;]*$",
+    r"evaluate|unless|when|wonder)\b[^.!?\n,;:]*$",
     re.IGNORECASE,
 )
 _OPINION_NEG = re.compile(
@@ -246,6 +288,7 @@ _OPINION_NEG = re.compile(
 _MARKER = re.compile(
     r"\b(?:final\s+answer|final\s+verdict|answer|verdict|conclusion|in\s+conclusion|in\s+summary|to\s+summari[sz]e|"
     r"overall|so|therefore|thus|hence|consequently|wait|actually|on\s+second\s+thought|correction|next\s+video|"
+    r"on\s+reflection|hold\s+on|i\s+mean|edit|scratch\s+that|never\s*mind|but|however|"
     r"let\s+me\s+(?:look|check|think|reconsider|re-?examine)|looking\s+(?:again|closer|more\s+closely)|"
     r"on\s+(?:closer|second)\s+(?:inspection|look)|"
     r"réponse|respuesta|antwort|答案|回答)\b|答案|回答|结论",
@@ -253,24 +296,54 @@ _MARKER = re.compile(
 )
 _THINK_OPEN = re.compile(r"<\s*think(?:ing)?\s*>", re.IGNORECASE)
 _THINK_CLOSE = re.compile(r"<\s*/\s*think(?:ing)?\s*>", re.IGNORECASE)
+#: "The statement is correct.", "This is not true.", "that's wrong"
+_STATEMENT = re.compile(
+    r"\b(?:that|this|it|the\s+statement|this\s+statement|the\s+claim)\s*(?:is|'s)\s+(?P<neg>not\s+)?"
+    r"(?P<adj>true|correct|right|accurate|false|incorrect|wrong|inaccurate)\b",
+    re.IGNORECASE,
+)
+_STATEMENT_NO = ("false", "incorrect", "wrong", "inaccurate")
+#: "nothing odd", "I don't see anything wrong": a yes; "others are not": the other half of a split verdict
+_NOTHING_WRONG = re.compile(
+    r"(?:\bnothing|\bnot\s+(?:see\s+)?anything|n't\s+(?:see\s+|notice\s+|find\s+)?anything)\s+(?:\w+\s+){0,2}?"
+    r"(?:wrong|odd|strange|unusual|off|weird|amiss)\b|\bno\s+violations?\s+of\b",
+    re.IGNORECASE,
+)
+_OTHERS_NOT = re.compile(r"\b(?:others?|the\s+rest)\s+(?:are|is)\s*(?:not|n't)\b", re.IGNORECASE)
+_VIOLATION = re.compile(r"(?<!\bno\s)\b(?:an?\s+|clear\s+)?(?:violation|breach)\s+of\b", re.IGNORECASE)
+#: a refusal, or a remark about seeing the video: no verdict on the question, whatever word opens it
+_NOT_AN_ANSWER = re.compile(
+    r"\b(?:cannot|can't|can\s+not|unable\s+to|not\s+able\s+to|don't\s+have\s+access)\s+(?:\w+\s+){0,2}?"
+    r"(?:see|view|watch|access|process|analy[sz]e|open|play)\b|\bi\s+(?:can\s+)?(?:see|watched|have\s+watched|"
+    r"viewed|have\s+seen)\s+the\s+(?:video|clip|frames)\b",
+    re.IGNORECASE,
+)
 #: the simulation's quality, which the plausibility question asks to ignore
 _OFF_QUESTION = re.compile(
     r"\b(?:simulation|rendering|render|graphics|image|video)\s+quality\b|\bquality\s+of\s+the\s+"
-    r"(?:simulation|rendering|video|graphics)\b|\btextures?\b|\bblurr?y\b|\bpixelated\b",
+    r"(?:simulation|rendering|video|graphics)\b|\btextures?\b|\bblurr?y\b|\bpixelated\b|\brendering\b|"
+    r"\bgraphics\b|\bvisuals?\b",
     re.IGNORECASE,
 )
 #: the one-shot example's turn echoed back, up to its instruction (its "Answer: yes" is the example's, not ours)
 _ONE_SHOT_ECHO = re.compile(
     r"^.*?in\s+the\s+same\s+way\s+with\s+regards?\s+to\s+the\s+next\s+video[.!]?", re.IGNORECASE | re.DOTALL
 )
+_EXAMPLE_ECHO = re.compile(
+    r"this\s+is\s+an\s+example\s+of\s+a\s+question\s+about\s+this\s+video\s+and\s+the\s+correct\s+answer\.?\s*"
+    r"(?:question\s*:[^\n]*\n?)?(?:answer\s*:[^\n]*)?",
+    re.IGNORECASE,
+)
+_FINAL_ANSWER = re.compile(r"\bfinal\s+(?:answer|verdict)\b", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 _TAGS = re.compile(r"</?\s*[a-z_|]{1,16}\s*/?>|<\|[a-z_]{1,16}\|>", re.IGNORECASE)
 _JSON_KEYS = ("answer", "verdict", "plausible", "final_answer", "response", "is_plausible")
 
 
 def _normalise(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    text = unicodedata.normalize("NFKC", text).translate(_QUOTES).replace("\ufe0f", "")
     text = re.sub(r"```\w*", "\n", text)
+    text = re.sub(r"~~[^~\n]*~~", " ", text)  # struck out: taken back
     text = re.sub(r"[*_#>~]+", " ", text)  # markdown emphasis, headers, quotes
     text = re.sub(r"(?m)^\s*(?:[-+•·]|\d+[.)])\s+", "\n", text)  # list marks
     return text
@@ -306,8 +379,11 @@ def _mentions(text: str, plausibility: bool) -> list[tuple[int, str]]:
         if sent.rstrip().endswith("?"):
             continue
         base = m.start()
-        if plausibility and _OFF_QUESTION.search(sent):
-            continue  # a verdict on the rendering, which the question says to ignore
+        if (plausibility and _OFF_QUESTION.search(sent)) or _NOT_AN_ANSWER.search(sent):
+            continue  # a verdict on the rendering, which the question says to ignore, or a refusal
+        for st in _STATEMENT.finditer(sent):
+            negative = st.group("adj").lower() in _STATEMENT_NO
+            found.append((base + st.start(), NO if negative != bool(st.group("neg")) else YES))
         words = [
             (w.start(g), w.end(g), w.group(g).lower())
             for w in _ANSWER_WORD.finditer(sent)
@@ -325,12 +401,17 @@ def _mentions(text: str, plausibility: bool) -> list[tuple[int, str]]:
             found.append((base + t.start(), NO if t.group(1) else YES))
         if not plausibility:
             continue
+        found += [(base + n.start(), YES) for n in _NOTHING_WRONG.finditer(sent)]
+        found += [(base + n.start(), NO) for n in _OTHERS_NOT.finditer(sent)]
+        found += [
+            (base + n.start(), NO) for n in _VIOLATION.finditer(sent) if not _HYPOTHETICAL.search(sent[: n.start()])
+        ]
         for a in _ADJ_MENTION.finditer(sent):
             before = sent[: a.start("adj") if a.group("cop") is None else a.start("cop")]
             opinion = bool(_OPINION_NEG.search(before))  # "I wouldn't say it's plausible": a verdict
             if _HYPOTHETICAL.search(before) and not opinion:
                 continue
-            if a.group("cop") is None and a.group("neg2") is None and a.group("lead") is None:
+            if a.group("cop") is None and a.group("neg2") is None and a.group("lead") is None and not opinion:
                 # an attributive adjective ("a plausible outcome") is no verdict
                 continue
             negative = bool(re.match(_ADJ_NO, a.group("adj"), re.IGNORECASE))
@@ -367,11 +448,14 @@ def read_verdict(response: str | None, plausibility: bool = False) -> str | None
 
     `plausibility` also reads verdict adjectives and verbs ("implausible", "violates physics") as answers to
     "is ... plausible?"."""
-    text = _ONE_SHOT_ECHO.sub("\n", str(response or ""))
+    text = _EXAMPLE_ECHO.sub("\n", _ONE_SHOT_ECHO.sub("\n", str(response or "")))
     closes = list(_THINK_CLOSE.finditer(text))
     opens = list(_THINK_OPEN.finditer(text))
     if not closes and opens:
-        return None  # reasoning that never reached its answer
+        final = list(_FINAL_ANSWER.finditer(text))
+        if not final:
+            return None  # reasoning that never reached its answer
+        text = text[final[-1].start() :]
     thought = ""
     if closes:
         close = closes[-1]

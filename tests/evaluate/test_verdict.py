@@ -12,7 +12,13 @@ import pytest
 from voebench.evaluate import careful, report
 from voebench.evaluate.verdict import read_verdict
 
-CORPUS = os.path.join(os.path.dirname(__file__), "..", "data", "answers", "binary.jsonl")
+ANSWERS = os.path.join(os.path.dirname(__file__), "..", "data", "answers")
+CORPUS = os.path.join(ANSWERS, "binary.jsonl")
+#: held-out set 1, spent: measured once (bench/results/binary-heldout-agreement.txt), then opened for fixes
+SPENT = os.path.join(ANSWERS, "heldout", "binary", "binary.jsonl")
+#: its answers a careful reader takes as no verdict (or the other one) that the reader still reads: each needs what
+#: the video shows or which question it answers ("Yes, all objects have the same density." answers the assumption)
+KNOWN_WRONG = {"hbin-219", "hbin-224", "hbin-225"}
 
 
 @pytest.mark.parametrize(
@@ -82,23 +88,20 @@ def test_adjectives_only_for_plausibility_questions():
     assert read_verdict("It is plausible.", plausibility=False) is None
 
 
-def _corpus() -> list[dict]:
-    with open(CORPUS, encoding="utf-8") as fh:
+def _corpus(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as fh:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-@pytest.mark.skipif(not os.path.exists(CORPUS), reason="no tuning corpus")
-def test_tuning_corpus_never_reads_a_verdict_the_reader_does_not():
-    rows = _corpus()
-    assert len(rows) >= 100
-    wrong = [
-        (r["id"], r["text"], r["reader"], got)
-        for r in rows
-        if (got := read_verdict(r["text"], r["qtype"] == "plausibility")) is not None and got != r["reader"]
-    ]
-    assert wrong == []
-    agree = sum(read_verdict(r["text"], r["qtype"] == "plausibility") == r["reader"] for r in rows)
-    assert agree / len(rows) >= 0.95
+@pytest.mark.parametrize(("path", "known_wrong", "least"), [(CORPUS, set(), 0.95), (SPENT, KNOWN_WRONG, 0.92)])
+def test_corpora_never_read_a_verdict_the_reader_does_not(path, known_wrong, least):
+    rows = _corpus(path)
+    assert len(rows) >= 200
+    got = {r["id"]: read_verdict(r["text"], r["qtype"] == "plausibility") for r in rows}
+    wrong = {r["id"] for r in rows if got[r["id"]] is not None and got[r["id"]] != r["reader"]}
+    assert wrong == known_wrong
+    agree = sum(got[r["id"]] == r["reader"] for r in rows)
+    assert agree / len(rows) >= least
 
 
 def _record(i: int, test: str, truth: str, response: str | None) -> dict:
