@@ -300,6 +300,12 @@ def cmd_evaluate(args) -> int:
             f"(chance {100 * s['chance']:.0f}%, invalid {100 * s['invalid_rate']:.1f}%)",
             file=sys.stderr,
         )
+    for c in results.get("careful") or []:  # the same yes/no answers read by a careful reader (report.md)
+        print(
+            f"  {c['suite']:10s} {c['kind']:12s} careful reader {100 * c['careful_acc']:5.1f}%  "
+            f"(unparsed {100 * c['careful_unparsed']:.1f}%, {c['read_differently']} answers read differently)",
+            file=sys.stderr,
+        )
     if failed:
         print(
             f"{failed} sample-repeats have failed calls (see 'error' in samples.jsonl); "
