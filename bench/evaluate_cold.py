@@ -41,13 +41,21 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
-def evaluate(set_dir, model_dir, out, extra, log, batch="32", env=None):
-    """One `voebench evaluate` in a fresh process (`env`: variables added to this one's); its run.json digested."""
+def evaluate(set_dir, model_dir, out, extra, log, batch="32", env=None, timeout=None):
+    """One `voebench evaluate` in a fresh process (`env`: variables added to this one's; `timeout`: seconds before
+    it is killed, reported as rc 124); its run.json digested."""
     cmd = [sys.executable, "-c", RUN.format(here=str(HERE)), "evaluate", set_dir, "--model", f"hf:{model_dir}"]
     cmd += ["--out", out, "--batch-size", str(batch), "--num-frames", "16", "--repeats", "1", "--max-new-tokens", "8"]
     cmd += ["--strategy", "zero-shot", *extra]
     t = time.perf_counter()
-    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **(env or {})})
+    try:
+        p = subprocess.run(
+            cmd, cwd=ROOT, capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=timeout
+        )
+    except subprocess.TimeoutExpired as e:
+        with open(log, "a") as fh:
+            fh.write(" ".join(cmd) + f"\nkilled after {timeout} s\n" + str(e.stderr or "")[-3000:] + "\n")
+        return {"error": f"killed after {timeout} s", "rc": 124, "process_wall_s": round(time.perf_counter() - t, 2)}
     wall = time.perf_counter() - t
     with open(log, "a") as fh:
         fh.write(" ".join(cmd) + "\n" + p.stdout[-3000:] + p.stderr[-3000:] + "\n")

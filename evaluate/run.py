@@ -343,6 +343,8 @@ class EvalRunner:
         t["clips_from_store"] = st["stored"]
         t["num_workers"] = self.cfg.num_workers if bool(getattr(self.adapter, "decodes_video", False)) else 0
         t["gpu_utilisation"] = gpu.summary(self.timer)
+        if os.environ.get("VOEBENCH_RECORD_INTERVALS") == "1":  # benches: busy share from their own GPU log
+            t["generate_intervals"] = [[round(a, 3), round(b, 3)] for a, b in self.timer.generate_intervals]
         self.timing = t
 
     def run(self) -> list[EvalJob]:
