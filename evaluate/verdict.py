@@ -83,6 +83,14 @@ _YES_WORDS = (
     "oh yes",
     "not false",
     "sì",
+    "evet",
+    "네",
+    "예",
+    "हाँ",
+    "हां",
+    "indeed it is",
+    "it is indeed",
+    "yes it is",
     "sim",
     "はい",
     "perhaps yes",
@@ -91,6 +99,7 @@ _YES_WORDS = (
     "对",
     "✅",
     "✔",
+    "✓",
     "👍",
 )
 _NO_WORDS = (
@@ -109,6 +118,18 @@ _NO_WORDS = (
     "i believe not",
     "maybe not",
     "i suspect not",
+    "i doubt it",
+    "i wouldn't say so",
+    "i would not say so",
+    "doesn't seem so",
+    "does not seem so",
+    "doesn't appear so",
+    "does not appear so",
+    "doesn't look like it",
+    "hayır",
+    "아니요",
+    "아니오",
+    "नहीं",
     "i'm afraid not",
     "não",
     "nao",
@@ -150,6 +171,7 @@ _ALONE_NO = (
     "untrue",
     "by no means",
     "no way",
+    "not a chance",
     "it is not",
     "it's not",
     "it isn't",
@@ -171,8 +193,10 @@ _ALONE_YES = (
     "precisely",
     "undoubtedly",
     "undoubtedly so",
+    "you bet",
+    "spot on",
 )
-_PUNCT = r"[.,;:!()\]\-/|。\"'}」]"
+_PUNCT = r"[.,;:!()\]\-/|。、，\"'}」]"
 #: what may follow an answer word for it to count: the end, punctuation, or a word that continues an answer
 _CONTINUES = (
     r"(?=\s*(?:$|" + _PUNCT + r"|\b(?:it|it's|its|this|that|the|i|because|since|as|there|they|not|and|or|but|he|she|"
@@ -181,7 +205,7 @@ _CONTINUES = (
 )
 _ALONE = r"(?=\s*(?:$|[.!。;,]))"
 _CLAUSE = (
-    r"(?:^|(?<=[\n.!;:(\[\"'/|,。¡¿{✅❌✔✗✘✖👍👎「-])|(?<=\band\b)|(?<=\bor\b)|(?<=\byes\b)|(?<=\bno\b)|"
+    r"(?:^|(?<=[\n.!;:(\[\"'/|,。、¡¿{✅❌✔✓✗✘✖👍👎「-])|(?<=\band\b)|(?<=\bor\b)|(?<=\byes\b)|(?<=\bno\b)|"
     r"(?<=\bthink\b)|(?<=\bbelieve\b)|(?<=\bsay\b)|(?<=\bguess\b)|(?<=\bprobably\b)|(?<=\blikely\b)|"
     r"(?<=\bso\b)|(?<=\bthus\b)|(?<=\btherefore\b)|(?<=\bhence\b)|(?<=\btowards\b)|(?<=\btoward\b)|"
     r"(?<=\bwith\b)|(?<=\bbut\b)|(?<=\bactually\b)|(?<=\bmean\b)|(?<=\boh\b))\s*"
@@ -200,7 +224,7 @@ _ANSWER_WORD = re.compile(
 )
 #: an answer word right after "the answer is", "Answer:", "verdict -"
 _MARKED_WORD = re.compile(
-    r"\b(?:answer|verdict|response|reply)\s*(?:is|would\s+be|will\s+be|must\s+be|[:=\-])?\s*[\"']?\s*("
+    r"\b(?:answer|verdict|response|reply|guess)\s*(?:is|would\s+be|will\s+be|must\s+be|[:=\-])?\s*[\"']?\s*("
     + _WORD
     + r")"
     + _CONTINUES,
@@ -225,14 +249,18 @@ _REALITY = (
     r"(?:\w+\s+){0,5}?(?:physics|gravity|reality|the\s+real\s+world|how\s+objects\s+behave|expectations?|laws?|"
     r"permanence|solidity|continuity|inertia|conservation|momentum|common\s+sense)"
 )
-_ADJ_YES = r"plausible|realistic|possible|physically\s+possible|believable|natural|consistent\s+with\s+" + _REALITY
+_ADJ_YES = (
+    r"plausible|plausable|realistic|possible|physically\s+possible|believable|natural|reasonable|consistent\s+with\s+"
+    + _REALITY
+)
 _ADJ_NO = (
-    r"implausible|unrealistic|unphysical|non-?physical|impossible|physically\s+impossible|unbelievable|unnatural|inconsistent\s+with\s+"
+    r"implausible|implausable|unrealistic|unphysical|anomalous|unreasonable|non-?physical|impossible|physically\s+impossible|unbelievable|unnatural|inconsistent\s+with\s+"
     + _REALITY
     + r"|not\s+possible"
 )
 _VERB_NO = (
-    r"(?:violates|violated|defies|defied|breaks|broke|contradicts|contradicted)\s+" + _REALITY + r"|"
+    r"(?:violates?|violated|defy|defies|defied|break|breaks|broke|contradicts?|contradicted)\s+" + _REALITY + r"|"
+    r"hard\s+to\s+believe|(?:something|it)\s+(?:is|'s|seems|looks)\s+(?:\w+\s+)?(?:off|wrong|odd|weird)|"
     r"(?:looks?|seems?)\s+(?:\w+\s+)?(?:wrong|off)|"
     r"(?:could|can)(?:\s*not|n't)\s+(?:\w+\s+)?(?:happen|occur)"
 )
@@ -250,7 +278,8 @@ _ADVERBS = (
     r"to\s+be|to\s+me|overall|also|all|in\s+fact))*"
 )
 _ADJ_MENTION = re.compile(
-    r"(?P<lead>(?:^|(?<=[\n.!;:(\[\"'/|,-]))\s*)?"
+    r"(?P<lead>(?:^|(?<=[\n.!;:(\[\"'/|,-])|(?<=\b(?:and|but|yet|say)\s)|(?<=\b(?:or|so)\s)|(?<=\bthus\s)|"
+    r"(?<=\bhence\s)|(?<=\btherefore\s))\s*)?"
     r"(?:(?P<neg0>\b(?:(?:does|do|did|will)(?:\s+not|n't)|can\s*not|can't|won't)\s+)?(?P<cop>\b"
     + _COPULA
     + r")(?P<neg1>\s+"
@@ -263,7 +292,8 @@ _ADJ_MENTION = re.compile(
     r"physically|clearly|definitely|certainly|fully|seems|looks)\s+)*)"
     r"(?P<adj>\b(?:" + _ADJ_NO + r"|" + _ADJ_YES + r")\b)"
     # "impossible to tell", "possible that ...": about knowing, not a verdict
-    r"(?!\s+to\s+(?:tell|say|determine|know|judge|answer|decide|see|conclude|assess|be\s+sure)\b)"
+    r"(?!\s+(?:for\s+(?:me|us|anyone|one|a\s+model)\s+)?to\s+(?:tell|say|determine|know|judge|answer|decide|see|"
+    r"conclude|assess|be\s+sure)\b)"
     r"(?<!possible(?=\sthat\b))",
     re.IGNORECASE,
 )
@@ -280,14 +310,26 @@ _HYPOTHETICAL = re.compile(
 _OPINION_NEG = re.compile(
     r"\b(?:(?:do|does|did)\s*(?:not|n't)|don't|doesn't|didn't|wouldn't|would\s+not|can't|cannot|can\s+not|"
     r"couldn't|hardly)\s+(?:\w+\s+){0,1}?(?:think|believe|say|call|consider|find|see\s+how|agree)\b[^.!?\n]*$|"
-    r"\bnot\s+(?:convinced|persuaded)\b[^.!?\n]*$|\bno\s+(?:way|chance)\b[^.!?\n,;]*$|"
+    r"\bnot\s+(?:convinced|persuaded)\b[^.!?\n]*$|\bno\s+(?:way|chance)\b[^.!?\n,;:]*$|"
+    r"\bno\s+reason\s+to\s+(?:think|believe|say|call|consider)\b[^.!?\n]*$|"
     r"\b(?:nothing|none\s+of)\b(?:(?!\b(?:so|because|which|and|but|since)\b)[^,;.!?\n])*$",
+    re.IGNORECASE,
+)
+#: an answer's label ("Answer:", "Verdict -"): two labelled verdicts that differ, with no revision between, are a
+#: contradiction; and a revision: what it takes back is gone even when it puts nothing in its place
+_LABEL = re.compile(
+    r"(?:final\s+)?(?:answer|verdict|conclusion)|réponse|respuesta|antwort|答案|回答|结论", re.IGNORECASE
+)
+_REVISION = re.compile(
+    r"wait|actually|on\s+second\s+thought|correction|on\s+reflection|hold\s+on|i\s+mean|edit|scratch\s+that|"
+    r"never\s*mind|let\s+me|looking|on\s+(?:closer|second)|next\s+video|for\s+this\s+video|question",
     re.IGNORECASE,
 )
 #: the start of a new segment: a conclusion or a revision
 _MARKER = re.compile(
     r"\b(?:final\s+answer|final\s+verdict|answer|verdict|conclusion|in\s+conclusion|in\s+summary|to\s+summari[sz]e|"
     r"overall|so|therefore|thus|hence|consequently|wait|actually|on\s+second\s+thought|correction|next\s+video|"
+    r"for\s+this\s+video|question(?=\s*:)|"
     r"on\s+reflection|hold\s+on|i\s+mean|edit|scratch\s+that|never\s*mind|but|however|"
     r"let\s+me\s+(?:look|check|think|reconsider|re-?examine)|looking\s+(?:again|closer|more\s+closely)|"
     r"on\s+(?:closer|second)\s+(?:inspection|look)|"
@@ -299,10 +341,10 @@ _THINK_CLOSE = re.compile(r"<\s*/\s*think(?:ing)?\s*>", re.IGNORECASE)
 #: "The statement is correct.", "This is not true.", "that's wrong"
 _STATEMENT = re.compile(
     r"\b(?:that|this|it|the\s+statement|this\s+statement|the\s+claim)\s*(?:is|'s)\s+(?P<neg>not\s+)?"
-    r"(?P<adj>true|correct|right|accurate|false|incorrect|wrong|inaccurate)\b",
+    r"(?P<adj>true|correct|right|accurate|false|incorrect|wrong|inaccurate|untrue)\b",
     re.IGNORECASE,
 )
-_STATEMENT_NO = ("false", "incorrect", "wrong", "inaccurate")
+_STATEMENT_NO = ("false", "incorrect", "wrong", "inaccurate", "untrue")
 #: "nothing odd", "I don't see anything wrong": a yes; "others are not": the other half of a split verdict
 _NOTHING_WRONG = re.compile(
     r"(?:\bnothing|\bnot\s+(?:see\s+)?anything|n't\s+(?:see\s+|notice\s+|find\s+)?anything)\s+(?:\w+\s+){0,2}?"
@@ -315,7 +357,7 @@ _VIOLATION = re.compile(r"(?<!\bno\s)\b(?:an?\s+|clear\s+)?(?:violation|breach)\
 _NOT_AN_ANSWER = re.compile(
     r"\b(?:cannot|can't|can\s+not|unable\s+to|not\s+able\s+to|don't\s+have\s+access)\s+(?:\w+\s+){0,2}?"
     r"(?:see|view|watch|access|process|analy[sz]e|open|play)\b|\bi\s+(?:can\s+)?(?:see|watched|have\s+watched|"
-    r"viewed|have\s+seen)\s+the\s+(?:video|clip|frames)\b",
+    r"viewed|have\s+seen)\s+the\s+(?:video|clip|frames)\b|\b(?:can|happy\s+to|glad\s+to|let\s+me)\s+help\b",
     re.IGNORECASE,
 )
 #: the simulation's quality, which the plausibility question asks to ignore
@@ -337,14 +379,18 @@ _EXAMPLE_ECHO = re.compile(
 _FINAL_ANSWER = re.compile(r"\bfinal\s+(?:answer|verdict)\b", re.IGNORECASE)
 _BOXED = re.compile(r"\\boxed\s*\{([^{}]*)\}")
 _TAGS = re.compile(r"</?\s*[a-z_|]{1,16}\s*/?>|<\|[a-z_]{1,16}\|>", re.IGNORECASE)
-_JSON_KEYS = ("answer", "verdict", "plausible", "final_answer", "response", "is_plausible")
+_JSON_KEYS = ("answer", "verdict", "plausible", "final_answer", "response", "is_plausible", "is_true", "result")
 
 
 def _normalise(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).translate(_QUOTES).replace("\ufe0f", "")
     text = re.sub(r"```\w*", "\n", text)
-    text = re.sub(r"~~[^~\n]*~~", " ", text)  # struck out: taken back
+    text = re.sub(r"[\u200b\u200c\u200d\u2060\ufeff]", "", text)
+    text = re.sub(r"~~[^~\n]*~~|<(del|s|strike)>.*?</\1>", " ", text, flags=re.IGNORECASE)  # struck out: taken back
+    text = re.sub(r"(?m)^\s*[-*]?\s*\[\s\].*$", "", text)  # an unticked box is not chosen
+    text = re.sub(r"\[[xX✓]\]", "\n", text)  # a ticked one is
     text = re.sub(r"[*_#>~]+", " ", text)  # markdown emphasis, headers, quotes
+    text = re.sub(r"\b(ye)s{2,}\b|\b(n)o{2,}\b", lambda m: (m.group(1) + "s") if m.group(1) else "no", text, flags=re.I)
     text = re.sub(r"(?m)^\s*(?:[-+•·]|\d+[.)])\s+", "\n", text)  # list marks
     return text
 
@@ -360,14 +406,19 @@ def _json_verdict(text: str, plausibility: bool) -> tuple[bool, str | None]:
         return False, None
     if not isinstance(obj, dict):
         return False, None
-    for key in _JSON_KEYS:
-        for k, v in obj.items():
-            if str(k).lower() == key:
+    readings: set[str | None] = set()
+    stack = [obj]
+    while stack:
+        for k, v in stack.pop().items():
+            if isinstance(v, dict):
+                stack.append(v)
+            elif str(k).lower() in _JSON_KEYS:
                 if isinstance(v, bool):
-                    return True, YES if v else NO
-                if isinstance(v, str):
-                    return True, read_verdict(v, plausibility)
-    return True, None
+                    readings.add(YES if v else NO)
+                elif isinstance(v, str):
+                    readings.add(read_verdict(v, plausibility))
+    readings.discard(None)
+    return True, (readings.pop() if len(readings) == 1 else None)  # keys that disagree: no verdict
 
 
 def _mentions(text: str, plausibility: bool) -> list[tuple[int, str]]:
@@ -435,11 +486,26 @@ def _read(text: str, plausibility: bool) -> tuple[str | None, bool]:
         return verdict, verdict is not None
     text = _OPTIONS.sub(" ", _normalise(text))
     mentions = _mentions(text, plausibility)
-    cuts = [0] + [m.start() for m in _MARKER.finditer(text)] + [len(text) + 1]
-    for lo, hi in reversed(list(zip(cuts, cuts[1:]))):
-        inside = {pol for pos, pol in mentions if lo <= pos < hi}
-        if inside:
-            return (inside.pop() if len(inside) == 1 else None), True
+    markers = [(m.start(), m.group(0)) for m in _MARKER.finditer(text)]
+    segments = []  # (marker word or "", the verdicts mentioned in the segment)
+    for (lo, word), hi in zip([(0, ""), *markers], [m for m, _ in markers] + [len(text) + 1]):
+        segments.append((word, {pol for pos, pol in mentions if lo <= pos < hi}))
+    for i in range(len(segments) - 1, -1, -1):
+        word, inside = segments[i]
+        if not inside:
+            if word and _REVISION.match(word):
+                return None, bool(mentions)  # a verdict taken back with none in its place
+            continue
+        if len(inside) > 1:
+            return None, True
+        verdict = next(iter(inside))
+        if _LABEL.fullmatch(word):
+            for earlier, seen in reversed(segments[:i]):
+                if _REVISION.match(earlier):
+                    break
+                if _LABEL.fullmatch(earlier) and seen and seen != inside:
+                    return None, True  # "Verdict: implausible. Answer: Yes."
+        return verdict, True
     return None, False
 
 

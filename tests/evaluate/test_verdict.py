@@ -19,6 +19,10 @@ SPENT = os.path.join(ANSWERS, "heldout", "binary", "binary.jsonl")
 #: its answers a careful reader takes as no verdict (or the other one) that the reader still reads: each needs what
 #: the video shows or which question it answers ("Yes, all objects have the same density." answers the assumption)
 KNOWN_WRONG = {"hbin-219", "hbin-224", "hbin-225"}
+#: held-out set 2, spent likewise (bench/results/binary-heldout2-agreement.txt); "Yes, the ball is red." answers
+#: another question than "Is the ball moving to the left?", which only the question's meaning tells
+SPENT2 = os.path.join(ANSWERS, "heldout", "binary2", "binary.jsonl")
+KNOWN_WRONG2 = {"hbin2-226", "hbin2-227", "hbin2-228", "hbin2-231"}
 
 
 @pytest.mark.parametrize(
@@ -77,6 +81,16 @@ KNOWN_WRONG = {"hbin-219", "hbin-224", "hbin-225"}
         ("❌ No", False, "no"),
         ("Yes No Yes No", False, None),
         ("Yes, well, the cube hovers without support, which is impossible.", True, "no"),
+        ("Plausible. Actually, let me look again.", True, None),
+        ("Verdict: implausible. Answer: Yes.", True, None),
+        ("Answer: yes\nFor this video, the answer is no.", False, "no"),
+        ('{"answer": "no", "plausible": true}', True, None),
+        ('{"result": {"verdict": "implausible"}}', True, "no"),
+        ("Yesss", False, "yes"),
+        ("- [ ] Yes\n- [x] No", False, "no"),
+        ("It's impossible for me to tell without the full clip.", True, None),
+        ("Yes, I can help with that! However, I'm unable to process video content.", True, None),
+        ("Plausible and implausible at the same time.", True, None),
     ],
 )
 def test_rules(text, plausibility, verdict):
@@ -93,7 +107,9 @@ def _corpus(path: str) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-@pytest.mark.parametrize(("path", "known_wrong", "least"), [(CORPUS, set(), 0.95), (SPENT, KNOWN_WRONG, 0.92)])
+@pytest.mark.parametrize(
+    ("path", "known_wrong", "least"), [(CORPUS, set(), 0.95), (SPENT, KNOWN_WRONG, 0.92), (SPENT2, KNOWN_WRONG2, 0.9)]
+)
 def test_corpora_never_read_a_verdict_the_reader_does_not(path, known_wrong, least):
     rows = _corpus(path)
     assert len(rows) >= 200
