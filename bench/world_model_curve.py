@@ -13,7 +13,8 @@ and step, on the comparisons every run scores (visibility.py's left-out ones rem
   pairs within tests (the seeds are fixed, not resampled: the interval is over stimuli);
 - the random-weight seeds the same way, and their spread (mean, sd, min, max over seeds);
 - trained minus random, per comparison, with the same interval: the claim the data allow;
-- the motion-energy baseline and the share of trained verdicts (over seeds) that agree with it;
+- the motion-energy baseline, the share of trained verdicts (over seeds) that agree with it, and that share less the
+  random seeds' (per comparison, the same interval);
 - the reference protocol's numbers per seed from train-summary.json (strict at the fixed context, figure number).
 
     python bench/world_model_curve.py --trained T1 [T2 ...] --summaries S1.json [S2.json ...] \\
@@ -131,6 +132,11 @@ def main() -> int:
             pooled = _pooled(list(by.values()), keys)
             diff = [a - b for a, b in zip(pooled, rnd_pooled)]
             agree = float(np.mean([1.0 - abs(r[k] - motion[k]) for r in by.values() for k in keys]))
+            agree_diff = [  # per comparison: trained seeds' agreement with motion less the random seeds'
+                float(np.mean([1.0 - abs(r[k] - motion[k]) for r in by.values()]))
+                - float(np.mean([1.0 - abs(r[k] - motion[k]) for r in random_runs.values()]))
+                for k in keys
+            ]
             seeds = {}
             for s, r in sorted(by.items()):
                 pt = reached[(s, step)]
@@ -151,6 +157,7 @@ def main() -> int:
                     "minus_random": _interval(keys, diff),
                     "random_at_or_above_pooled": sum(v >= float(np.mean(pooled)) for v in rnd_vals.values()),
                     "agreement_with_motion": agree,
+                    "agreement_minus_random": _interval(keys, agree_diff),
                 }
             )
         rv = np.array(list(rnd_vals.values()))
@@ -231,8 +238,8 @@ def markdown(name: str, s: dict) -> str:
         "",
         "| step | "
         + " | ".join(f"seed {k}" for k in sorted(s["steps"][-1]["seeds"], key=int))
-        + " | seeds pooled | minus random | random seeds >= | agree motion |",
-        "|---:|" + "---|" * len(s["steps"][-1]["seeds"]) + "---|---|---:|---:|",
+        + " | seeds pooled | minus random | random seeds >= | agree motion | agree minus random |",
+        "|---:|" + "---|" * len(s["steps"][-1]["seeds"]) + "---|---|---:|---:|---|",
     ]
     for row in s["steps"]:
         cells = [
@@ -241,7 +248,8 @@ def markdown(name: str, s: dict) -> str:
         ]
         lines.append(
             f"| {row['step']} | " + " | ".join(cells) + f" | {_pct(row['pooled'])} | {_pct(row['minus_random'])} | "
-            f"{row['random_at_or_above_pooled']}/{len(r['seeds'])} | {100 * row['agreement_with_motion']:.1f} |"
+            f"{row['random_at_or_above_pooled']}/{len(r['seeds'])} | {100 * row['agreement_with_motion']:.1f} | "
+            f"{_pct(row['agreement_minus_random'])} |"
         )
     return "\n".join(lines) + "\n"
 
