@@ -7,9 +7,10 @@ planned count), stopping at each of `--points` (steps) to save a snapshot and sc
 protocols, evaluate/surprise/report.py). The training state lives in `--state-dir` (one file per seed); running
 the same command again, on a machine that still has that folder, resumes where the last command stopped and skips
 the points already scored. `--max-seconds` stops before the next segment once exceeded, and a segment itself stops
-`--score-reserve` seconds before it (that point is scored at the step it reached), so a command ends inside its
-time limit; the summary says where each seed stands. Each point records `train_wall`, the local wall-clock interval
-of its training segment, which `bench/world_model_throughput.py busy` matches against an nvidia-smi log.
+`--score-reserve` seconds before it (that point is scored at the step it reached, and the command stops there),
+so a command ends inside its time limit; the summary says where each seed stands. Each point records `train_wall`,
+the local wall-clock interval of its training segment, which `bench/world_model_throughput.py busy` matches against
+an nvidia-smi log.
 
     python bench/world_model_train.py --train D1 [D2 ...] --test T1 [T2 ...] --out DIR --state-dir S \\
         --steps 8000 --points 250,1000,2000,4000,8000 --seeds 0,1,2 [--batch 64] [--max-seconds 420]
