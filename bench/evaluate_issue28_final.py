@@ -21,7 +21,7 @@ runner's 0.25 s sampler.
   legacy-bench  the pre-issue path (`--legacy`: bench/bench_hf_adapter.py of the commit before issue 28's first
                 change, b364df9, from a `git archive` copy), batch 32;
   bench         today's bench, batch 32;
-  cold          default options + --batch-size 32, empty store;  profile  as above;  second-workers.
+  cold          default options + --batch-size 32, empty store;  profile  as above, positions on the CPU.
 
     python bench/evaluate_issue28_final.py small --json OUT/small.json --work /tmp/i28 --smi-log OUT/smi.csv
     python bench/evaluate_issue28_final.py 7b --json OUT/7b.json --work /tmp/i28 --legacy runs/h28/legacy
@@ -78,7 +78,7 @@ a = make_adapter("hf:{model}", batch_size=32, max_new_tokens=8, do_sample=False,
 gen = dict(max_new_tokens=8, min_new_tokens=8, do_sample=False)
 out = {{}}
 from torch.profiler import ProfilerActivity, profile
-for flag in (True, False):
+for flag in {flags}:
     a.cpu_positions = flag
     inputs = a._inputs(reqs)
     row = out["cpu_positions" if flag else "positions_in_generate"] = {{}}
@@ -249,10 +249,10 @@ def main() -> None:
                 stages_s=r.get("stages_s"),
             )
 
-        def profile(name: str, store: str) -> None:
+        def profile(name: str, store: str, flags: tuple = (True, False)) -> None:
             if name in skip:
                 return
-            code = PROFILE.format(here=str(HERE), set_dir=set_dir, store=store, model=folder)
+            code = PROFILE.format(here=str(HERE), set_dir=set_dir, store=store, model=folder, flags=flags)
             rc, got, wall = _run([sys.executable, "-c", code], log, timeout=240)
             if rc == 0:
                 row(name, process_wall_s=round(wall, 2), **json.loads(got.strip().splitlines()[-1]))
@@ -281,8 +281,7 @@ def main() -> None:
             bench("bench", HERE / "bench_hf_adapter.py")
             store = os.path.join(a.work, "store-default-7b")
             evaluate("cold", [], {"VOEBENCH_FRAME_STORE": store})
-            profile("profile", store)
-            evaluate("second-workers", ["--frame-store", store], workers)
+            profile("profile", store, (True,))
         import torch
 
         out["device"] = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"

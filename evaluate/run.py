@@ -150,9 +150,10 @@ class EvalConfig:
     #: for these shapes, the allocator's pools): the speed after it is the steady one; off by default, because it
     #: costs a whole run one batch's work (measured: docs/evaluate.md, "The normal command, cold")
     warmup: bool = False
-    #: without `warmup`: one discarded batch of black frames first, overlapped with the real first batch's decoding
-    #: and preparation (hf on CUDA, `HFAdapter.warm_up_blank`); `VOEBENCH_WARMUP=off` turns it off
-    blank_warmup: bool = field(default_factory=lambda: os.environ.get("VOEBENCH_WARMUP", "").strip().lower() != "off")
+    #: `VOEBENCH_WARMUP=blank` (without `warmup`): one discarded batch of black frames first, overlapped with the real
+    #: first batch's decoding and preparation (hf on CUDA, `HFAdapter.warm_up_blank`). Off by default: measured on an
+    #: H200 it did not shorten a cold run (docs/evaluate.md, "The third pass"); it pays a static cache's compile
+    blank_warmup: bool = field(default_factory=lambda: os.environ.get("VOEBENCH_WARMUP", "").strip().lower() == "blank")
     #: `--batch-size auto` (evaluate/batch_size.py): before the first batch, the adapter's batch size becomes the
     #: largest that fits on the GPU (searched once, then read from `batch_size_cache`), a small default on a CPU
     batch_size_auto: bool = False

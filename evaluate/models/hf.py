@@ -319,11 +319,12 @@ class HFAdapter(Adapter):
 
     def warm_up_blank(self, requests: list[Request]) -> bool:
         """Generate once on `requests` with black frames of their videos' sizes instead of their own, untimed and
-        discarded (the runner's default warm-up on CUDA, issue 28): the first call on a GPU loads kernels, creates
-        the BLAS handles and grows the allocator's pools (and, with a static KV cache, compiles), and it does so
-        here while the decoding workers and the prefetch thread get the real first batch ready, which needs none
-        of its frames. Answers do not change: every generate call seeds itself. False on a CPU (nothing to warm),
-        for a request whose video size is unknown, or when the blank batch fails (the real one will report it)."""
+        discarded (`VOEBENCH_WARMUP=blank`, issue 28): the first call on a GPU loads kernels, creates the BLAS
+        handles and grows the allocator's pools (and, with a static KV cache, compiles), here while the decoding
+        workers and the prefetch thread get the real first batch ready, which needs none of its frames. Off by
+        default: on an H200 it did not shorten a cold run (docs/evaluate.md). Answers do not change: every generate
+        call seeds itself. False on a CPU (nothing to warm), for a request whose video size is unknown, or when the
+        blank batch fails (the real one will report it)."""
         if self.device.type != "cuda" or not requests:
             return False
         torch = self.torch

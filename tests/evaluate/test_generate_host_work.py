@@ -187,10 +187,10 @@ class _Warming:
         return True
 
 
-@pytest.mark.parametrize("env", ["", "off"])
+@pytest.mark.parametrize("env", ["blank", "", "off"])
 def test_runner_blank_warm_up(tiny_set, tmp_path, monkeypatch, env):
-    """The runner warms up once on the first batch, its clips already sent for decoding, answers unchanged, and
-    says so in run.json; VOEBENCH_WARMUP=off leaves it out."""
+    """VOEBENCH_WARMUP=blank: the runner warms up once on the first batch, its clips already sent for decoding,
+    answers unchanged, and says so in run.json; by default (or off) there is no blank warm-up."""
     import json
 
     from voebench.evaluate import frames
@@ -222,7 +222,7 @@ def test_runner_blank_warm_up(tiny_set, tmp_path, monkeypatch, env):
     warming = _Warming(fake, sent)
     got, timing = run(warming, tmp_path / "warm")
     assert got == plain and len(got) == len(samples) > 2
-    if env == "off":
+    if env != "blank":
         assert warming.calls == [] and timing["warmup"] is None
     else:
         assert warming.calls == [(2, True)] and timing["warmup"] == "blank" and timing["warmup_s"] is not None
