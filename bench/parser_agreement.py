@@ -380,7 +380,9 @@ def measure_binary(rows: list[dict]) -> dict:
     }
     for row in rows:
         reader = row["reader"]
-        got, err = _call(verdict.read_verdict, row["text"], plausibility=row["qtype"] == "plausibility")
+        got, err = _call(
+            verdict.read_verdict, row["text"], plausibility=row["qtype"] == "plausibility", question=row["question"]
+        )
         first = parsing.parse_binary(row["text"]).answer
         first = first if first in ("yes", "no") else None
         out["crashes"] += bool(err)

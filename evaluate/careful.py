@@ -23,7 +23,9 @@ KINDS = ("binary", "plausibility")
 
 def reread(record: dict) -> dict:
     """A copy of a scored yes/no record with `parsed`, `valid` and `correct` as the careful reader reads them."""
-    verdict = read_verdict(record.get("response"), plausibility=record["kind"] == "plausibility")
+    verdict = read_verdict(
+        record.get("response"), plausibility=record["kind"] == "plausibility", question=record.get("question") or None
+    )
     return {
         **record,
         "parsed": verdict or "invalid",
