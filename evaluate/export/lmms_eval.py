@@ -9,6 +9,7 @@ Layout (lmms-eval 0.7.x, external tasks via ``--include_path``; see docs/evaluat
     <out>/groups/<name>_<suite>_<kind>.yaml  a group per question kind of a suite of several kinds
     <out>/utils.py                           doc_to_visual / doc_to_text / doc_to_messages / process_results
     <out>/newton_choice.py                   voebench's options reader (evaluate/newton/choice.py), verbatim
+    <out>/voebench_verdict.py                the careful yes/no reader (evaluate/verdict.py), verbatim
     <out>/data.jsonl                         {id, video, frames, question, answer, kind, polarity, suite, test, ...}
     <out>/clips/...                          per video, the frames `voebench evaluate` shows (unless all frames)
     <out>/videos/...                         only with copy_videos=True and all frames
@@ -53,6 +54,10 @@ UTILS_SOURCE = os.path.join(os.path.dirname(__file__), "lmms_eval_utils.py")
 #: the options reader of choice questions, copied verbatim next to utils.py (which loads it by this name)
 CHOICE_SOURCE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "newton", "choice.py")
 CHOICE_COPY = "newton_choice.py"
+#: the careful yes/no reader (report.md's section beside GRASP's rule), copied verbatim likewise
+VERDICT_SOURCE = os.path.join(os.path.dirname(os.path.dirname(__file__)), "verdict.py")
+VERDICT_COPY = "voebench_verdict.py"
+CAREFUL_KINDS = ("binary", "plausibility")  # the kinds that also get careful_acc_<kind> / careful_unparsed_<kind>
 METRICS = ("grasp_acc", "grasp_invalid")  # pooled; per kind also grasp_acc_<kind> / grasp_invalid_<kind>
 EXPORTED_KINDS = ("binary", "plausibility", "open", "choice")  # what utils.process_results can score
 
@@ -71,7 +76,11 @@ def task_metrics(docs: list[dict]) -> tuple[tuple[str, bool], ...]:
     that kind's mean, as `voebench report` groups by (suite, test, kind). lmms-eval needs every returned key listed,
     and lists only kinds present (a metric no document returns would have nothing to aggregate)."""
     kinds = [k for k in EXPORTED_KINDS if any(d["kind"] == k for d in docs)]
-    return GRASP_METRICS + tuple(m for k in kinds for m in ((f"grasp_acc_{k}", True), (f"grasp_invalid_{k}", False)))
+    per_kind = tuple(m for k in kinds for m in ((f"grasp_acc_{k}", True), (f"grasp_invalid_{k}", False)))
+    careful = tuple(
+        m for k in kinds if k in CAREFUL_KINDS for m in ((f"careful_acc_{k}", True), (f"careful_unparsed_{k}", False))
+    )
+    return GRASP_METRICS + per_kind + careful
 
 
 #: lmms-eval 0.7.3's registry names of the model families evaluate/prompts.py has a system prompt for, as the name
@@ -299,4 +308,5 @@ def export_lmms_eval(
     written["groups"] = groups.write_groups(out_dir, name, suite_tasks, kind_tasks, _slug)
     shutil.copyfile(UTILS_SOURCE, os.path.join(out_dir, "utils.py"))
     shutil.copyfile(CHOICE_SOURCE, os.path.join(out_dir, CHOICE_COPY))
+    shutil.copyfile(VERDICT_SOURCE, os.path.join(out_dir, VERDICT_COPY))
     return written

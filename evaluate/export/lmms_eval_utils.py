@@ -8,6 +8,10 @@ questions (the `newton` suite) by voebench's options reader itself: the export c
 evaluate/newton/choice.py (standard library only) verbatim next to this file as `newton_choice.py`, so
 there is no second copy of its rules to drift. tests/evaluate/test_export_parser.py checks that both agree.
 
+Yes/no questions also get the careful reader's reading (`careful_acc_<kind>` / `careful_unparsed_<kind>`, kind binary
+or plausibility), from evaluate/verdict.py copied verbatim next to this file as `voebench_verdict.py`: the section
+`voebench report` prints beside GRASP's rule (docs/evaluate.md).
+
 Metrics: `grasp_acc` / `grasp_invalid` over every question of the task, and per question kind
 `grasp_acc_<kind>` / `grasp_invalid_<kind>` (kind: binary, open, plausibility, choice), returned only for a
 question of that kind, so lmms-eval's mean of each is over that kind alone: what `voebench report` prints per
@@ -23,6 +27,7 @@ import string
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _PUNCT = str.maketrans("", "", string.punctuation)
 CHOICE_MODULE = "newton_choice.py"  # written next to this file by the export
+VERDICT_MODULE = "voebench_verdict.py"  # likewise
 
 
 def _video_path(doc):
@@ -98,16 +103,10 @@ def _parse_open(response, truth, choices, direction):
     return None
 
 
-def _load_choice_reader():
-    """The options reader: the verbatim copy of evaluate/newton/choice.py that the export writes next to
-    this file (`newton_choice.py`); in voebench's own source tree (where this file lives unexported), the module
-    itself."""
-    path = os.path.join(_HERE, CHOICE_MODULE)
-    if not os.path.exists(path):
-        from voebench.evaluate.newton import choice  # voebench's tree, not an exported task
-
-        return choice
-    spec = importlib.util.spec_from_file_location("voebench_task_newton_choice", path)
+def _load_copy(filename, name):
+    """A verbatim copy the export writes next to this file, loaded by path (lmms-eval need not have voebench)."""
+    path = os.path.join(_HERE, filename)
+    spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
@@ -115,7 +114,29 @@ def _load_choice_reader():
     return module
 
 
+def _load_choice_reader():
+    """The options reader: the verbatim copy of evaluate/newton/choice.py that the export writes next to
+    this file (`newton_choice.py`); in voebench's own source tree (where this file lives unexported), the module
+    itself."""
+    if not os.path.exists(os.path.join(_HERE, CHOICE_MODULE)):
+        from voebench.evaluate.newton import choice  # voebench's tree, not an exported task
+
+        return choice
+    return _load_copy(CHOICE_MODULE, "voebench_task_newton_choice")
+
+
+def _load_verdict_reader():
+    """The careful yes/no reader: the copy of evaluate/verdict.py (`voebench_verdict.py`), or in voebench's own tree
+    the module itself."""
+    if not os.path.exists(os.path.join(_HERE, VERDICT_MODULE)):
+        from voebench.evaluate import verdict  # voebench's tree, not an exported task
+
+        return verdict
+    return _load_copy(VERDICT_MODULE, "voebench_task_verdict")
+
+
 _choice = _load_choice_reader()
+_verdict = _load_verdict_reader()
 
 
 def _parse_choice(response, choices):
@@ -137,9 +158,14 @@ def process_results(doc, results):
     correct = float(parsed is not None and parsed == doc["answer"])
     invalid = float(parsed is None)
     kind = doc["kind"]
-    return {
+    out = {
         "grasp_acc": correct,
         "grasp_invalid": invalid,
         f"grasp_acc_{kind}": correct,
         f"grasp_invalid_{kind}": invalid,
     }
+    if kind in ("binary", "plausibility"):  # the careful reader, beside GRASP's first word
+        verdict = _verdict.read_verdict(response, kind == "plausibility", doc.get("question") or None)
+        out[f"careful_acc_{kind}"] = float(verdict is not None and verdict == doc["answer"])
+        out[f"careful_unparsed_{kind}"] = float(verdict is None)
+    return out

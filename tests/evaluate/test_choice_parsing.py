@@ -165,6 +165,7 @@ def test_the_export_copies_the_reader_and_scores_as_the_report_does(tmp_path):
     out = tmp_path / "lmms"
     assert main(["export", "lmms-eval", dataset, "--out", str(out), "--name", "voe_newton"]) == 0
     assert filecmp.cmp(out / "newton_choice.py", ROOT / "evaluate" / "newton" / "choice.py", shallow=False)
+    assert filecmp.cmp(out / "voebench_verdict.py", ROOT / "evaluate" / "verdict.py", shallow=False)
     assert "def _spans" not in (out / "utils.py").read_text()  # no hand-made second copy of the rules
     docs = [json.loads(line) for line in (out / "data.jsonl").read_text().splitlines()]
 

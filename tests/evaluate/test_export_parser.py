@@ -13,6 +13,7 @@ import pytest
 
 from voebench.evaluate.newton.answers import pick
 from voebench.evaluate.parsing import INVALID, OPEN_CHOICES, score
+from voebench.evaluate.verdict import read_verdict
 
 UTILS = pathlib.Path(__file__).resolve().parents[2] / "evaluate" / "export" / "lmms_eval_utils.py"
 
@@ -140,10 +141,16 @@ CHOICE = [
 ]
 
 
-def metrics(kind: str, correct: bool, valid: bool) -> dict[str, float]:
-    """What the exported process_results returns for one question: pooled, and under its kind's own names."""
+def metrics(kind: str, correct: bool, valid: bool, response: str = "", truth: str = "") -> dict[str, float]:
+    """What the exported process_results returns for one question: pooled, and under its kind's own names; for
+    yes/no kinds also the careful reader's reading (evaluate/verdict.py)."""
     acc, invalid = float(correct), float(not valid)
-    return {"grasp_acc": acc, "grasp_invalid": invalid, f"grasp_acc_{kind}": acc, f"grasp_invalid_{kind}": invalid}
+    out = {"grasp_acc": acc, "grasp_invalid": invalid, f"grasp_acc_{kind}": acc, f"grasp_invalid_{kind}": invalid}
+    if kind in ("binary", "plausibility"):
+        verdict = read_verdict(response, kind == "plausibility")
+        out[f"careful_acc_{kind}"] = float(verdict is not None and verdict == truth)
+        out[f"careful_unparsed_{kind}"] = float(verdict is None)
+    return out
 
 
 @pytest.mark.parametrize("labels,letters,truth,response", CHOICE)
@@ -164,7 +171,7 @@ def test_binary_answers_agree(exported, response, truth):
     ours = score("plausibility", response, truth)
     doc = {"kind": "plausibility", "answer": truth, "choices": "", "direction": False}
     theirs = exported.process_results(doc, [response])
-    assert theirs == metrics(doc["kind"], ours.correct, ours.valid)
+    assert theirs == metrics(doc["kind"], ours.correct, ours.valid, response, truth)
     parsed = exported._parse_binary(response)
     assert (parsed if parsed is not None else INVALID) == ours.answer
 
