@@ -12,15 +12,17 @@ Standard library only. Reading rules:
    as an echo of the prompt) are never read as verdicts.
 2. Verdict mentions, in order:
    - a yes/no word opening a sentence, line or clause, followed by its end, punctuation or a word that continues an
-     answer ("No, it ...", "Yes the ball ...", "No it is not"): yes, yeah, yep, yup, correct, true, indeed, of
-     course, absolutely, affirmative, oui, sí, ja, 是, ✅ / no, nope, nah, not at all, not really, certainly not,
-     of course not, incorrect, false, negative, non, nein, 不是, 否, ❌. Idioms are not verdicts ("No doubt, ...",
-     "no one", "no longer", "no matter");
+     answer ("No, it ...", "Yes the ball ...", "No it is not"): yes, yeah, yep, correct, true, "that's right",
+     "the statement is true", oui, sí, ja, 是, ✅, and standing alone "Absolutely." / "Of course." / "Right." / no,
+     nope, nah, not at all, certainly not, probably not, incorrect, false, "not true", non, nein, 不是, ❌, and
+     standing alone "Wrong." / "No way.". Idioms are not verdicts ("No doubt, ...", "no one", "no longer");
    - "I (don't) think so", "I (don't) believe so";
    - for plausibility questions, a verdict adjective or verb with its negation: "it is (not) plausible",
      "isn't realistic", "Implausible.", "physically impossible", "not implausible" (a yes), "I don't think it's
      plausible" (a no), "violates / defies / breaks physics", "obeys / is consistent with physics". Hypotheticals
      ("would be plausible", "if it were plausible", "whether it is plausible") are not verdicts.
+   - a sentence that refuses ("I cannot view videos") or, for plausibility, judges the rendering (which the prompt
+     asks to ignore) holds no verdict, whatever word opens it.
 3. Which mention decides. The text is cut into segments at conclusion and revision markers ("final answer",
    "answer:", "the answer is", "so", "therefore", "thus", "hence", "in conclusion", "overall", "wait", "actually",
    "on second thought", ...). The last segment that holds a mention decides: one polarity is the verdict; both
