@@ -148,9 +148,26 @@ def busy_while(samples: list[tuple[float, float]], intervals: list[list[float]])
     }
 
 
+def answers(run_dir: str) -> dict[str, str]:
+    """The run's raw responses by sample id, repeat and turn (cache.jsonl, appended per model call: a killed run
+    leaves the lines it wrote)."""
+    got: dict[str, str] = {}
+    path = os.path.join(run_dir, "cache.jsonl")
+    if not os.path.exists(path):
+        return got
+    with open(path) as fh:
+        for line in fh:
+            try:
+                p = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut by the kill
+            got[f"{p.get('sample_id')}#{p.get('repeat')}#{p.get('turn')}"] = p.get("response")
+    return got
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    ap.add_argument("part", choices=("small", "7b"))
+    ap.add_argument("part", choices=("small", "7b", "static"))
     ap.add_argument("--json", required=True)
     ap.add_argument("--work", required=True, help="working folder (kept: the set and models are reused)")
     ap.add_argument("--smi-log", help="nvidia-smi log written here (100 ms)")
@@ -159,6 +176,7 @@ def main() -> None:
     ap.add_argument("--preset", help="override the part's model preset (tiny: a CPU check of this script)")
     ap.add_argument("--static-timeout", type=float, default=150.0, help="seconds allowed for the static-cache run")
     ap.add_argument("--skip", default="", help="comma-separated run names to leave out")
+    ap.add_argument("--budget", type=float, help="seconds from the start: no run starts later, none runs past it")
     a = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -169,6 +187,7 @@ def main() -> None:
     os.makedirs(a.work, exist_ok=True)
     log = os.path.join(a.work, f"log-{a.part}.txt")
     skip = set(filter(None, a.skip.split(",")))
+    started = time.time()
     smi = None
     if a.smi_log:
         smi = subprocess.Popen(
@@ -199,7 +218,7 @@ def main() -> None:
         set_dir = a.set or os.path.join(a.work, "set")
         if not os.path.exists(os.path.join(set_dir, "manifest.jsonl")):
             b.make_set(set_dir, 128, 50, 10.0, 320, 240)
-        preset = a.preset or ("base" if a.part == "small" else "qwen2.5-vl-7b")
+        preset = a.preset or ("qwen2.5-vl-7b" if a.part == "7b" else "base")
         t = time.perf_counter()
         folder = os.path.join(a.work, preset)
         if not os.path.exists(os.path.join(folder, "generation_config.json")):
@@ -210,9 +229,16 @@ def main() -> None:
         def evaluate(name: str, extra: list[str], env: dict, batch: str = "32", timeout: float | None = None):
             if name in skip:
                 return
+            if a.budget is not None:  # the device call's own limit: stop in time to write what was measured
+                left = a.budget - (time.time() - started)
+                if left < 30:
+                    row(name, skipped=f"{left:.0f} s of --budget left")
+                    return
+                timeout = min(timeout or left, left - 5)
             run_dir = os.path.join(a.work, f"{tag}-{name}")
             t0 = time.time()
             res = cold.evaluate(set_dir, folder, run_dir, extra, log, batch=batch, env=env, timeout=timeout)
+            res["answered"] = len(answers(run_dir))  # a killed run: how far it got
             info_path = os.path.join(run_dir, "run.json")
             if "error" not in res and os.path.exists(info_path):
                 with open(info_path) as fh:
@@ -260,7 +286,20 @@ def main() -> None:
                 row(name, rc=rc)
 
         workers = {"VOEBENCH_PREPROCESS": "workers"}
-        if a.part == "small":
+        if a.part == "static":  # the default path from the store, dynamic against static KV cache (brief s5_h28b)
+            store = os.path.join(a.work, "store-default-small")
+            evaluate("cold", [], {"VOEBENCH_FRAME_STORE": store})
+            many = ["--repeats", "4", "--frame-store", store]
+            for batch in ("32", "auto"):
+                suffix = "" if batch == "32" else "-auto"
+                evaluate(f"second-dynamic{suffix}", many, {}, batch=batch)
+                static = {"VOEBENCH_KV_CACHE": "static", "TORCH_LOGS": "recompiles"}
+                evaluate(f"second-static{suffix}", many, static, batch=batch, timeout=a.static_timeout)
+                dyn, sta = (answers(os.path.join(a.work, f"{tag}-second-{k}{suffix}")) for k in ("dynamic", "static"))
+                both = sorted(set(dyn) & set(sta))
+                same = sum(dyn[k] == sta[k] for k in both)
+                row(f"answers-equal{suffix}", compared=len(both), equal=same, differ=len(both) - same)
+        elif a.part == "small":
             store = os.path.join(a.work, "store-default-small")
             evaluate("cold", [], {"VOEBENCH_FRAME_STORE": store})
             evaluate("cold-nowarm", ["--frame-store", "off"], {"VOEBENCH_WARMUP": "off"})
