@@ -22,9 +22,13 @@ runner's 0.25 s sampler.
                 change, b364df9, from a `git archive` copy), batch 32;
   bench         today's bench, batch 32;
   cold          default options + --batch-size 32, empty store;  profile  as above, positions on the CPU.
+`static` (the 418M): `cold` fills the store, then from it at --repeats 4, at batch 32 and at --batch-size auto, the
+                default path with the dynamic KV cache and with VOEBENCH_KV_CACHE=static (compiles on CUDA;
+                recompiles logged), and how many answers are equal (`--budget`: no run passes the device call's limit).
 
     python bench/evaluate_issue28_final.py small --json OUT/small.json --work /tmp/i28 --smi-log OUT/smi.csv
     python bench/evaluate_issue28_final.py 7b --json OUT/7b.json --work /tmp/i28 --legacy runs/h28/legacy
+    python bench/evaluate_issue28_final.py static --json OUT/static.json --work /tmp/i28 --skip probe --budget 495
 """
 
 from __future__ import annotations
@@ -126,7 +130,7 @@ def _run(cmd: list[str], log: str, timeout: float | None = None, env: dict | Non
 
 def smi_samples(path: str) -> list[tuple[float, float]]:
     """(epoch seconds, utilisation %) from `nvidia-smi --query-gpu=timestamp,utilization.gpu --format=csv -lms`."""
-    out = []
+    out: list[tuple[float, float]] = []
     if not os.path.exists(path):
         return out
     with open(path) as fh:
@@ -293,8 +297,8 @@ def main() -> None:
             for batch in ("32", "auto"):
                 suffix = "" if batch == "32" else "-auto"
                 evaluate(f"second-dynamic{suffix}", many, {}, batch=batch)
-                static = {"VOEBENCH_KV_CACHE": "static", "TORCH_LOGS": "recompiles"}
-                evaluate(f"second-static{suffix}", many, static, batch=batch, timeout=a.static_timeout)
+                static_env = {"VOEBENCH_KV_CACHE": "static", "TORCH_LOGS": "recompiles"}
+                evaluate(f"second-static{suffix}", many, static_env, batch=batch, timeout=a.static_timeout)
                 dyn, sta = (answers(os.path.join(a.work, f"{tag}-second-{k}{suffix}")) for k in ("dynamic", "static"))
                 both = sorted(set(dyn) & set(sta))
                 same = sum(dyn[k] == sta[k] for k in both)
