@@ -11,7 +11,7 @@ ARGS   ?=#               extra flags for voebench, e.g. ARGS="--resolution 640x4
 # torch and torchvision are pinned to a matching pair (PyPI's torchvision only imports beside its own torch).
 TORCH  ?= torch==2.14.1 torchvision==0.29.1
 
-.PHONY: setup setup-all render-level1 render-level2 render-voe train-baseline test test-all test-eval-only lint lint-ruff \
+.PHONY: setup setup-all render-level1 render-level2 render-voe train-baseline test test-heavy test-all test-eval-only lint lint-ruff \
         lint-imports lint-types bench clean-renders help
 
 help:
@@ -60,6 +60,10 @@ train-baseline: $(VENV)/.all
 
 test: $(VENV)/.all
 	$(BIN)/python -m pytest -q
+
+# the heavier checks (every graded test's sweep, most browser sessions, the Ray backend): CI runs them after `make test`
+test-heavy: $(VENV)/.all
+	$(BIN)/python -m pytest -q -m heavy
 
 test-all: $(VENV)/.all
 	$(BIN)/python -m pytest -q -m ""

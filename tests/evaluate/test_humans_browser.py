@@ -265,6 +265,7 @@ def test_grasp_session_in_chromium(browser, tiny_set, tmp_path, shots):
     assert sorted(a["answer"] for a in catches) == ["no", "yes"]  # answered right, one of each
 
 
+@pytest.mark.heavy
 def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -328,6 +329,7 @@ def test_avoe_session_with_slider(browser, tiny_set, tmp_path, shots):
     assert keys == {p: "Enter" if plan[p]["response"] == "watch" or p % 2 == 0 else None for p in stored}
 
 
+@pytest.mark.heavy
 def test_slider_needs_a_move_and_the_middle_is_an_answer(browser, tiny_set, tmp_path):
     """Issue 25, defect 6: an untouched slider cannot be submitted and the page says why; moved away and back to
     the middle, it can, and the middle (50) is stored and exported as a valid answer."""
@@ -430,6 +432,7 @@ _BOX = """const r = document.getElementById(arguments[0]).getBoundingClientRect(
 return [r.width, r.height, r.bottom, window.innerWidth, window.innerHeight];"""
 
 
+@pytest.mark.heavy
 def test_video_box_keeps_the_aspect_ratio_fills_the_window_and_cannot_seek_ahead(browser, tmp_path, shots):
     """Defect 7: the box was 400 px wide and 4:3 whatever the video (a 16:9 one letterboxed to 400x225). Now it is
     the video's own aspect ratio (the set's width/height), as wide as the window allows with the question and the
@@ -498,6 +501,7 @@ def test_video_box_keeps_the_aspect_ratio_fills_the_window_and_cannot_seek_ahead
         assert w > 400 and abs(w / h - 64 / 36) < 0.03, (w, h)
 
 
+@pytest.mark.heavy
 def test_researcher_texts_and_quiz(browser, tiny_set, tmp_path, shots):
     """The researcher's consent, instructions and end page (Markdown subset; markup in them stays text) and a
     comprehension quiz that must be passed before the first trial: a wrong answer is marked and retried."""
@@ -674,6 +678,7 @@ def test_prolific_style_session_in_chromium(browser, tiny_set, tmp_path, shots):
     s.close()
 
 
+@pytest.mark.heavy
 def test_platform_idle_timeout_and_withdrawal_in_chromium(browser, tiny_set, tmp_path, shots):
     """A page left idle past the study's idle timeout ends by itself (returned, reason timeout: the returned code
     and the redirect); "Stop taking part" needs a second click and ends the session with the returned code."""

@@ -295,6 +295,7 @@ def test_human_answer_rows(runs):
 # -- the report -------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.heavy
 def test_report_command_puts_every_scorer_on_one_plot(runs, capsys):
     out = os.path.join(runs["tmp"], "psy-report")
     rc = main(

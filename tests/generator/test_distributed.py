@@ -54,6 +54,7 @@ def reference(tmp_path_factory):
 
 
 @needs_ray
+@pytest.mark.heavy
 def test_ray_run_matches_single_local_run(reference, tmp_path, monkeypatch):
     out = str(tmp_path / "ray")
     home_ray = os.path.expanduser("~/.ray")

@@ -261,6 +261,7 @@ def test_the_scene_fingerprint_rule():
     assert any("audit" in p for _, files in fp.core_files() for p in files)
 
 
+@pytest.mark.heavy
 def test_other_code_is_refused_and_upgrade_remakes_only_the_changed_tests(l2_copy):
     other_code(l2_copy)
     refused(l2_copy, [*RENDER, l2_copy, "--trials", "2"], "--upgrade")

@@ -166,6 +166,7 @@ def tree_bytes(root) -> dict:
     return out
 
 
+@pytest.mark.heavy
 def test_a_subtype_render_is_the_same_bytes_with_1_and_2_workers(tmp_path):
     """`--tests E2,A1 --trials 2` (states only): 2 trials of each, the same bytes with 1 and 2 workers (E2 is
     19% of Barrier trials: the first 2 Barrier trials of seed 5 hold none)."""

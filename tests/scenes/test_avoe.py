@@ -165,6 +165,7 @@ def test_splits_deterministic_and_proportioned():
     )
 
 
+@pytest.mark.heavy
 def test_plan_train_expected_only_unless_both_conditions():
     cfg = RunConfig(out="/nonexistent", suite="avoe", tests=list(TESTS), trials=40)
     jobs = plan(cfg, SUITE)
@@ -192,6 +193,7 @@ def test_cli_hooks():
     assert SUITE.default_timing.n_frames == 50
 
 
+@pytest.mark.heavy
 def test_tiny_render_one_trial_per_category(tmp_path):
     out = tmp_path / "avoe"
     voebench(
