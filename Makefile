@@ -115,7 +115,7 @@ $(EVAL_VENV)/.eval: pyproject.toml
 
 test-eval-only: $(EVAL_VENV)/.eval
 	@! $(EVAL_VENV)/bin/python -c "import bpy" 2>/dev/null || { echo "$(EVAL_VENV) has bpy"; exit 1; }
-	$(EVAL_VENV)/bin/python -m pytest -q $(EVAL_TESTS)
+	$(EVAL_VENV)/bin/python -m pytest -q -m "not slow and not gpu" $(EVAL_TESTS)  # heavy ones too: all of evaluate
 
 bench: $(VENV)/.all
 	$(BIN)/python bench/bench_render.py
