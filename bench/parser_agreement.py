@@ -337,25 +337,30 @@ def measure_choice(rows: list[dict], task: str) -> dict:
             got, err = _call(answers.pick, row["text"], row["labels"], bool(row["letters"]))
             if got == invalid:
                 got = None
-        if err:
-            out["crashes"] += 1
-        reader = row["reader"]
-        out["reader_unparsed"] += reader is None
-        out["parser_unparsed"] += bool(err) or got is None
-        out["wrong_pick"] += not err and got is not None and got != reader
-        same = not err and got == reader
-        out["agree"] += same
-        if not same:
-            out["disagreements"].append(
-                {
-                    "id": row["id"],
-                    "kind": row["kind"],
-                    "text": _excerpt(row["text"]),
-                    "reader": repr(reader),
-                    "parser": f"error ({err})" if err else repr(got),
-                }
-            )
+        _tally(out, row, got, err, "wrong_pick")
     return out
+
+
+def _tally(out: dict, row: dict, got: Any, err: str | None, wrong: str) -> None:
+    """Count one answer whose reading is a single value (an option, a verdict; None when unparsed) against the
+    reader's: crashes, both unparsed rates, `wrong` (a value other than the reader's), agreement, disagreements."""
+    reader = row["reader"]
+    out["crashes"] += bool(err)
+    out["reader_unparsed"] += reader is None
+    out["parser_unparsed"] += bool(err) or got is None
+    out[wrong] += not err and got is not None and got != reader
+    same = not err and got == reader
+    out["agree"] += same
+    if not same:
+        out["disagreements"].append(
+            {
+                "id": row["id"],
+                "kind": row["kind"],
+                "text": _excerpt(row["text"]),
+                "reader": repr(reader),
+                "parser": f"error ({err})" if err else repr(got),
+            }
+        )
 
 
 # ---------------------------------------------------------------- yes/no
@@ -385,24 +390,9 @@ def measure_binary(rows: list[dict]) -> dict:
         )
         first = parsing.parse_binary(row["text"]).answer
         first = first if first in ("yes", "no") else None
-        out["crashes"] += bool(err)
-        out["reader_unparsed"] += reader is None
-        out["parser_unparsed"] += bool(err) or got is None
-        out["wrong_read"] += not err and got is not None and got != reader
         out["first_word_agree"] += first == reader
         out["first_word_wrong_read"] += first is not None and first != reader
-        same = not err and got == reader
-        out["agree"] += same
-        if not same:
-            out["disagreements"].append(
-                {
-                    "id": row["id"],
-                    "kind": row["kind"],
-                    "text": _excerpt(row["text"]),
-                    "reader": repr(reader),
-                    "parser": f"error ({err})" if err else repr(got),
-                }
-            )
+        _tally(out, row, got, err, "wrong_read")
     return out
 
 
