@@ -388,8 +388,8 @@ def measure_binary(rows: list[dict]) -> dict:
         got, err = _call(
             verdict.read_verdict, row["text"], plausibility=row["qtype"] == "plausibility", question=row["question"]
         )
-        first = parsing.parse_binary(row["text"]).answer
-        first = first if first in ("yes", "no") else None
+        parsed = parsing.parse_binary(row["text"]).answer
+        first = parsed if parsed in ("yes", "no") else None
         out["first_word_agree"] += first == reader
         out["first_word_wrong_read"] += first is not None and first != reader
         _tally(out, row, got, err, "wrong_read")
