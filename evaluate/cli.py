@@ -149,6 +149,13 @@ def register(subparsers) -> None:
         help="processes that decode frames ahead of the model while the next batch is prepared in the background "
         "(default: cores - 2, at least 1, at most 16; 0 = decode in threads and prepare each batch in line)",
     )
+    p.add_argument(
+        "--replicas",
+        type=positive_int("--replicas"),
+        help="processes each holding a copy of the model, each answering whole batches (the same batches and "
+        "answers as one process): a small model on one GPU keeps it busier; with --device cuda:0,cuda:1 one per "
+        "GPU (default: 1, or one per listed device; docs/evaluate.md says when 2 pay)",
+    )
     model_kinds.add_arguments(p)  # each registered kind's own options, in its own group (evaluate/models/kinds/)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     surprise_cli.add_arguments(p)
@@ -221,6 +228,8 @@ def cmd_evaluate(args) -> int:
     from voebench.evaluate.tasks import build_samples, load_manifest, select_counted
 
     if is_world_model(args.model):
+        if (args.replicas or 1) > 1:
+            raise UsageError("--replicas: world models are scored in one process (drop --replicas)")
         return _evaluate_world_model(args)
     asking = ask.from_args(args)  # the same settings `export lmms-eval` writes into a task folder
     model_kinds.parse_spec(args.model)  # a bad spec fails before anything is loaded
@@ -259,7 +268,9 @@ def cmd_evaluate(args) -> int:
     batch: dict = {}
     if auto_batch:  # openai keeps its own default (its concurrency); every other kind starts at 1
         batch["batch_size"] = None if model_kinds.parse_spec(args.model).name == "openai" else 1
-    adapter = models.make_adapter(args.model, **{**vars(args), **asked, **batch})  # the kind reads its own options
+    store = _frame_store(args.frame_store)
+    workers = frames_mod.default_workers() if args.num_workers is None else args.num_workers
+    adapter = _adapter(args, {**vars(args), **asked, **batch}, store, workers)  # the kind reads its own options
     check_replay_covers(adapter, [s.sample_id for s in samples], "--model")
     cfg = EvalConfig(
         strategy=args.strategy,
@@ -268,8 +279,8 @@ def cmd_evaluate(args) -> int:
         num_frames=asking.num_frames,
         fps=asking.fps,
         system_prompt=asking.system_prompt_for(args.model),
-        num_workers=frames_mod.default_workers() if args.num_workers is None else args.num_workers,
-        frame_store=_frame_store(args.frame_store),
+        num_workers=workers,
+        frame_store=store,
         warmup=args.warmup,
         batch_size_auto=auto_batch,
         batch_size_cache=_batch_size_cache(args.frame_store) if auto_batch else None,
@@ -283,8 +294,13 @@ def cmd_evaluate(args) -> int:
         "incomplete_pairs_dropped": dropped,
     }
     runner = EvalRunner(adapter, samples, args.out, cfg, progress=not args.no_progress, extra_run_info=extra)
+    from voebench.evaluate.models.replicas import ReplicaError
+
     try:
         jobs = runner.run()
+    except ReplicaError as e:  # a replica died: one line; the answers written so far are kept in the cache
+        print(f"voebench evaluate: {e}", file=sys.stderr)
+        return 1
     finally:
         adapter.close()
     results = report_mod.write_report(args.out, complete_pairs_only=args.complete_pairs_only)
@@ -314,6 +330,27 @@ def cmd_evaluate(args) -> int:
         )
         return 1
     return 0
+
+
+def _adapter(args, options: dict, store: str | None, workers: int) -> models.Adapter:
+    """The run's adapter: one in this process, or with `--replicas N` (or a list of devices) N processes each
+    holding one (evaluate/models/replicas.py), the decoding workers shared out between them."""
+    from voebench.evaluate.models import replicas as rep
+
+    devices = rep.parse_devices(options.get("device"))
+    n = rep.replica_count(args.replicas, devices)
+    if args.replicas is None and len(devices) == 1:
+        return models.make_adapter(args.model, **options)
+    kind = model_kinds.parse_spec(args.model).name
+    if kind in ("openai", "replay"):
+        raise UsageError(f"--replicas: --model {kind}: has nothing to replicate (openai: use --concurrency)")
+    if args.batch_size == "auto":
+        raise UsageError(
+            "--replicas with --batch-size auto: find the size with --replicas 1 (it is kept), then pass it"
+        )
+    if n == 1 and len(devices) == 1:
+        return models.make_adapter(args.model, **options)
+    return rep.ReplicaPool(args.model, options, n, frame_store=store, workers=max(1, workers // n) if workers else 0)
 
 
 def _check_videos(dataset: str, entries: list[dict], strategy: str) -> None:

@@ -289,6 +289,7 @@ class EvalRunner:
             info["adapter_stats"] = dict(stats)
         info["num_workers"] = self.cfg.num_workers
         info["batch_size"] = int(getattr(self.adapter, "batch_size", 1))
+        info["replicas"] = int(getattr(self.adapter, "replicas", 1))  # processes answering batches (models/replicas)
         if self.batch_size_auto is not None:
             info["batch_size_auto"] = self.batch_size_auto
         if self.timing is not None:
@@ -351,7 +352,7 @@ class EvalRunner:
     def run(self) -> list[EvalJob]:
         os.makedirs(self.out, exist_ok=True)
         started = time.time()
-        t_wall = time.perf_counter()
+        t_wall = self._t_wall = time.perf_counter()
         timer = self.timer
         self.adapter.timer = timer
         cache = ResponseCache(os.path.join(self.out, CACHE))
@@ -386,6 +387,10 @@ class EvalRunner:
                 cache.close()
                 raise
         chunk = max(1, int(getattr(self.adapter, "batch_size", 1)))
+        # `--replicas N` (models/replicas.py): N batches of `chunk` answered at once, batch k by replica k; the
+        # batches are the ones a one-process run cuts, so the answers are the same
+        replicas = max(1, int(getattr(self.adapter, "replicas", 1)))
+        span = chunk * replicas
         self._write_run_json("running", started, jobs, cache)
         samples_path = os.path.join(self.out, SAMPLES)
         log = open(samples_path + ".partial", "w", encoding="utf-8")  # noqa: SIM115
@@ -414,7 +419,7 @@ class EvalRunner:
         warm_up = getattr(self.adapter, "warm_up", None)
         if todo and self.cfg.warmup and callable(warm_up):
             t_warm = time.perf_counter()
-            if warm_up([self._request(j) for j in todo[:chunk]]):
+            if warm_up([self._request(j) for j in todo[:span]]):
                 self.warmup_s, self.warmup_kind = time.perf_counter() - t_warm, "batch"
         frames_mod.reset_stats()
         blank = getattr(self.adapter, "warm_up_blank", None)
@@ -434,52 +439,29 @@ class EvalRunner:
                 self.warmup_s, self.warmup_kind = time.perf_counter() - t_warm, "blank"
         gpu = GpuSampler(self.adapter).__enter__()
         try:
-            for i in range(0, len(todo), chunk):
-                group = todo[i : i + chunk]
+            for i in range(0, len(todo), span):
+                group = todo[i : i + span]
+                batches = [group[k : k + chunk] for k in range(0, len(group), chunk)]
                 if decodes and not own_reads:
                     frames_mod.prefetch(
                         (m["video"]["path"], m["video"]["indices"])
-                        for j in todo[(i if pipelined else i + chunk) : i + chunk + ahead]
+                        for j in todo[(i if pipelined else i + span) : i + span + ahead]
                         for m in self.messages(j, len(j.responses))
                         if m.get("video")
                     )
-                if pipelined:  # the adapter may prepare the next batch while it answers this one
-                    self.adapter.prefetch([self._request(j) for j in todo[i + chunk : i + 2 * chunk] if not j.done])
+                if pipelined or replicas > 1:  # the adapter may prepare the next batch while it answers this one
+                    self.adapter.prefetch([self._request(j) for j in todo[i + span : i + 2 * span] if not j.done])
                 while True:
-                    pending = [j for j in group if not j.done and j.error is None]
-                    if not pending:
+                    pendings = [p for p in ([j for j in b if not j.done and j.error is None] for b in batches) if p]
+                    if not pendings:
                         break
-                    reqs = [self._request(j) for j in pending]
-                    with timed(None if self_timed else timer, "generate"):
-                        results = self.adapter.generate(reqs)
-                    if len(results) != len(reqs):
-                        raise RuntimeError(f"adapter returned {len(results)} answers for {len(reqs)} requests")
-                    for j, req, res in zip(pending, reqs, results):
-                        self.calls += 1
-                        if isinstance(res, BaseException):
-                            j.error = f"{type(res).__name__}: {res}"
-                            self.failed += 1
-                            continue
-                        key = cache_key(self.adapter.name, self.settings, j.sample.sample_id, req.messages, j.seed)
-                        with timer.stage("write"):
-                            cache.put(
-                                key,
-                                res,
-                                model=self.adapter.name,
-                                sample_id=j.sample.sample_id,
-                                repeat=j.repeat,
-                                turn=req.turn,
-                            )
-                        j.responses.append(res)
-                        j.cached.append(False)
-                        if self.first_answer_s is None:
-                            self.first_answer_s = time.perf_counter() - t_wall
-                        # a later turn may already be cached (a resumed run)
-                        self._advance_from_cache(j, cache)
-                    if bar is not None:
-                        bar.update(len(reqs))
-                        if self.failed:
-                            bar.set_postfix(failed=self.failed)
+                    requests = [[self._request(j) for j in p] for p in pendings]
+                    if replicas > 1:
+                        answered = self.adapter.generate_each(requests)  # type: ignore[attr-defined]
+                    else:
+                        answered = (self._generate(reqs, self_timed) for reqs in requests)
+                    for pending, reqs, results in zip(pendings, requests, answered):
+                        self._take(pending, reqs, results, cache, bar)
                 lines = [json.dumps(self.record(j), ensure_ascii=False) + "\n" for j in group if j.done]
                 with timer.stage("write"):
                     log.writelines(lines)
@@ -506,3 +488,40 @@ class EvalRunner:
         os.replace(tmp, samples_path)
         os.remove(samples_path + ".partial")
         return jobs
+
+    def _generate(self, reqs: list[Request], self_timed: bool) -> list[str | BaseException]:
+        """One batch from the adapter, timed as `generate` unless the adapter times its own stages."""
+        with timed(None if self_timed else self.timer, "generate"):
+            return self.adapter.generate(reqs)
+
+    def _take(self, pending: list[EvalJob], reqs: list[Request], results: list, cache: ResponseCache, bar) -> None:
+        """One batch's answers: each written to the cache as it comes, the job advanced (or its error kept)."""
+        timer = self.timer
+        if len(results) != len(reqs):
+            raise RuntimeError(f"adapter returned {len(results)} answers for {len(reqs)} requests")
+        for j, req, res in zip(pending, reqs, results):
+            self.calls += 1
+            if isinstance(res, BaseException):
+                j.error = f"{type(res).__name__}: {res}"
+                self.failed += 1
+                continue
+            key = cache_key(self.adapter.name, self.settings, j.sample.sample_id, req.messages, j.seed)
+            with timer.stage("write"):
+                cache.put(
+                    key,
+                    res,
+                    model=self.adapter.name,
+                    sample_id=j.sample.sample_id,
+                    repeat=j.repeat,
+                    turn=req.turn,
+                )
+            j.responses.append(res)
+            j.cached.append(False)
+            if self.first_answer_s is None:
+                self.first_answer_s = time.perf_counter() - self._t_wall
+            # a later turn may already be cached (a resumed run)
+            self._advance_from_cache(j, cache)
+        if bar is not None:
+            bar.update(len(reqs))
+            if self.failed:
+                bar.set_postfix(failed=self.failed)
