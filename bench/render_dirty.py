@@ -16,6 +16,9 @@
   pair     a Level 2 pair (plausible + implausible, one FrameCache, as the runner makes it) made whole: 640x480 on
            the dirty path against 320x240 on today's path, interleaved, CPU s per pair, and the full default GRASP
            core-hours extrapolated from today's projection by the measured pair ratio (an estimate, stated so)
+  fxaa-reach  every distinct state of t15/t08 (640x480) and A1/E1 (960x540) composited by today's compositor
+           (filter cut to within reach of changed pixels) and by the one before it: CPU ms per frame, bytes equal
+  rect-cost  the narrowed render's CPU ms per state against its pixels (the fixed cost `merge_rects` uses)
 
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py measure \
         --json bench/results/issue29-measure.json
@@ -165,7 +168,7 @@ def measure_size(scene, ts: list[int], w: int, h: int, repeats: int) -> dict:
         "background_once_ms": round(background_ms, 1),
         "dirty_area_fraction_mean": round(float(np.mean(area)), 4),
         "dirty_area_fraction_max": round(float(np.max(area)), 4),
-        "dirty_groups": len(d._groups(ts, {t: x for t, x in zip(ts, rects)})),
+        "dirty_groups": len(d._groups(ts, {t: d.regions.rects(t) for t in ts})),
     }
     r.close()
     return res
@@ -326,19 +329,21 @@ def cmd_check(args) -> dict:
             r = Renderer(scene, RenderSettings(w, h, render_path=path))
             try:
                 got[path] = {t: v[0] for t, v in r.render_batch(ts, ("rgb",)).items()}
-                if r.dirty is not None:
-                    rects = {t: r.dirty.regions.rect(t) for t in ts}
+                if r.dirty is not None:  # the rectangles drawn apart (their union is `rect(t)`)
+                    rects = {t: r.dirty.regions.rects(t) for t in ts}
             finally:
                 r.close()
         rows = []
         for t in ts:
             diff = np.abs(got["dirty"][t].astype(int) - got["full"][t].astype(int)).max(-1)
             inside = np.zeros(diff.shape, bool)
-            inside[rects[t].grow(REACH, w, h).slices] = True
+            for rect in rects[t]:
+                inside[rect.grow(REACH, w, h).slices] = True
             rows.append(
                 {
                     "t": t,
-                    "rect_area_fraction": round(rects[t].area / (w * h), 4),
+                    "rects": len(rects[t]),
+                    "rect_area_fraction": round(sum(x.area for x in rects[t]) / (w * h), 4),
                     "differ_inside": int((diff[inside] > 0).sum()),
                     "differ_outside": int((diff[~inside] > 0).sum()),
                     "max_abs": int(diff.max()),
@@ -450,6 +455,134 @@ def cmd_hdf5(args) -> dict:
     }
 
 
+def cmd_fxaa_reach(args) -> dict:
+    """Every distinct state of each case's violated video drawn on the dirty path through one rectangle per state
+    (the union, as before per-object rectangles); each composite finished twice, interleaved per frame: by
+    `Compositor.frame` (the filter cut to within reach of changed pixels, its edge stage only near them) and by
+    the compositor before this (`_compositor_before`: the filter on the whole rectangle grown by its reach). CPU ms
+    per frame of each and the frames whose bytes differ (must be 0)."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    from voebench.generator.blender import dirty
+    from voebench.generator.blender.render import Renderer, RenderSettings
+
+    out: dict = {"machine": machine(), "cases": {}}
+    for case in args.cases.split(","):
+        suite, test, size, seconds, fps = CASES[case]
+        scene = violated_scene(test, seconds, fps, suite)
+        ts = first_frames(scene)
+        times: dict[str, list[float]] = {"now": [], "before": []}
+        differ = [0]
+        original = dirty.Compositor.frame_parts
+
+        def both(self, parts, _orig=original, times=times, differ=differ):
+            ((px, union, rect),) = parts
+            got = {}
+            for way in ("now", "before") if len(times["now"]) % 2 == 0 else ("before", "now"):
+                c0 = cpu()
+                got[way] = _orig(self, parts) if way == "now" else _compositor_before(self, px, union, rect)
+                times[way].append(cpu() - c0)
+            differ[0] += int(not np.array_equal(got["now"], got["before"]))
+            return got["now"]
+
+        dirty.Compositor.frame_parts = both  # type: ignore[method-assign]
+        r = Renderer(scene, RenderSettings(*size, render_path="dirty"))
+        assert r.dirty is not None
+        regions = r.dirty.regions
+        regions.rects = lambda t, g=regions: [g.rect(t)] if not g.rect(t).empty else []  # type: ignore[method-assign]
+        try:
+            r.render_batch(ts, ("rgb",))
+        finally:
+            r.close()
+            dirty.Compositor.frame_parts = original  # type: ignore[method-assign]
+        row = {
+            "size": list(size),
+            "distinct_states": len(ts),
+            "composited": len(times["now"]),
+            "frames_differ": differ[0],
+            "ms_per_frame_now": round(1000 * statistics.mean(times["now"] or [0]), 3),
+            "ms_per_frame_before": round(1000 * statistics.mean(times["before"] or [0]), 3),
+        }
+        out["cases"][case] = row
+        print(case, json.dumps(row), flush=True)
+    return out
+
+
+def _compositor_before(comp, px, union, rect):
+    """`dirty.Compositor.frame` as it was before issue 29's fifth step (commit daa8760), for `fxaa-reach`."""
+    from voebench.generator import antialias
+    from voebench.generator.blender.dirty import REACH
+    from voebench.generator.dirty_regions import Rect
+
+    w, h, k = comp.width, comp.height, REACH
+    inner, outer = rect.grow(REACH, w, h), rect.grow(2 * REACH, w, h)
+    need = Rect(max(union.x0, outer.x0), max(union.y0, outer.y0), min(union.x1, outer.x1), min(union.y1, outer.y1))
+    src = px[need.y0 - union.y0 : need.y1 - union.y0, need.x0 - union.x0 : need.x1 - union.x0]
+    comp.raw[need.slices] = src
+    rows = np.arange(need.y0 + k if need.y0 else 0, need.y1 + k if need.y1 < h else h + 2 * k)
+    cols = np.arange(need.x0 + k if need.x0 else 0, need.x1 + k if need.x1 < w else w + 2 * k)
+    luma = np.ascontiguousarray(src).astype(np.float32) @ antialias._LUMA
+    ry = np.clip(rows - k, need.y0, need.y1 - 1) - need.y0
+    cx = np.clip(cols - k, need.x0, need.x1 - 1) - need.x0
+    padded = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
+    comp.luma[padded] = luma[ry][:, cx]
+    try:
+        out = comp.bg_aa.copy()
+        out[inner.slices] = antialias.fxaa_window(comp.raw, comp.luma, inner.y0, inner.y1, inner.x0, inner.x1)
+    finally:
+        comp.raw[need.slices] = comp.bg_raw[need.slices]
+        comp.luma[padded] = comp.bg_luma[padded]
+    return out
+
+
+def cmd_rect_cost(args) -> dict:
+    """The narrowed render's cost model: t15's states drawn (batched, `DirtyRGB._draw`, BMP reads included) through
+    centred rectangles of growing area at 640x480, interleaved repeats; CPU ms per state against pixels, and the
+    least-squares line (fixed ms per state + us per pixel) that `dirty_regions.RENDER_FIXED_PIXELS` rounds."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    from voebench.generator.blender import render
+    from voebench.generator.dirty_regions import Rect
+
+    w, h = 640, 480
+    scene = l2_scene("t15_support_pin", None, 10.0, 50.0)
+    ts = distinct_states(scene, args.states)
+    r = render.Renderer(scene, render.RenderSettings(w, h, render_path="dirty"))
+    d = r.dirty
+    assert d is not None
+    sides = [(8, 8), (32, 24), (64, 48), (128, 96), (192, 144), (320, 240), (448, 336), (640, 480)]
+    rects = [Rect((w - a) // 2, (h - b) // 2, (w - a) // 2 + a, (h - b) // 2 + b) for a, b in sides]
+    d._draw(rects[2], ts[:2])  # warm
+    ms: dict[int, list[float]] = {x.area: [] for x in rects}
+    for i in range(args.repeats):
+        for rect in rects if i % 2 == 0 else rects[::-1]:
+            c0 = cpu()
+            d._draw(rect, ts)
+            ms[rect.area].append(1000 * (cpu() - c0) / len(ts))
+    r.close()
+    px = np.array(list(ms), float)
+    med = np.array([statistics.median(v) for v in ms.values()])
+    slope, fixed = np.polyfit(px, med, 1)
+    out = {
+        "machine": machine(),
+        "states": len(ts),
+        "ms_per_state_median": {str(int(a)): round(float(m), 3) for a, m in zip(px, med)},
+        "ms_per_state_all": {str(a): [round(x, 3) for x in v] for a, v in ms.items()},
+        "fit_fixed_ms": round(float(fixed), 3),
+        "fit_us_per_pixel": round(1000 * float(slope), 4),
+        "fixed_in_pixels": round(float(fixed / slope)),
+    }
+    keys = ("ms_per_state_median", "fit_fixed_ms", "fit_us_per_pixel", "fixed_in_pixels")
+    print(json.dumps({k: out[k] for k in keys}))
+    return out
+
+
+CASES = {  # name: (suite, test, size, seconds, fps): the videos the exactness checks of this issue use
+    "t15": ("grasp-l2", "t15_support_pin", (640, 480), 10.0, 50.0),
+    "t08": ("grasp-l2", "t08_inertia_bounce", (640, 480), 10.0, 50.0),
+    "A1": ("avoe", "A1", (960, 540), 50 / 24, 24.0),
+    "E1": ("avoe", "E1", (960, 540), 50 / 24, 24.0),
+}
+
+
 def violated_scene(test: str, seconds: float, fps: float, suite_name: str = "grasp-l2"):
     """The violated (last) video of the first of the test's trials that builds at this frame rate."""
     from voebench.errors import Infeasible
@@ -465,6 +598,9 @@ def violated_scene(test: str, seconds: float, fps: float, suite_name: str = "gra
         except (Infeasible, RuntimeError, IndexError):  # IndexError: a draw with no condition
             continue
     raise RuntimeError(f"{test}: no buildable draw among the first 8")
+
+
+GRASP_SUITES = ("grasp-l1", "grasp-l2")
 
 
 def machine() -> dict:
@@ -513,8 +649,17 @@ def main() -> None:
     x.add_argument("--fps", type=float, default=50.0)
     x.add_argument("--repeats", type=int, default=3)
     x.add_argument("--json")
+    f = sub.add_parser("fxaa-reach")
+    f.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {','.join(CASES)}")
+    f.add_argument("--json")
+    rc = sub.add_parser("rect-cost")
+    rc.add_argument("--states", type=int, default=12)
+    rc.add_argument("--repeats", type=int, default=3)
+    rc.add_argument("--json")
     args = ap.parse_args()
     commands = {"measure": cmd_measure, "pair": cmd_pair, "check": cmd_check, "hdf5": cmd_hdf5, "avoe": cmd_avoe}
+    commands["fxaa-reach"] = cmd_fxaa_reach
+    commands["rect-cost"] = cmd_rect_cost
     out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:

@@ -35,6 +35,10 @@ MARGIN = 2
 NEAR = 0.05
 #: an object's box is cut into SPLIT^3 pieces whose shadow volumes are bounded one by one (`DirtyRegions._object_rect`)
 SPLIT = 2
+#: a narrowed render's fixed cost, in pixels drawn: 5.0-5.2 ms a state for an 8x8 rectangle against 0.31-0.40 us
+#: a pixel (`bench/render_dirty.py rect-cost`, t15 at 640x480, batched, BMP reads included): ~15,000 pixels,
+#: rounded up. Fixed here, so which rectangles are drawn apart never depends on a timing (`merge_rects`)
+RENDER_FIXED_PIXELS = 16_000
 
 
 @dataclass(frozen=True)
@@ -150,21 +154,42 @@ class DirtyRegions:
         self.solid = np.array(solid, bool)
         self._receiver_rects = np.array([[r.x0, r.y0, r.x1, r.y1] for r in rects], int).reshape(-1, 4)
         self._rects: dict[int, Rect] = {}  # rect(t) by t, computed once
+        self._parts: dict[int, list[Rect]] = {}  # rects(t) by t
+        self._each: dict[int, list[Rect]] = {}  # _object_rects(t) by t
 
     def rect(self, t: int) -> Rect:
+        """The one rectangle outside which frame t equals the background: the union of every visible dynamic
+        object's rectangle (`EMPTY` where none is visible, the whole image where the camera moves)."""
         if self.camera_moves:
             return self.full
         hit = self._rects.get(t)
         if hit is not None:
             return hit
         out = EMPTY
-        for name, corners in self.corners.items():
-            if self.visible[name][t]:
-                out = out.union(self._object_rect(corners[t]))
-                if out == self.full:
-                    break
+        for part in self._object_rects(t):
+            out = out.union(part)
         self._rects[t] = out
         return out
+
+    def rects(self, t: int) -> list[Rect]:
+        """Frame t's rectangles drawn apart: each visible dynamic object's own (its shadows included), merged where
+        they overlap or where one draw of their union costs no more than two (`merge_rects`). Their union is
+        `rect(t)`; none overlap; `[]` where no dynamic object is visible, `[full]` where the camera moves. A pure
+        function of the state and the geometry, in the objects' order (the first object of a merged rectangle
+        places it), so the same rectangles whatever draws them, and slot by slot stable as objects move."""
+        if self.camera_moves:
+            return [self.full]
+        hit = self._parts.get(t)
+        if hit is None:
+            hit = self._parts[t] = merge_rects(self._object_rects(t))
+        return hit
+
+    def _object_rects(self, t: int) -> list[Rect]:
+        """Each visible dynamic object's rectangle at frame t (its shadows included), in the objects' order."""
+        hit = self._each.get(t)
+        if hit is None:
+            hit = self._each[t] = [self._object_rect(c[t]) for n, c in self.corners.items() if self.visible[n][t]]
+        return hit
 
     def object_rect(self, t: int) -> Rect:
         """The pixels the visible dynamic objects themselves can cover at frame t, shadows left out: where depth and
@@ -238,6 +263,30 @@ class DirtyRegions:
         if keep.any():
             out = out.union(Rect(int(x0[keep].min()), int(y0[keep].min()), int(x1[keep].max()), int(y1[keep].max())))
         return out
+
+
+def merge_rects(rects: list[Rect], fixed_pixels: int = RENDER_FIXED_PIXELS) -> list[Rect]:
+    """Rectangles to draw apart, from `rects` (in order; empty ones dropped): two are replaced by their union (at
+    the first one's place) where they overlap, or where the union's area is at most their areas plus a render's
+    fixed cost in pixels (one draw of it costs no more than two), until no pair is left to merge. Each result is
+    the union of some of `rects`, so together they cover the same pixels; none overlap. Pure: the same input
+    gives the same rectangles, in the same order."""
+    out = [r for r in rects if not r.empty]
+    merged = True
+    while merged:
+        merged = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                u = a.union(b)
+                if not _intersect(a, b).empty or u.area <= a.area + b.area + fixed_pixels:
+                    out[i] = u
+                    del out[j]
+                    merged = True
+                    break
+            if merged:
+                break
+    return out
 
 
 def _pieces(lo: np.ndarray, hi: np.ndarray, n: int) -> list[tuple[np.ndarray, np.ndarray]]:

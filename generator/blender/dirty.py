@@ -38,7 +38,7 @@ import numpy as np
 from voebench.generator import antialias
 from voebench.generator.blender import quiet
 from voebench.generator.blender.ground_truth import GroundTruthPass
-from voebench.generator.dirty_regions import DirtyRegions, Rect
+from voebench.generator.dirty_regions import EMPTY, DirtyRegions, Rect
 
 #: how far (pixels) the numpy filter reads around a pixel: its edge search's reach plus one pixel across the edge
 REACH = antialias._PAD
@@ -69,7 +69,7 @@ class DirtyRGB:
         self.regions = DirtyRegions(renderer.scene, corners, light, s.width, s.height)
         self._background: tuple[np.ndarray, np.ndarray] | None = None  # (aliased, filtered)
         self._compositor: Compositor | None = None
-        self.stats = {"frames": 0, "full": 0, "empty": 0, "border": 0, "calls": 0, "pixels_drawn": 0}
+        self.stats = {"frames": 0, "full": 0, "empty": 0, "border": 0, "parts": 0, "calls": 0, "pixels_drawn": 0}
 
     # ------------------------------------------------------------------ Blender
 
@@ -136,9 +136,9 @@ class DirtyRGB:
     def frames(self, ts: list[int]) -> dict[int, np.ndarray]:
         """{t: finished RGB frame} for states ts (distinct, in the order they are wanted), grouped into calls."""
         out: dict[int, np.ndarray] = {}
-        rects = {t: self.regions.rect(t) for t in ts}
+        rects = {t: self.regions.rects(t) for t in ts}
         self.stats["frames"] += len(ts)
-        full = [t for t in ts if rects[t] == self.regions.full]
+        full = [t for t in ts if rects[t] == [self.regions.full]]
         if full:  # a moving camera: plain full frames
             self.stats["full"] += len(full)
             for t, raw in zip(full, self._draw(None, full)):
@@ -150,31 +150,37 @@ class DirtyRGB:
         if self._compositor is None:
             self._compositor = Compositor(bg_raw, bg_aa)
         for t in rest:
-            if rects[t].empty:
+            if not rects[t]:
                 self.stats["empty"] += 1
                 out[t] = bg_aa.copy()
-        for group, union in self._groups([t for t in rest if t not in out], rects):
+        for group, unions in self._groups([t for t in rest if t not in out], rects):
             self.stats["border"] += len(group)
-            for t, px in zip(group, self._draw(union, group)):
-                out[t] = self._compositor.frame(px, union, rects[t])
+            self.stats["parts"] += len(group) * len(unions)
+            drawn = [self._draw(union, group) for union in unions]  # one call per slot
+            for i, t in enumerate(group):
+                parts = [(px[i], union, rect) for px, union, rect in zip(drawn, unions, rects[t])]
+                out[t] = self._compositor.frame_parts(parts)
         return out
 
-    def _groups(self, ts: list[int], rects: dict[int, Rect]) -> list[tuple[list[int], Rect]]:
-        """Consecutive states and the rectangle each group is drawn through: a state joins the group while the
-        pixels its union adds over all the group's states cost less than a call of its own, up to
-        `settings.batch` states per group (1 when batching is off)."""
+    def _groups(self, ts: list[int], rects: dict[int, list[Rect]]) -> list[tuple[list[int], list[Rect]]]:
+        """Consecutive states with as many rectangles, and the rectangles each group is drawn through (slot by
+        slot: a state's i-th rectangle lies in the group's i-th): a state joins the group while the pixels the
+        unions add over all the group's states cost less than a call of its own, up to `settings.batch` states
+        per group (1 when batching is off)."""
         most = max(1, self.r.settings.batch)
-        groups: list[tuple[list[int], Rect]] = []
+        groups: list[tuple[list[int], list[Rect]]] = []
         for t in ts:
-            r = self._at_least(rects[t])
+            rs = [self._at_least(r) for r in rects[t]]
             if groups:
-                g, u = groups[-1]
-                new = u.union(r)
-                extra = new.area * (len(g) + 1) - u.area * len(g) - r.area
-                if len(g) < most and extra < CALL_PIXELS:
-                    groups[-1] = (g + [t], new)
-                    continue
-            groups.append(([t], r))
+                g, us = groups[-1]
+                if len(us) == len(rs) and len(g) < most:
+                    new = [u.union(r) for u, r in zip(us, rs)]
+                    n = len(g)
+                    extra = sum(a.area * (n + 1) - u.area * n - r.area for a, u, r in zip(new, us, rs))
+                    if extra < CALL_PIXELS:
+                        groups[-1] = (g + [t], new)
+                        continue
+            groups.append(([t], rs))
         return groups
 
     def _at_least(self, rect: Rect) -> Rect:
@@ -226,15 +232,21 @@ class DirtyTruth:
 class Compositor:
     """Finished frames as the filtered background with the filter's output pasted where it can differ.
 
-    A state's aliased frame is the background with the drawn rectangle `union` pasted in, and it differs from the
-    background only inside `rect` (the state's own rectangle, within `union`; elsewhere the draw shows the static
-    objects). The filter's output at a pixel depends only on input within `REACH` of it, so the filtered frame
-    differs from the filtered background only within `REACH` of `rect` (`inner`), and there it is computed from
-    the input within `2 * REACH` of `rect`. Nothing is copied whole but the finished frame: the aliased frame and
-    the filter's padded luma are kept as working buffers holding the background, updated where the drawn pixels
-    are needed (`union` within `2 * REACH` of `rect`, with the luma's edge padding where that touches the image's
-    border) and put back afterwards. `antialias.fxaa_window` then filters `inner` alone, with the bytes of the
-    whole-frame filter (tests/generator/test_dirty.py compares them)."""
+    A state's aliased frame is the background with each drawn rectangle `union` pasted in, and it differs from the
+    background only inside the state's own rectangles `rect` (one per draw, within its `union`, none overlapping;
+    elsewhere a draw shows the static objects). The filter's output at a pixel depends only on input within
+    `REACH` of it, so the filtered frame differs from the filtered background only within `REACH` of the
+    rectangles (`inner`), and there it is computed from the input within `2 * REACH` of them (`need`: the part of
+    a draw that is used). Nothing is copied whole but the finished frame: the aliased frame and the filter's
+    padded luma are kept as working buffers holding the background. Each draw's `need` is pasted into the aliased
+    buffer (then each `rect` again from its own draw, so a pixel of a rectangle comes from that rectangle's
+    draw); the pixels that now differ from the background (`changed`) are found, and only their bounding box is
+    refreshed in the luma (with the padding where it touches the image's border; an unchanged pixel's luma is the
+    background's). `antialias.fxaa_window` then filters each `inner` cut to within `REACH` of a changed pixel's
+    box -- beyond it the output is the filtered background's -- and runs its edge stage only on pixels within the
+    filter's reach of a changed pixel (`antialias.ChangedReach`): the others' output is the filtered
+    background's too. The bytes are those of the whole-frame filter of the composite within `inner`
+    (tests/generator/test_dirty_composite.py); the buffers are put back afterwards."""
 
     def __init__(self, background_raw: np.ndarray, background_aa: np.ndarray) -> None:
         self.bg_raw, self.bg_aa = background_raw, background_aa
@@ -245,26 +257,102 @@ class Compositor:
     def frame(self, px: np.ndarray, union: Rect, rect: Rect) -> np.ndarray:
         """The finished frame of a state whose draw through `union` gave `px` and that differs from the background
         only inside `rect` (non-empty, within `union`): `fxaa` of the background with `px` pasted over `union`."""
+        return self.frame_parts([(px, union, rect)])
+
+    def frame_parts(self, parts: list[tuple[np.ndarray, Rect, Rect]]) -> np.ndarray:
+        """The finished frame of a state drawn in parts (px, union, rect): each draw `px` through `union` shows the
+        state inside `rect` (non-empty, within `union`; the rects do not overlap), and the state differs from the
+        background only inside the rects."""
+        w, h = self.width, self.height
+        pasted: list[Rect] = []
+        lumas: list[tuple[slice, slice]] = []
+        try:
+            for px, union, rect in parts:
+                need = _intersect(union, rect.grow(2 * REACH, w, h))
+                self.raw[need.slices] = px[
+                    need.y0 - union.y0 : need.y1 - union.y0, need.x0 - union.x0 : need.x1 - union.x0
+                ]
+                pasted.append(need)
+            if len(parts) > 1:  # a rectangle's pixels from its own draw
+                for px, union, rect in parts:
+                    self.raw[rect.slices] = px[
+                        rect.y0 - union.y0 : rect.y1 - union.y0, rect.x0 - union.x0 : rect.x1 - union.x0
+                    ]
+            pieces, boxes = [], []
+            for need in pasted:
+                diff = self.raw[need.slices] != self.bg_raw[need.slices]
+                mask = diff[..., 0] | diff[..., 1] | diff[..., 2]  # (ORed by hand: `.any(axis=2)` is ~9x slower)
+                box = _box(mask, need)
+                if not box.empty:
+                    boxes.append(box)
+                    pieces.append(
+                        antialias.ChangedReach(
+                            mask[box.y0 - need.y0 : box.y1 - need.y0, box.x0 - need.x0 : box.x1 - need.x0],
+                            box.y0,
+                            box.x0,
+                        )
+                    )
+            out = self.bg_aa.copy()
+            if not boxes:
+                return out
+            for box in boxes:
+                lumas.append(self._refresh_luma(box))
+            reach = _AnyReach(pieces)
+            near = boxes[0]
+            for box in boxes[1:]:
+                near = near.union(box)
+            near = near.grow(REACH, w, h)
+            for _, _, rect in parts:
+                win = _intersect(rect.grow(REACH, w, h), near)
+                if not win.empty:
+                    out[win.slices] = antialias.fxaa_window(
+                        self.raw, self.luma, win.y0, win.y1, win.x0, win.x1, reach, self.bg_aa
+                    )
+            return out
+        finally:  # the buffers hold the background again
+            for need in pasted:
+                self.raw[need.slices] = self.bg_raw[need.slices]
+            for padded in lumas:
+                self.luma[padded] = self.bg_luma[padded]
+
+    def _refresh_luma(self, box: Rect) -> tuple[slice, slice]:
+        """Write the padded luma of the aliased buffer's pixels in `box` (rows/columns of the padding repeat the
+        border where `box` touches it); returns the padded luma's slices written."""
         w, h, k = self.width, self.height, REACH
-        inner, outer = rect.grow(REACH, w, h), rect.grow(2 * REACH, w, h)
-        need = Rect(max(union.x0, outer.x0), max(union.y0, outer.y0), min(union.x1, outer.x1), min(union.y1, outer.y1))
-        src = px[need.y0 - union.y0 : need.y1 - union.y0, need.x0 - union.x0 : need.x1 - union.x0]
-        self.raw[need.slices] = src
-        # the padded luma of those pixels (rows/columns of the padding repeat the border where `need` touches it)
-        rows = np.arange(need.y0 + k if need.y0 else 0, need.y1 + k if need.y1 < h else h + 2 * k)
-        cols = np.arange(need.x0 + k if need.x0 else 0, need.x1 + k if need.x1 < w else w + 2 * k)
-        luma = np.ascontiguousarray(src).astype(np.float32) @ antialias._LUMA
-        ry = np.clip(rows - k, need.y0, need.y1 - 1) - need.y0
-        cx = np.clip(cols - k, need.x0, need.x1 - 1) - need.x0
+        rows = np.arange(box.y0 + k if box.y0 else 0, box.y1 + k if box.y1 < h else h + 2 * k)
+        cols = np.arange(box.x0 + k if box.x0 else 0, box.x1 + k if box.x1 < w else w + 2 * k)
+        luma = np.ascontiguousarray(self.raw[box.slices]).astype(np.float32) @ antialias._LUMA
+        ry = np.clip(rows - k, box.y0, box.y1 - 1) - box.y0
+        cx = np.clip(cols - k, box.x0, box.x1 - 1) - box.x0
         padded = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)
         self.luma[padded] = luma[ry][:, cx]
-        try:
-            out = self.bg_aa.copy()
-            out[inner.slices] = antialias.fxaa_window(self.raw, self.luma, inner.y0, inner.y1, inner.x0, inner.x1)
-        finally:  # the buffers hold the background again
-            self.raw[need.slices] = self.bg_raw[need.slices]
-            self.luma[padded] = self.bg_luma[padded]
+        return padded
+
+
+class _AnyReach:
+    """`antialias.ChangedReach` over several pieces of the changed mask: True where any piece's is."""
+
+    def __init__(self, pieces: list[antialias.ChangedReach]) -> None:
+        self.pieces = pieces
+
+    def reaches(self, ys: np.ndarray, xs: np.ndarray) -> np.ndarray:
+        out = self.pieces[0].reaches(ys, xs)
+        for p in self.pieces[1:]:
+            out |= p.reaches(ys, xs)
         return out
+
+
+def _intersect(a: Rect, b: Rect) -> Rect:
+    r = Rect(max(a.x0, b.x0), max(a.y0, b.y0), min(a.x1, b.x1), min(a.y1, b.y1))
+    return EMPTY if r.empty else r
+
+
+def _box(mask: np.ndarray, at: Rect) -> Rect:
+    """The bounding box (image coordinates) of the True pixels of `mask`, which covers `at`; EMPTY where none."""
+    rows, cols = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if not len(rows):
+        return EMPTY
+    return Rect(at.x0 + int(cols[0]), at.y0 + int(rows[0]), at.x0 + int(cols[-1]) + 1, at.y0 + int(rows[-1]) + 1)
 
 
 def _vertices(ob) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from voebench.generator.dirty_regions import EMPTY, Rect, _pieces, _sweep_cap, _sweep_range
+from voebench.generator.dirty_regions import EMPTY, Rect, _pieces, _sweep_cap, _sweep_range, merge_rects
 
 FLIP_SHARE = 0.01  # of a frame's pixels; at 64x48 one flipped edge pixel is 0.03%
 SIZE = (64, 48)
@@ -66,7 +66,7 @@ def check_dirty_against_full(test: str, scene, ts: list[int], size: tuple[int, i
             got[path] = {t: v[0] for t, v in r.render_batch(ts, ("rgb",)).items()}
             if path == "dirty":
                 assert r.dirty is not None
-                rects = {t: r.dirty.regions.rect(t) for t in ts}
+                rects = {t: r.dirty.regions.rects(t) for t in ts}
                 stats = dict(r.dirty.stats)
         finally:
             r.close()
@@ -76,8 +76,9 @@ def check_dirty_against_full(test: str, scene, ts: list[int], size: tuple[int, i
         assert a.shape == b.shape == (size[1], size[0], 3) and a.dtype == np.uint8
         differ = np.any(a != b, -1)
         inside = np.zeros(differ.shape, bool)
-        inside[rects[t].grow(REACH, *size).slices] = True
-        assert not differ[~inside].any(), f"{test} frame {t}: pixels outside the dirty rectangle {rects[t]} differ"
+        for rect in rects[t]:  # the rectangles drawn apart, each widened by the filter's reach
+            inside[rect.grow(REACH, *size).slices] = True
+        assert not differ[~inside].any(), f"{test} frame {t}: pixels outside the dirty rectangles {rects[t]} differ"
         assert differ.mean() <= inside_share, f"{test} frame {t}: {differ.sum()} pixels differ"
 
 
@@ -207,3 +208,67 @@ def test_sweeps_of_many_boxes_at_once_equal_one_at_a_time():
             assert caps[p] == _cap_by_hand(blo[p], bhi[p], d, lo, hi)
         finite += int(np.isfinite(caps).sum())
     assert finite  # some pieces are caught by a box: the comparison covers the capped case
+
+
+def test_merge_rects_keeps_apart_only_what_pays():
+    """Overlapping rectangles merge; two far apart stay two; two close ones merge where their union costs no more
+    than a render's fixed cost over their areas; the result covers every input pixel and nothing overlaps."""
+    a, b = Rect(0, 0, 100, 100), Rect(300, 300, 400, 400)
+    assert merge_rects([a, b], fixed_pixels=16_000) == [a, b]
+    assert merge_rects([a, Rect(90, 90, 120, 120)], fixed_pixels=0) == [Rect(0, 0, 120, 120)]  # overlap
+    near = Rect(110, 0, 210, 100)  # union 21,000 px against 20,000: merged when a render costs more than 1,000
+    assert merge_rects([a, near], fixed_pixels=1_000) == [Rect(0, 0, 210, 100)]
+    assert merge_rects([a, near], fixed_pixels=999) == [a, near]
+    assert merge_rects([EMPTY, b, EMPTY]) == [b]
+    assert merge_rects([]) == []
+    # a chain: merging two makes the union overlap a third, which joins it
+    chain = merge_rects([Rect(0, 0, 10, 10), Rect(50, 0, 60, 10), Rect(5, 5, 55, 6)], fixed_pixels=0)
+    assert chain == [Rect(0, 0, 60, 10)]
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        rs = []
+        for _ in range(rng.integers(1, 6)):
+            x0, y0 = (int(v) for v in rng.integers(0, 600, 2))
+            rs.append(Rect(x0, y0, x0 + int(rng.integers(1, 150)), y0 + int(rng.integers(1, 150))))
+        got = merge_rects(rs, fixed_pixels=int(rng.integers(0, 30_000)))
+        cover = np.zeros((800, 800), int)
+        for r in got:
+            cover[r.slices] += 1
+        assert cover.max() == 1  # no overlap left
+        for r in rs:
+            assert any(g.x0 <= r.x0 and g.y0 <= r.y0 and g.x1 >= r.x1 and g.y1 >= r.y1 for g in got)
+        assert merge_rects(rs) == merge_rects(list(rs))  # pure
+
+
+@pytest.mark.parametrize("test", ["t15_support_pin", "t05_permanence_pin"])
+def test_rects_apart_hold_each_objects_shadows(test):
+    """`rects(t)` covers each visible object's own rectangle with its shadow parts (`_object_rect`), their union
+    is `rect(t)`, and on these tests (objects apart) some states are drawn in two or more rectangles. A merge that
+    dropped an object's shadow, or an object, fails the containment."""
+    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.dirty_regions import DirtyRegions
+
+    scene = l2_scene(test)
+    r = Renderer(scene, RenderSettings(640, 480))
+    try:
+        corners = {name: _vertices(ob) for name, ob in r.obs.items()}
+        light = tuple(r.bscene.display.light_direction)
+    finally:
+        r.close()
+    regions = DirtyRegions(scene, corners, light, 640, 480)
+    apart = 0
+    for t in range(0, scene.n_frames, 5):
+        parts = regions.rects(t)
+        union = EMPTY
+        for p in parts:
+            union = union.union(p)
+        assert union == regions.rect(t)
+        for name, c in regions.corners.items():
+            if regions.visible[name][t]:
+                own = regions._object_rect(c[t])  # with its shadows
+                assert own.empty or any(
+                    p.x0 <= own.x0 and p.y0 <= own.y0 and p.x1 >= own.x1 and p.y1 >= own.y1 for p in parts
+                ), (t, name)
+        apart += len(parts) > 1
+    assert apart > 0

@@ -68,3 +68,110 @@ def test_compositor_keeps_the_background_beyond_the_filters_reach():
     inner = rect.grow(REACH, w, h)
     assert np.array_equal(got[60:70, 80:90], bg_aa[60:70, 80:90])
     assert np.array_equal(got[inner.slices], antialias.fxaa(drawn)[inner.slices])
+
+
+def _changed_pairs(rng: np.random.Generator, h: int, w: int):
+    """(background, changed image, changed-pixel mask) pairs: small patches and long nearly horizontal and vertical
+    staircase edges (whose ends the filter searches for up to `ChangedReach.ALONG` pixels away) changed."""
+    bg = _scene_image(rng, h, w)
+    yy, xx = np.mgrid[:h, :w]
+    bg[np.abs(yy - 0.04 * xx - 20) < 0.5] = (20, 30, 240)  # runs of ~25 pixels
+    bg[np.abs(xx - 0.045 * yy - 60) < 0.5] = (240, 30, 20)
+    for _ in range(30):
+        img = bg.copy()
+        y, x = rng.integers(0, h), rng.integers(0, w)
+        dy, dx = rng.integers(1, 4), rng.integers(1, 4)
+        img[y : y + dy, x : x + dx] = rng.integers(0, 256, 3)
+        yield bg, img, np.any(img != bg, -1)
+
+
+def _filtered_with_reach(bg: np.ndarray, img: np.ndarray, mask: np.ndarray, block: int = 8) -> np.ndarray:
+    """The filter of `img` with the edge stage only within reach of `mask` (given as its bounding box's part)."""
+    h, w, _ = img.shape
+    ys, xs = np.nonzero(mask)
+    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    reach = antialias.ChangedReach(mask[y0:y1, x0:x1], y0, x0, block)
+    return antialias.fxaa_window(img, antialias.padded_luma(img), 0, h, 0, w, reach, antialias.fxaa(bg))
+
+
+def test_edge_stage_only_within_reach_of_a_change_gives_the_same_bytes():
+    rng = np.random.default_rng(3)
+    n = 0
+    for bg, img, mask in _changed_pairs(rng, 70, 110):
+        for block in (1, 3, 8):
+            assert np.array_equal(_filtered_with_reach(bg, img, mask, block), antialias.fxaa(img)), block
+        n += 1
+    assert n == 30
+
+
+def test_a_reach_one_pixel_short_misses_a_change(monkeypatch):
+    """The reach is the filter's: one pixel shorter and some output near a long edge keeps the background's."""
+    monkeypatch.setattr(antialias.ChangedReach, "ALONG", antialias.ChangedReach.ALONG - 1)
+    rng = np.random.default_rng(3)
+    wrong = sum(
+        not np.array_equal(_filtered_with_reach(bg, i, m, 1), antialias.fxaa(i))
+        for bg, i, m in _changed_pairs(rng, 70, 110)
+    )
+    assert wrong > 0
+
+
+def test_reach_counts_the_plus_shape():
+    mask = np.zeros((60, 60), bool)
+    mask[30, 30] = True
+    a = antialias.ChangedReach.ALONG
+    ys = np.array([30, 31, 29, 30, 30, 30 - a, 30 + a, 31, 30 - a - 1, 32, 30 + a, 31])
+    xs = np.array([30, 30 + a, 30 - a, 30 + a + 1, 30 - a - 1, 31, 29, 30 + a + 1, 30, 32, 32, 29])
+    want = [True] * 3 + [False] * 2 + [True] * 2 + [False] * 4 + [True]
+    assert antialias.ChangedReach(mask[20:, 20:], 20, 20, block=1).reaches(ys, xs).tolist() == want
+    for block in (2, 8, 16):  # blocks: never False where the shape holds the change, True only near it
+        got = antialias.ChangedReach(mask[20:, 20:], 20, 20, block).reaches(ys, xs)
+        assert got[np.array(want)].all()
+    big = np.zeros((100, 100), bool)
+    big[50, 50] = True
+    yy, xx = np.mgrid[:100, :100]
+    near = antialias.ChangedReach(big, 0, 0, 8).reaches(yy.ravel(), xx.ravel()).reshape(100, 100)
+    assert near[50, 50 - a] and near[50 + a, 50]
+    assert not near[:11].any() and not near[:, 90:].any()  # more than ALONG + 2 blocks away
+
+
+def test_compositor_parts_equal_the_whole_frame_filter_of_their_composite():
+    """A state drawn in two or three parts: the finished frame is the whole-frame filter of the background with
+    each part's used pixels pasted (and each rectangle from its own draw, where another part's draw covers it)
+    within reach of the rectangles, the filtered background elsewhere; the buffers hold the background again."""
+    from voebench.generator.blender.dirty import _intersect
+
+    rng = np.random.default_rng(13)
+    h, w = 100, 160
+    bg = _scene_image(rng, h, w)
+    bg_aa = antialias.fxaa(bg)
+    comp = Compositor(bg, bg_aa)
+    layouts = [
+        [Rect(5, 5, 30, 25), Rect(120, 60, 150, 95)],  # far apart
+        [Rect(40, 30, 60, 50), Rect(62, 30, 80, 50)],  # side by side: each within the other's reach
+        [Rect(0, 0, 10, 100), Rect(150, 0, 160, 100), Rect(70, 40, 90, 60)],  # borders
+    ]
+    for rects in layouts:
+        for grow in (0, 9, 200):  # drawn through the rectangle, or wider (a draw covering the other rectangle)
+            parts, draws = [], []
+            for rect in rects:
+                union = rect.grow(grow, w, h)
+                drawn = bg.copy()  # a draw shows the static objects outside its state's rectangle...
+                drawn[rect.slices] = rng.integers(0, 256, (rect.y1 - rect.y0, rect.x1 - rect.x0, 3))
+                for other in rects:  # ...and another value inside another rectangle: that one's own draw wins
+                    if other != rect:
+                        drawn[other.slices] = 7
+                draws.append(drawn)
+                parts.append((np.ascontiguousarray(drawn[union.slices]), union, rect))
+            composite = bg.copy()
+            for (px, union, rect), drawn in zip(parts, draws):
+                need = _intersect(union, rect.grow(2 * REACH, w, h))
+                composite[need.slices] = drawn[need.slices]
+            for (_, _, rect), drawn in zip(parts, draws):
+                composite[rect.slices] = drawn[rect.slices]
+            want = bg_aa.copy()
+            whole = antialias.fxaa(composite)
+            for rect in rects:
+                inner = rect.grow(REACH, w, h)
+                want[inner.slices] = whole[inner.slices]
+            assert np.array_equal(comp.frame_parts(parts), want), (rects, grow)
+            assert np.array_equal(comp.raw, bg) and np.array_equal(comp.luma, comp.bg_luma)
