@@ -22,6 +22,8 @@ later than it allows, none runs past it.
 
     python bench/evaluate_replicas.py --json OUT/replicas.json --work /tmp/i28r --smi-log OUT/smi.csv \\
         --set runs/h28/set --budget 500 [--7b]
+    python bench/evaluate_replicas.py --json OUT/long.json --work /tmp/i28r --smi-log OUT/smi.csv --set runs/h28/set \\
+        --replicas 1,2,1,2,3 --repeats 16 --runs-json OUT/runs --budget 380          # 2048 calls a run
     python bench/evaluate_replicas.py --json /tmp/dry.json --work /tmp/dry --preset tiny --set runs/h28/set  # CPU
 """
 
@@ -65,7 +67,10 @@ def main() -> None:
     ap.add_argument("--set", required=True, help="the synthetic set (bench_hf_adapter.make_set)")
     ap.add_argument("--smi-log", help="nvidia-smi log written here (100 ms)")
     ap.add_argument("--preset", default="base", help="the small model's preset (tiny: a CPU check of this script)")
-    ap.add_argument("--replicas", default="1,2,3", help="replica counts of the second runs")
+    ap.add_argument(
+        "--replicas", default="1,2,3", help="replica counts of the second runs, in order (a count again: a new run)"
+    )
+    ap.add_argument("--runs-json", help="copy each run's run.json here (generate intervals, per-stage timing)")
     ap.add_argument("--repeats", default="4", help="--repeats of the second runs (4: 512 calls)")
     ap.add_argument("--7b", dest="big", action="store_true", help="then the 7B architecture, 1 and 2 replicas")
     ap.add_argument("--budget", type=float, help="seconds from the start: no run starts later, none runs past it")
@@ -146,6 +151,11 @@ def main() -> None:
                 )
                 res["gpu_memory_peak_mib"] = memory_peak(a.smi_log, t0, t1)
         row(name, t_start=round(t0, 2), **res)
+        if a.runs_json and os.path.exists(info_path):
+            import shutil
+
+            os.makedirs(a.runs_json, exist_ok=True)
+            shutil.copy(info_path, os.path.join(a.runs_json, f"run-{name}.json"))
 
     try:
         import bench_hf_adapter as b
@@ -160,9 +170,13 @@ def main() -> None:
         evaluate("cold", folder, [])  # fills the store: the runs below read it
         many = ["--repeats", a.repeats]
         counts = [int(n) for n in a.replicas.split(",") if n]
+        seen: dict[int, int] = {}
         for n in counts:
-            evaluate(f"r{n}", folder, [*many, "--replicas", str(n)], reference=None if n == 1 else "r1")
-        evaluate("r1-again", folder, [*many, "--replicas", "1"], reference="r1")
+            seen[n] = seen.get(n, 0) + 1
+            name = f"r{n}" if seen[n] == 1 else f"r{n}-{seen[n]}"
+            evaluate(name, folder, [*many, "--replicas", str(n)], reference=None if name == "r1" else "r1")
+        if seen.get(1) == 1:
+            evaluate("r1-again", folder, [*many, "--replicas", "1"], reference="r1")
         if a.big and (a.budget is None or a.budget - (time.time() - started) > 150):
             t = time.perf_counter()
             big = os.path.join(a.work, "qwen2.5-vl-7b")
