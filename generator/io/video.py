@@ -1,10 +1,19 @@
-"""H.264 mp4 through imageio-ffmpeg's pipe (no PNG round trip)."""
+"""H.264 mp4 through imageio-ffmpeg's pipe (no PNG round trip).
+
+Frames of even width and height reach ffmpeg as yuv420p made in numpy (generator/io/yuv420.py: integer BT.601
+limited range, what every reader assumes), not as RGB for ffmpeg's swscale to convert: half the bytes through the
+pipe, and only the part of a frame that changed since the one before it is converted (a held state costs one
+comparison). Measured on t15's and t08's videos (docs/performance.md, "Issue 29, fifth step: the encoder"): a higher
+PSNR against the RGB frames than swscale's conversion, and imageio-ffmpeg, OpenCV and PyAV decode the files to the
+same frames. Odd sizes keep the RGB input (imageio-ffmpeg pads them to even).
+"""
 
 from __future__ import annotations
 
 import imageio_ffmpeg
 import numpy as np
 
+from voebench.generator.io.yuv420 import Yuv420Stream
 
 # Each frame is coded from itself and the frames before it, never from later ones. x264 by default looks ahead
 # (B-frames, the rate-control lookahead, macroblock-tree and scene-cut decisions): then the two videos of a pair,
@@ -15,13 +24,18 @@ CAUSAL_X264 = ["-x264-params", "bframes=0:rc-lookahead=0:mbtree=0:scenecut=0"]
 
 
 class VideoWriter:
+    """Write (H, W, 3) uint8 RGB frames into an H.264 mp4 at `path`, in order."""
+
     def __init__(self, path: str, width: int, height: int, fps: float, crf: int = 18):
         self.path = path
+        # yuv420p needs even sizes; the stream's bytes are a pure function of each frame
+        self._yuv = Yuv420Stream(width, height) if width % 2 == 0 and height % 2 == 0 else None
         # yuv420p for players everywhere; -threads 1 keeps the encoder off the render cores and the bytes
         # independent of machine size.
         self._gen = imageio_ffmpeg.write_frames(
             path,
             (width, height),
+            pix_fmt_in="rgb24" if self._yuv is None else "yuv420p",
             fps=fps,
             codec="libx264",
             pix_fmt_out="yuv420p",
@@ -33,8 +47,16 @@ class VideoWriter:
         )
         self._gen.send(None)
 
+    @property
+    def planar(self) -> bool:
+        """True where the frames are converted here (even sizes), False where ffmpeg converts RGB."""
+        return self._yuv is not None
+
     def write(self, rgb: np.ndarray) -> None:
-        self._gen.send(np.ascontiguousarray(rgb, dtype=np.uint8))
+        if self._yuv is not None:
+            self._gen.send(self._yuv.convert(rgb))
+        else:
+            self._gen.send(np.ascontiguousarray(rgb, dtype=np.uint8))
 
     def close(self) -> None:
         self._gen.close()
