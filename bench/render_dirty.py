@@ -16,6 +16,11 @@
   pair     a Level 2 pair (plausible + implausible, one FrameCache, as the runner makes it) made whole: 640x480 on
            the dirty path against 320x240 on today's path, interleaved, CPU s per pair, and the full default GRASP
            core-hours extrapolated from today's projection by the measured pair ratio (an estimate, stated so)
+  encode   where the mp4 encoder's CPU goes on one video's frames (swscale, the pipe, x264 proper, repeated frames,
+           the numpy yuv420p conversions), and the quality of swscale's conversion against numpy's
+  grasp    every GRASP Level 1 and Level 2 test, one trial per path (today's 320x240, the dirty 640x480),
+           interleaved per test; the sum weighted by each test's default number of videos, and the ratio times
+           today's 320x240 projection (measured per test, projected by count)
   fxaa-reach  every distinct state of t15/t08 (640x480) and A1/E1 (960x540) composited by today's compositor
            (filter cut to within reach of changed pixels) and by the one before it: CPU ms per frame, bytes equal
   rect-cost  the narrowed render's CPU ms per state against its pixels (the fixed cost `merge_rects` uses)
@@ -25,8 +30,11 @@
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py pair --json bench/results/issue29-pair-t15.json
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py hdf5 --states 1000 --repeats 2
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py avoe --json bench/results/issue29-avoe.json
+    LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py encode --json /tmp/encode.json
+    LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py grasp --json /tmp/grasp.json
 
-CPU is this process's (Blender draws in it; llvmpipe's thread included) plus, for `pair`, its children (ffmpeg).
+CPU is this process's (Blender draws in it; llvmpipe's thread included) plus, for `pair`, `encode` and `grasp`,
+its children (ffmpeg).
 """
 
 from __future__ import annotations
@@ -600,7 +608,207 @@ def violated_scene(test: str, seconds: float, fps: float, suite_name: str = "gra
     raise RuntimeError(f"{test}: no buildable draw among the first 8")
 
 
+def cmd_encode(args) -> dict:
+    """Issue 29, fifth step: where the mp4 encoder's CPU goes, on one video's frames held in memory (rendered once
+    on the asked path, repeated frames sent again as the runner sends them). CPU s of this process and ffmpeg for:
+    RGB through the pipe with ffmpeg's swscale converting (the writer before this step), the same without x264
+    (swscale and the pipe), prepared yuv420p without x264 (the pipe), prepared yuv420p into x264 (x264 proper),
+    the distinct frames only into x264 (x264's cost of a repeated frame: the difference per repeated frame), yuv420p
+    made in numpy for every frame (whole frames), once per distinct state (whole frames), by `VideoWriter` as it is
+    now (`Yuv420Stream`: only what changed since the previous frame), and the two numpy conversions alone;
+    interleaved repeats. Quality: PSNR against the RGB frames and the mean signed error per
+    channel of the files written with swscale's conversion and with numpy's, decoded by imageio-ffmpeg."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    import imageio_ffmpeg
+    from render.common import cpu_now
+
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.io.video import CAUSAL_X264, VideoWriter, read_video
+    from voebench.generator.io.yuv420 import Yuv420Stream, rgb_to_yuv420p
+
+    w, h = map(int, args.size.split("x"))
+    scene = violated_scene(args.test, args.seconds, args.fps)
+    r = Renderer(scene, RenderSettings(w, h, render_path=args.path))
+    distinct: list[np.ndarray] = []
+    unique: list[int] = []
+    for fr in r.frames(("rgb",)):
+        if fr.rendered:
+            distinct.append(fr.rgb)
+        unique.append(fr.unique)
+    r.close()
+    x264 = ["-preset", "veryfast", "-crf", "18", *CAUSAL_X264, "-threads", "1", "-f", "mp4"]
+    null = ["-c:v", "rawvideo", "-f", "null"]
+    tmp = tempfile.mkdtemp(prefix="vb-bench-encode-")
+    mp4 = os.path.join(tmp, "v.mp4")
+
+    def pipe(pix_in: str, params: list, path: str, frames) -> None:
+        g = imageio_ffmpeg.write_frames(
+            path, (w, h), pix_fmt_in=pix_in, fps=args.fps, codec="libx264", pix_fmt_out="yuv420p",
+            macro_block_size=2, quality=None, output_params=params, ffmpeg_log_level="error",
+        )  # fmt: skip
+        g.send(None)
+        for f in frames:
+            g.send(f)
+        g.close()
+
+    yuv = [rgb_to_yuv420p(f) for f in distinct]
+    rgb_seq = [distinct[u] for u in unique]
+
+    def writer_now() -> None:
+        v = VideoWriter(mp4, w, h, args.fps)
+        for u in unique:
+            v.write(distinct[u])
+        v.close()
+
+    def per_distinct():
+        last, data = None, b""
+        for u in unique:
+            if u != last:
+                last, data = u, rgb_to_yuv420p(distinct[u])
+            yield data
+
+    def stream_alone() -> None:
+        s = Yuv420Stream(w, h)
+        for u in unique:
+            s.convert(distinct[u])
+
+    ways = {
+        "rgb24 -> swscale -> x264 (the writer before)": lambda: pipe("rgb24", x264, mp4, rgb_seq),
+        "rgb24 -> swscale, no x264": lambda: pipe("rgb24", null, os.devnull, rgb_seq),
+        "yuv420p prepared, no x264 (the pipe)": lambda: pipe("yuv420p", null, os.devnull, (yuv[u] for u in unique)),
+        "yuv420p prepared -> x264": lambda: pipe("yuv420p", x264, mp4, (yuv[u] for u in unique)),
+        "yuv420p prepared, distinct frames only -> x264": lambda: pipe("yuv420p", x264, mp4, yuv),
+        "numpy yuv420p for every frame -> x264": lambda: pipe(
+            "yuv420p", x264, mp4, (rgb_to_yuv420p(distinct[u]) for u in unique)
+        ),
+        "numpy yuv420p once per distinct state -> x264": lambda: pipe("yuv420p", x264, mp4, per_distinct()),
+        "VideoWriter now (Yuv420Stream: what changed -> x264)": writer_now,
+        "numpy whole-frame conversion alone, once per distinct state": lambda: [rgb_to_yuv420p(f) for f in distinct],
+        "Yuv420Stream alone, every frame": stream_alone,
+    }
+    names = list(ways)
+    cpu_s: dict[str, list[float]] = {n: [] for n in names}
+    try:
+        for i in range(args.repeats):
+            for n in names if i % 2 == 0 else names[::-1]:
+                c0 = cpu_now()
+                ways[n]()
+                cpu_s[n].append(round(cpu_now() - c0, 3))
+            print("repeat", i + 1, {n: v[-1] for n, v in cpu_s.items()}, flush=True)
+        src = np.stack(rgb_seq)
+        quality = {}
+        for n, fn in (("swscale", ways[names[0]]), ("numpy", writer_now)):
+            fn()
+            d = read_video(mp4).astype(np.int16) - src
+            mse = float((d.astype(np.float64) ** 2).mean())
+            quality[n] = {
+                "frames": len(d),
+                "bytes": os.path.getsize(mp4),
+                "psnr_vs_rgb_db": round(10 * np.log10(255**2 / mse), 3),
+                "mean_signed_error_rgb": [round(float(d[..., c].mean()), 3) for c in range(3)],
+            }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    med = {n: round(statistics.median(v), 3) for n, v in cpu_s.items()}
+    n_rep = len(unique) - len(distinct)
+    pipe_per_frame = med["yuv420p prepared, no x264 (the pipe)"] / len(unique)
+    x264_rep = med["yuv420p prepared -> x264"] - med["yuv420p prepared, distinct frames only -> x264"]
+    x264_rep -= pipe_per_frame * n_rep
+    x264_distinct = med["yuv420p prepared, distinct frames only -> x264"] - pipe_per_frame * len(distinct)
+    out = {
+        "machine": machine(),
+        "video": f"grasp-l2/{args.test} violated, {w}x{h}, {len(unique)} frames at {args.fps} fps, {args.path} path",
+        "frames": len(unique),
+        "distinct": len(distinct),
+        "cpu_s": cpu_s,
+        "cpu_s_median": med,
+        "x264_ms_per_repeated_frame": round(1000 * x264_rep / max(n_rep, 1), 2),
+        "x264_ms_per_distinct_frame (pipe taken out)": round(1000 * x264_distinct / len(distinct), 2),
+        "quality_imageio_ffmpeg": quality,
+    }
+    print(json.dumps({k: out[k] for k in list(out)[3:] if k != "cpu_s"}, indent=1))
+    return out
+
+
 GRASP_SUITES = ("grasp-l1", "grasp-l2")
+
+
+def cmd_grasp(args) -> dict:
+    """Issue 29: every GRASP Level 1 and Level 2 test, one trial each (both videos of the first paired trial of a
+    Level 2 test, the first video of a Level 1 test; as the runner makes them: one FrameCache, the gate) made by
+    each of `--paths` (today's 320x240 path and the dirty 640x480 one), interleaved per test (the order flips
+    from test to test), in this process: CPU s including ffmpeg. Each test's CPU per video is weighted by the
+    test's number of videos in the full default GRASP (the count `plan` gives at the suite's default trials, as
+    bench/unique_frames.py and bench/render/project.py count them); the ratio of the weighted sums, times today's
+    measured 320x240 projection (`--today-core-hours`, docs/performance.md), is the other path's projection:
+    measured per test, projected by count."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    from voebench.generator.runner import RunConfig, plan
+    from voebench.scenes import REGISTRY
+
+    names = args.paths.split(",")
+    asked = set(args.tests.split(",")) if args.tests else None
+    rows: dict[str, dict] = {}
+    w0 = time.perf_counter()
+    flip = 0
+    for suite_name in GRASP_SUITES:
+        suite = REGISTRY.get(suite_name)
+        seconds = args.seconds or suite.default_timing.seconds
+        fps = args.fps or suite.default_timing.fps
+        for test in suite.tests:
+            if asked is not None and test not in asked:
+                continue
+            default_videos = len(
+                plan(RunConfig(out="-", suite=suite_name, tests=[test], trials=suite.default_trials), suite)
+            )
+            runs = {}
+            for name in names if flip % 2 == 0 else names[::-1]:
+                runs[name] = run_pair(name, test, seconds, fps, suite=suite_name)
+            flip += 1
+            videos = len(runs[names[0]]["videos"])
+            row = {
+                "suite": suite_name,
+                "default_videos": default_videos,
+                "videos_measured": videos,
+                "seconds": seconds,
+                "fps": fps,
+                "cpu_s": {n: r["cpu_s"] for n, r in runs.items()},
+                "cpu_s_per_video": {n: round(r["cpu_s"] / videos, 3) for n, r in runs.items()},
+                "blender_distinct": {n: r["blender_distinct"] for n, r in runs.items()},
+                "load": {n: r["load"] for n, r in runs.items()},
+                "ratio": round(runs[names[1]]["cpu_s"] / runs[names[0]]["cpu_s"], 3),
+                "runs": runs,
+            }
+            rows[test] = row
+            print(test, row["cpu_s"], "ratio", row["ratio"], "load", row["load"], flush=True)
+    if not rows:
+        raise SystemExit(f"no GRASP test among {args.tests!r}")
+    weighted = {n: sum(r["default_videos"] * r["cpu_s_per_video"][n] for r in rows.values()) for n in names}
+    ratio = weighted[names[1]] / weighted[names[0]]
+    by_suite = {
+        s: {
+            n: round(sum(r["default_videos"] * r["cpu_s_per_video"][n] for r in rows.values() if r["suite"] == s), 1)
+            for n in names
+        }
+        for s in GRASP_SUITES
+    }
+    lo, hi = (float(x) for x in args.today_core_hours.split("-"))
+    out = {
+        "machine": machine(),
+        "paths": names,
+        "tests": {t: {k: v for k, v in r.items() if k != "runs"} for t, r in rows.items()},
+        "runs": {t: r["runs"] for t, r in rows.items()},
+        "weighted_cpu_s (sum over tests of default videos x CPU s per video)": {
+            n: round(v, 1) for n, v in weighted.items()
+        },
+        "weighted_cpu_s_by_suite": by_suite,
+        "ratio_weighted": round(ratio, 3),
+        "today_core_hours_320x240 (docs/performance.md)": [lo, hi],
+        "projected_core_hours (measured per test, projected by count)": [round(lo * ratio, 2), round(hi * ratio, 2)],
+        "wall_s_total": round(time.perf_counter() - w0, 1),
+    }
+    print(json.dumps({k: v for k, v in out.items() if k not in ("runs", "tests", "machine")}, indent=1))
+    return out
 
 
 def machine() -> dict:
@@ -656,10 +864,27 @@ def main() -> None:
     rc.add_argument("--states", type=int, default=12)
     rc.add_argument("--repeats", type=int, default=3)
     rc.add_argument("--json")
+    e = sub.add_parser("encode", help="where the mp4 encoder's CPU goes (issue 29, fifth step)")
+    e.add_argument("--test", default="t15_support_pin")
+    e.add_argument("--size", default="640x480")
+    e.add_argument("--path", default="dirty", help="render path of the frames: full or dirty")
+    e.add_argument("--seconds", type=float, default=10.0)
+    e.add_argument("--fps", type=float, default=50.0)
+    e.add_argument("--repeats", type=int, default=3)
+    e.add_argument("--json")
+    g = sub.add_parser("grasp", help="every GRASP L1 + L2 test, one trial per path, weighted by default counts")
+    g.add_argument("--paths", default="today_320x240,dirty_640x480", help=f"two of {','.join(PAIR_PATHS)}")
+    g.add_argument("--tests", default="", help="comma-separated (default: every Level 1 and Level 2 test)")
+    g.add_argument("--seconds", type=float, default=0.0, help="video length (default: the suite's, 10 s)")
+    g.add_argument("--fps", type=float, default=0.0, help="frame rate (default: the suite's, 50)")
+    g.add_argument("--today-core-hours", default="5.9-6.2", help="today's 320x240 projection, LO-HI")
+    g.add_argument("--json")
     args = ap.parse_args()
     commands = {"measure": cmd_measure, "pair": cmd_pair, "check": cmd_check, "hdf5": cmd_hdf5, "avoe": cmd_avoe}
     commands["fxaa-reach"] = cmd_fxaa_reach
     commands["rect-cost"] = cmd_rect_cost
+    commands["encode"] = cmd_encode
+    commands["grasp"] = cmd_grasp
     out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:
