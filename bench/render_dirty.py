@@ -24,6 +24,7 @@
   fxaa-reach  every distinct state of t15/t08 (640x480) and A1/E1 (960x540) composited by today's compositor
            (filter cut to within reach of changed pixels) and by the one before it: CPU ms per frame, bytes equal
   rect-cost  the narrowed render's CPU ms per state against its pixels (the fixed cost `merge_rects` uses)
+  parts    RGB frames of t15/t05/t13 (640x480) and D1 (960x540) drawn per object against one union rectangle
 
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py measure \
         --json bench/results/issue29-measure.json
@@ -251,7 +252,10 @@ def pair_timers():
     targets.update(
         {
             "dirty: narrowed Blender renders + BMP reads (DirtyRGB._draw)": (dirty.DirtyRGB, "_draw"),
-            "dirty: local FXAA + paste (dirty.Compositor.frame)": (dirty.Compositor, "frame"),
+            "dirty: local FXAA + paste (dirty.Compositor.frame_parts)": (
+                dirty.Compositor,
+                "frame_parts" if hasattr(dirty.Compositor, "frame_parts") else "frame",  # (before issue 29's 5th step)
+            ),
             DIRTY_FRAMES: (dirty.DirtyRGB, "frames"),
         }
     )
@@ -542,6 +546,60 @@ def _compositor_before(comp, px, union, rect):
     return out
 
 
+def cmd_parts(args) -> dict:
+    """RGB frames of every distinct state of each case's violated video on the dirty path (`DirtyRGB.frames`, one
+    renderer, the background drawn before timing), drawn per-object (`DirtyRegions.rects`, merged by the cost
+    model) and as one union rectangle per state (as before), interleaved repeats: CPU s, render calls, pixels drawn,
+    and whether the finished frames of the two ways differ only inside the rectangles (the pixel rule)."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    from voebench.generator.blender.dirty import REACH
+    from voebench.generator.blender.render import Renderer, RenderSettings
+
+    out: dict = {"machine": machine(), "cases": {}}
+    for case in args.cases.split(","):
+        suite, test, size, seconds, fps = CASES[case]
+        scene = violated_scene(test, seconds, fps, suite)
+        ts = first_frames(scene)
+        r = Renderer(scene, RenderSettings(*size, render_path="dirty"))
+        d = r.dirty
+        assert d is not None
+        regions, apart = d.regions, d.regions.rects
+        union = lambda t, g=regions: [g.rect(t)] if not g.rect(t).empty else []  # noqa: E731
+        d.background(ts[0])
+        cpu_s: dict[str, list[float]] = {"apart": [], "union": []}
+        stats: dict[str, dict] = {}
+        frames: dict[str, dict] = {}
+        try:
+            for i in range(args.repeats):
+                for way in ("apart", "union") if i % 2 == 0 else ("union", "apart"):
+                    regions.rects = apart if way == "apart" else union  # type: ignore[method-assign]
+                    before = dict(d.stats)
+                    c0 = cpu()
+                    frames[way] = d.frames(ts)
+                    cpu_s[way].append(round(cpu() - c0, 3))
+                    stats[way] = {k: d.stats[k] - before[k] for k in ("calls", "pixels_drawn", "parts")}
+        finally:
+            r.close()
+        outside = 0
+        for t in ts:
+            inside = np.zeros(size[::-1], bool)
+            for rect in apart(t):
+                inside[rect.grow(REACH, *size).slices] = True
+            outside += int(np.any(frames["apart"][t] != frames["union"][t], -1)[~inside].sum())
+        row = {
+            "size": list(size),
+            "distinct_states": len(ts),
+            "states_in_2plus_rects": sum(len(apart(t)) > 1 for t in ts),
+            "cpu_s": cpu_s,
+            "cpu_s_median": {k: statistics.median(v) for k, v in cpu_s.items()},
+            "stats": stats,
+            "pixels_differ_outside_rects": outside,
+        }
+        out["cases"][case] = row
+        print(case, json.dumps({k: row[k] for k in ("states_in_2plus_rects", "cpu_s", "stats")}), flush=True)
+    return out
+
+
 def cmd_rect_cost(args) -> dict:
     """The narrowed render's cost model: t15's states drawn (batched, `DirtyRGB._draw`, BMP reads included) through
     centred rectangles of growing area at 640x480, interleaved repeats; CPU ms per state against pixels, and the
@@ -585,6 +643,9 @@ def cmd_rect_cost(args) -> dict:
 
 CASES = {  # name: (suite, test, size, seconds, fps): the videos the exactness checks of this issue use
     "t15": ("grasp-l2", "t15_support_pin", (640, 480), 10.0, 50.0),
+    "t05": ("grasp-l2", "t05_permanence_pin", (640, 480), 10.0, 50.0),
+    "t13": ("grasp-l2", "t13_gravity_continuity_gap", (640, 480), 10.0, 50.0),
+    "D1": ("avoe", "D1", (960, 540), 50 / 24, 24.0),
     "t08": ("grasp-l2", "t08_inertia_bounce", (640, 480), 10.0, 50.0),
     "A1": ("avoe", "A1", (960, 540), 50 / 24, 24.0),
     "E1": ("avoe", "E1", (960, 540), 50 / 24, 24.0),
@@ -627,7 +688,7 @@ def cmd_encode(args) -> dict:
     from voebench.generator.io.yuv420 import Yuv420Stream, rgb_to_yuv420p
 
     w, h = map(int, args.size.split("x"))
-    scene = violated_scene(args.test, args.seconds, args.fps)
+    scene = violated_scene(args.test, args.seconds, args.fps, args.suite)
     r = Renderer(scene, RenderSettings(w, h, render_path=args.path))
     distinct: list[np.ndarray] = []
     unique: list[int] = []
@@ -717,7 +778,8 @@ def cmd_encode(args) -> dict:
     x264_distinct = med["yuv420p prepared, distinct frames only -> x264"] - pipe_per_frame * len(distinct)
     out = {
         "machine": machine(),
-        "video": f"grasp-l2/{args.test} violated, {w}x{h}, {len(unique)} frames at {args.fps} fps, {args.path} path",
+        "video": f"{args.suite}/{args.test} last condition, {w}x{h}, {len(unique)} frames at {args.fps} fps",
+        "render_path": args.path,
         "frames": len(unique),
         "distinct": len(distinct),
         "cpu_s": cpu_s,
@@ -781,6 +843,9 @@ def cmd_grasp(args) -> dict:
             }
             rows[test] = row
             print(test, row["cpu_s"], "ratio", row["ratio"], "load", row["load"], flush=True)
+            if args.json:  # what is measured so far, so that a run cut short leaves its tests
+                with open(args.json, "w") as f:
+                    json.dump({"partial": True, "machine": machine(), "tests": rows}, f, indent=1)
     if not rows:
         raise SystemExit(f"no GRASP test among {args.tests!r}")
     weighted = {n: sum(r["default_videos"] * r["cpu_s_per_video"][n] for r in rows.values()) for n in names}
@@ -858,13 +923,18 @@ def main() -> None:
     x.add_argument("--repeats", type=int, default=3)
     x.add_argument("--json")
     f = sub.add_parser("fxaa-reach")
-    f.add_argument("--cases", default=",".join(CASES), help=f"comma-separated, of {','.join(CASES)}")
+    f.add_argument("--cases", default="t15,t08,A1,E1", help=f"comma-separated, of {','.join(CASES)}")
+    pa = sub.add_parser("parts")
+    pa.add_argument("--cases", default="t15,t05,t13,D1", help=f"comma-separated, of {','.join(CASES)}")
+    pa.add_argument("--repeats", type=int, default=3)
+    pa.add_argument("--json")
     f.add_argument("--json")
     rc = sub.add_parser("rect-cost")
     rc.add_argument("--states", type=int, default=12)
     rc.add_argument("--repeats", type=int, default=3)
     rc.add_argument("--json")
     e = sub.add_parser("encode", help="where the mp4 encoder's CPU goes (issue 29, fifth step)")
+    e.add_argument("--suite", default="grasp-l2")
     e.add_argument("--test", default="t15_support_pin")
     e.add_argument("--size", default="640x480")
     e.add_argument("--path", default="dirty", help="render path of the frames: full or dirty")
@@ -883,6 +953,7 @@ def main() -> None:
     commands = {"measure": cmd_measure, "pair": cmd_pair, "check": cmd_check, "hdf5": cmd_hdf5, "avoe": cmd_avoe}
     commands["fxaa-reach"] = cmd_fxaa_reach
     commands["rect-cost"] = cmd_rect_cost
+    commands["parts"] = cmd_parts
     commands["encode"] = cmd_encode
     commands["grasp"] = cmd_grasp
     out = commands[args.cmd](args)

@@ -203,6 +203,7 @@ class ChangedReach:
         self.y0, self.x0, self.h, self.w, self.block = y0, x0, h, w, block
         self.sat = np.zeros((hb + 1, wb + 1), np.int32)  # changed blocks in [0, i) x [0, j)
         self.sat[1:, 1:] = blocks.astype(np.int32).cumsum(0).cumsum(1)
+        self.coverage = float(self.sat[-1, -1]) / (hb * wb)  # the share of its blocks that hold a change
 
     def _count(self, ya: np.ndarray, yb: np.ndarray, xa: np.ndarray, xb: np.ndarray) -> np.ndarray:
         """Changed blocks meeting rows [ya, yb) x columns [xa, xb) (image coordinates, clipped to the mask)."""

@@ -45,6 +45,9 @@ REACH = antialias._PAD
 #: a render call's fixed cost in pixels drawn: ~15 ms per call against ~0.2-0.3 us per pixel on this project's
 #: 2-core machine (bench/render_dirty.py measure); only decides how states are grouped, never the pixels
 CALL_PIXELS = 50_000
+#: the compositor runs the filter's edge stage only near changed pixels where at most this share of the 8x8 blocks
+#: around them changed (`Compositor.frame_parts`); a speed setting only, the bytes are the same either way
+SPARSE = 0.5
 #: smallest side of a drawn rectangle (Blender's smallest resolution is 4 pixels)
 MIN_SIDE = 8
 
@@ -297,7 +300,10 @@ class Compositor:
                 return out
             for box in boxes:
                 lumas.append(self._refresh_luma(box))
-            reach = _AnyReach(pieces)
+            # the edge stage near changes only where they are sparse: where most blocks hold one (AVoE's ground,
+            # whose narrowed lighting steps one level at scattered pixels) the test skips few edge pixels and costs
+            # more than it saves (bench/render_dirty.py fxaa-reach); either way the same bytes
+            reach = _AnyReach(pieces) if max(p.coverage for p in pieces) < SPARSE else None
             near = boxes[0]
             for box in boxes[1:]:
                 near = near.union(box)
