@@ -270,7 +270,13 @@ def cmd_evaluate(args) -> int:
         batch["batch_size"] = None if model_kinds.parse_spec(args.model).name == "openai" else 1
     store = _frame_store(args.frame_store)
     workers = frames_mod.default_workers() if args.num_workers is None else args.num_workers
-    adapter = _adapter(args, {**vars(args), **asked, **batch}, store, workers)  # the kind reads its own options
+    from voebench.evaluate.models.replicas import ReplicaError
+
+    try:
+        adapter = _adapter(args, {**vars(args), **asked, **batch}, store, workers)  # the kind reads its own options
+    except ReplicaError as e:  # a replica could not load its model (out of memory, ...): one line
+        print(f"voebench evaluate: {e}", file=sys.stderr)
+        return 1
     check_replay_covers(adapter, [s.sample_id for s in samples], "--model")
     cfg = EvalConfig(
         strategy=args.strategy,
@@ -294,8 +300,6 @@ def cmd_evaluate(args) -> int:
         "incomplete_pairs_dropped": dropped,
     }
     runner = EvalRunner(adapter, samples, args.out, cfg, progress=not args.no_progress, extra_run_info=extra)
-    from voebench.evaluate.models.replicas import ReplicaError
-
     try:
         jobs = runner.run()
     except ReplicaError as e:  # a replica died: one line; the answers written so far are kept in the cache
