@@ -173,6 +173,13 @@ def test_cli_records_replicas_and_matches_one_process(tiny_set, tmp_path):
     assert info["settings"] == {"kind": "random"}  # the count is no setting: the cache keys are one process's
 
 
+def test_a_device_list_starts_one_replica_per_device(tiny_set, tmp_path):
+    p = _cli(tiny_set, "--out", tmp_path / "run", "--model", "fake:yes", "--device", "cpu,cpu", "--tests", "A1")
+    assert p.returncode == 0, p.stderr
+    with open(tmp_path / "run" / "run.json") as fh:
+        assert json.load(fh)["adapter_stats"]["replicas"] == 2
+
+
 @pytest.mark.heavy
 def test_tiny_hf_model_same_answers_with_two_replicas(tiny_set, tmp_path):
     """The real adapter: two processes each loading the tiny random Qwen2.5-VL, frames from the store."""
