@@ -152,9 +152,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--replicas",
         type=positive_int("--replicas"),
-        help="processes each holding a copy of the model, each answering whole batches (the same batches and "
-        "answers as one process): a small model on one GPU keeps it busier; with --device cuda:0,cuda:1 one per "
-        "GPU (default: 1, or one per listed device; docs/evaluate.md says when 2 pay)",
+        help="processes each holding a copy of the model, each answering whole batches (the batches one process "
+        "would run): a small model on one GPU keeps it busier; with --device cuda:0,cuda:1 one per GPU "
+        "(default: 1, or one per listed device; docs/evaluate.md says when 2 pay)",
     )
     model_kinds.add_arguments(p)  # each registered kind's own options, in its own group (evaluate/models/kinds/)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -33,8 +33,9 @@ def _outputs(run: str) -> tuple[list[dict], list[dict]]:
     return samples, cache
 
 
-def _run(adapter, samples, out, strategy, repeats=2) -> EvalRunner:
-    runner = EvalRunner(adapter, samples, str(out), EvalConfig(strategy, repeats=repeats, num_frames=3), progress=False)
+def _run(adapter, samples, out, strategy, repeats=2, warmup=False) -> EvalRunner:
+    cfg = EvalConfig(strategy, repeats=repeats, num_frames=3, warmup=warmup)
+    runner = EvalRunner(adapter, samples, str(out), cfg, progress=False)
     runner.run()
     return runner
 
@@ -83,10 +84,10 @@ def test_two_replica_processes_answer_as_one_process(tiny_set, tmp_path):
     pool = ReplicaPool("fake:random", {}, 2)
     try:
         pool.batch_size = 4  # as the one-process run's, so both replicas answer
-        runner = _run(pool, samples, tmp_path / "two", "cot")
+        runner = _run(pool, samples, tmp_path / "two", "cot", warmup=True)  # fake has no warm-up: both say so
     finally:
         pool.close()
-    assert runner.calls == 2 * 2 * len(samples)
+    assert runner.calls == 2 * 2 * len(samples) and runner.warmup_s is None
     (got, got_cache), (want, want_cache) = _outputs(str(tmp_path / "two")), _outputs(str(tmp_path / "one"))
     assert got == want
     # the same lines; a second turn comes after the round's first turns, so multi-turn lines may come in another order
