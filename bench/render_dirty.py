@@ -550,7 +550,9 @@ def cmd_parts(args) -> dict:
     """RGB frames of every distinct state of each case's violated video on the dirty path (`DirtyRGB.frames`, one
     renderer, the background drawn before timing), drawn per-object (`DirtyRegions.rects`, merged by the cost
     model) and as one union rectangle per state (as before), interleaved repeats: CPU s, render calls, pixels drawn,
-    and whether the finished frames of the two ways differ only inside the rectangles (the pixel rule)."""
+    and the pixels where the two ways' frames differ outside the rectangles apart (widened by the filter's reach):
+    there the rectangles-apart way shows the filtered background, so these are the union way's own float32 flips
+    (`check` compares both with full renders)."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     from voebench.generator.blender.dirty import REACH
     from voebench.generator.blender.render import Renderer, RenderSettings

@@ -183,8 +183,9 @@ def _cap_by_hand(blo, bhi, d, lo, hi) -> float:
                 a, b = (lo[k][i] - c[i]) / d[i], (hi[k][i] - c[i]) / d[i]
                 enter, leave = max(enter, min(a, b)), min(leave, max(a, b))
             entries.append(enter if enter < leave else None)
-        if None not in entries:
-            best = min(best, max(entries))
+        hits = [e for e in entries if e is not None]
+        if len(hits) == len(entries):
+            best = min(best, max(hits))
     return best
 
 

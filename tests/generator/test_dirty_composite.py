@@ -163,7 +163,7 @@ def test_compositor_parts_equal_the_whole_frame_filter_of_their_composite():
                 draws.append(drawn)
                 parts.append((np.ascontiguousarray(drawn[union.slices]), union, rect))
             composite = bg.copy()
-            for (px, union, rect), drawn in zip(parts, draws):
+            for (_, union, rect), drawn in zip(parts, draws):
                 need = _intersect(union, rect.grow(2 * REACH, w, h))
                 composite[need.slices] = drawn[need.slices]
             for (_, _, rect), drawn in zip(parts, draws):
