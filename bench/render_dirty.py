@@ -804,13 +804,21 @@ def cmd_grasp(args) -> dict:
     from test to test), in this process: CPU s including ffmpeg. Each test's CPU per video is weighted by the
     test's number of videos in the full default GRASP (the count `plan` gives at the suite's default trials, as
     bench/unique_frames.py and bench/render/project.py count them); the ratio of the weighted sums, times today's
-    measured 320x240 projection (`--today-core-hours`, docs/performance.md), is the other path's projection:
-    measured per test, projected by count."""
+    measured per test, projected by count. `--merge`: the tests of earlier runs' JSON files (one process per
+    test keeps a crash, such as Blender's rare segfault in a long run, to that test) summed without running."""
     os.environ.setdefault("LP_NUM_THREADS", "1")
     from voebench.generator.runner import RunConfig, plan
     from voebench.scenes import REGISTRY
 
     names = args.paths.split(",")
+    if args.merge:
+        merged: dict[str, dict] = {}
+        for path in args.merge.split(","):
+            with open(path) as f:
+                got = json.load(f)
+            for t, r in got["tests"].items():
+                merged[t] = {**r, "runs": got.get("runs", {}).get(t, r.get("runs")), "from": path}
+        return grasp_summary(merged, names, args.today_core_hours, 0.0)
     asked = set(args.tests.split(",")) if args.tests else None
     rows: dict[str, dict] = {}
     w0 = time.perf_counter()
@@ -850,6 +858,11 @@ def cmd_grasp(args) -> dict:
                     json.dump({"partial": True, "machine": machine(), "tests": rows}, f, indent=1)
     if not rows:
         raise SystemExit(f"no GRASP test among {args.tests!r}")
+    return grasp_summary(rows, names, args.today_core_hours, time.perf_counter() - w0)
+
+
+def grasp_summary(rows: dict[str, dict], names: list[str], today_core_hours: str, wall_s: float) -> dict:
+    """The weighted sums, their ratio and the projection over the measured tests (see cmd_grasp)."""
     weighted = {n: sum(r["default_videos"] * r["cpu_s_per_video"][n] for r in rows.values()) for n in names}
     ratio = weighted[names[1]] / weighted[names[0]]
     by_suite = {
@@ -859,7 +872,7 @@ def cmd_grasp(args) -> dict:
         }
         for s in GRASP_SUITES
     }
-    lo, hi = (float(x) for x in args.today_core_hours.split("-"))
+    lo, hi = (float(x) for x in today_core_hours.split("-"))
     out = {
         "machine": machine(),
         "paths": names,
@@ -872,7 +885,8 @@ def cmd_grasp(args) -> dict:
         "ratio_weighted": round(ratio, 3),
         "today_core_hours_320x240 (docs/performance.md)": [lo, hi],
         "projected_core_hours (measured per test, projected by count)": [round(lo * ratio, 2), round(hi * ratio, 2)],
-        "wall_s_total": round(time.perf_counter() - w0, 1),
+        "wall_s_total": round(wall_s, 1),
+        "tests_measured": {s: sum(r["suite"] == s for r in rows.values()) for s in GRASP_SUITES},
     }
     print(json.dumps({k: v for k, v in out.items() if k not in ("runs", "tests", "machine")}, indent=1))
     return out
@@ -950,6 +964,7 @@ def main() -> None:
     g.add_argument("--seconds", type=float, default=0.0, help="video length (default: the suite's, 10 s)")
     g.add_argument("--fps", type=float, default=0.0, help="frame rate (default: the suite's, 50)")
     g.add_argument("--today-core-hours", default="5.9-6.2", help="today's 320x240 projection, LO-HI")
+    g.add_argument("--merge", default="", help="comma-separated JSON files of earlier grasp runs: summed, no run")
     g.add_argument("--json")
     args = ap.parse_args()
     commands = {"measure": cmd_measure, "pair": cmd_pair, "check": cmd_check, "hdf5": cmd_hdf5, "avoe": cmd_avoe}
