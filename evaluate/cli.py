@@ -272,11 +272,16 @@ def cmd_evaluate(args) -> int:
     workers = frames_mod.default_workers() if args.num_workers is None else args.num_workers
     from voebench.evaluate.models.replicas import ReplicaError
 
+    early = _start_decoding(args, samples, asking, store, workers)  # while the model loads (evaluate/cold_start.py)
     try:
         adapter = _adapter(args, {**vars(args), **asked, **batch}, store, workers)  # the kind reads its own options
     except ReplicaError as e:  # a replica could not load its model (out of memory, ...): one line
+        frames_mod.use_workers(0)
         print(f"voebench evaluate: {e}", file=sys.stderr)
         return 1
+    except BaseException:
+        frames_mod.use_workers(0)
+        raise
     check_replay_covers(adapter, [s.sample_id for s in samples], "--model")
     cfg = EvalConfig(
         strategy=args.strategy,
@@ -288,6 +293,7 @@ def cmd_evaluate(args) -> int:
         num_workers=workers,
         frame_store=store,
         warmup=args.warmup,
+        decoding_started=early > 0,
         batch_size_auto=auto_batch,
         batch_size_cache=_batch_size_cache(args.frame_store) if auto_batch else None,
     )
@@ -334,6 +340,27 @@ def cmd_evaluate(args) -> int:
         )
         return 1
     return 0
+
+
+def _start_decoding(args, samples: list, asking, store: str | None, workers: int) -> int:
+    """Issue 28, a cold run: the decoding workers started and the first batches' clips queued before the model loads
+    (evaluate/cold_start.py), for one `hf:` process with a fixed batch size starting a fresh run folder (a resumed
+    run's first clips may be answered already); the clips queued (0: not started)."""
+    from voebench.evaluate import cold_start
+    from voebench.evaluate.models import replicas as rep
+    from voebench.evaluate.run import CACHE
+
+    cold_start.mark("cli_start")
+    cold_start.mode()  # a bad VOEBENCH_COLD_START is refused here, before anything starts
+    if model_kinds.parse_spec(args.model).name != "hf" or args.batch_size == "auto" or (args.replicas or 1) > 1:
+        return 0
+    if len(rep.parse_devices(getattr(args, "device", None))) > 1 or os.path.exists(os.path.join(args.out, CACHE)):
+        return 0
+    batch = int(args.batch_size)
+    ahead = max(2 * batch, 2 * workers)  # what the runner decodes ahead of its first batch (EvalConfig's prefetch)
+    return cold_start.start_decoding(
+        cold_start.first_clips(samples, asking.num_frames, asking.fps, batch + ahead), workers, store
+    )
 
 
 def _adapter(args, options: dict, store: str | None, workers: int) -> models.Adapter:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from voebench import __version__
+from voebench.evaluate import cold_start
 from voebench.evaluate import frames as frames_mod
 from voebench.evaluate.models.base import Adapter, Request
 from voebench.evaluate.parsing import score
@@ -158,6 +159,9 @@ class EvalConfig:
     #: largest that fits on the GPU (searched once, then read from `batch_size_cache`), a small default on a CPU
     batch_size_auto: bool = False
     batch_size_cache: str | None = None
+    #: the decoding workers were started and the first clips queued before the model loaded (evaluate/cold_start.py,
+    #: by the CLI): the runner keeps those workers, and counts those clips in its decode stats
+    decoding_started: bool = False
 
 
 class EvalRunner:
@@ -186,6 +190,7 @@ class EvalRunner:
         self.warmup_s: float | None = None  # the adapter's warm-up before the first timed batch (issue 28)
         self.warmup_kind: str | None = None  # "batch" (--warmup: the first batch, discarded) or "blank" (black frames)
         self.first_answer_s: float | None = None  # from the start of `run` to the first answer written
+        self.first_answer_age: float | None = None  # the process's age then (evaluate/cold_start.py)
         self.batch_size_auto: dict | None = None  # how `--batch-size auto` chose (evaluate/batch_size.py)
         self._frames: dict[tuple, list[int]] = {}
         self.timer = StageTimer()
@@ -339,6 +344,14 @@ class EvalRunner:
         after = wall - (self.warmup_s or 0.0)
         t["calls_per_s_after_warmup"] = round(self.calls / after, 3) if self.warmup_s and after > 0 else None
         t["time_to_first_answer_s"] = None if self.first_answer_s is None else round(self.first_answer_s, 3)
+        # the whole process's view of a cold run (issue 28): its age at named points, the adapter's load split
+        age = self.first_answer_age
+        t["time_to_first_answer_from_start_s"] = None if age is None else round(age, 3)
+        t["process"] = {
+            "ages_s": dict(cold_start.MARKS),
+            "adapter_load_s": getattr(self.adapter, "load_stats", None),
+            "decoding_started_early": self.cfg.decoding_started,
+        }
         t["batch_size_search_s"] = (self.batch_size_auto or {}).get("seconds")
         t["frame_reads"] = st["requests"]
         t["clips_decoded"] = st["clips"] - st["stored"]
@@ -352,6 +365,7 @@ class EvalRunner:
     def run(self) -> list[EvalJob]:
         os.makedirs(self.out, exist_ok=True)
         started = time.time()
+        cold_start.mark("runner_start")
         t_wall = self._t_wall = time.perf_counter()
         timer = self.timer
         self.adapter.timer = timer
@@ -421,7 +435,8 @@ class EvalRunner:
             t_warm = time.perf_counter()
             if warm_up([self._request(j) for j in todo[:span]]):
                 self.warmup_s, self.warmup_kind = time.perf_counter() - t_warm, "batch"
-        frames_mod.reset_stats()
+        if self.cfg.warmup or not self.cfg.decoding_started:  # clips decoded before the run started are the run's
+            frames_mod.reset_stats()
         blank = getattr(self.adapter, "warm_up_blank", None)
         if todo and not self.cfg.warmup and self.cfg.blank_warmup and callable(blank):
             # the first batch's clips decode and its inputs are prepared in the background meanwhile
@@ -519,6 +534,7 @@ class EvalRunner:
             j.cached.append(False)
             if self.first_answer_s is None:
                 self.first_answer_s = time.perf_counter() - self._t_wall
+                self.first_answer_age = cold_start.process_age()
             # a later turn may already be cached (a resumed run)
             self._advance_from_cache(j, cache)
         if bar is not None:

@@ -27,6 +27,7 @@ from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+from voebench.evaluate import cold_start
 from voebench.evaluate import frames as frames_mod
 from voebench.evaluate.models import hf_inputs, hf_positions
 from voebench.evaluate.models.base import Adapter, Request
@@ -51,8 +52,8 @@ class HFAdapter(Adapter):
         packed_vision_attention: bool | str = False,
     ):
         import torch
-        from transformers import AutoModelForImageTextToText, AutoProcessor
 
+        cold_start.mark("torch_imported")
         if dtype not in DTYPES:
             raise ValueError(f"dtype must be one of {DTYPES}")
         self.torch = torch
@@ -75,7 +76,16 @@ class HFAdapter(Adapter):
         else:
             torch_dtype = getattr(torch, dtype)
         self.dtype = torch_dtype
+        # the CUDA context, cuBLAS/cuDNN and first kernels in a thread while transformers imports and the processor and
+        # the weights load (cold_start.py)
+        warming = cold_start.warm_cuda(self.device, torch_dtype) if model is None else None
+        from transformers import AutoModelForImageTextToText, AutoProcessor
+
+        cold_start.mark("imports_done")  # torch and transformers: a cold process's first seconds
+        t_load = time.perf_counter()
         self.processor = AutoProcessor.from_pretrained(path, trust_remote_code=trust_remote_code)
+        cold_start.mark("processor_loaded")
+        self.load_stats: dict[str, Any] = {"processor_s": round(time.perf_counter() - t_load, 3)}
         tok = getattr(self.processor, "tokenizer", None)
         if tok is not None:
             tok.padding_side = "left"  # decoder-only generation needs left padding in a batch
@@ -85,13 +95,22 @@ class HFAdapter(Adapter):
         kwargs: dict[str, Any] = {"trust_remote_code": trust_remote_code}
         if attn_implementation:
             kwargs["attn_implementation"] = attn_implementation
+        direct = False
         if model is None:
-            try:
-                model = AutoModelForImageTextToText.from_pretrained(path, dtype=torch_dtype, **kwargs)
-            except TypeError:  # transformers < 4.56 spells it torch_dtype
-                model = AutoModelForImageTextToText.from_pretrained(path, torch_dtype=torch_dtype, **kwargs)
+            target = self.device if self.device.type == "cuda" and "direct" in cold_start.mode() else None
+            model, direct = _load(AutoModelForImageTextToText, path, torch_dtype, target, kwargs)
         # else: a model built in memory (bench/: random weights made directly on the GPU), `path` gives the processor
-        self.model = model.to(self.device).eval()
+        cold_start.mark("weights_loaded")
+        t_move = time.perf_counter()
+        self.load_stats["weights_s"] = round(t_move - t_load - self.load_stats["processor_s"], 3)
+        self.load_stats["weights_direct_to_device"] = direct
+        self.model = (model if direct else model.to(self.device)).eval()
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        self.load_stats["to_device_s"] = round(time.perf_counter() - t_move, 3)
+        cold_start.mark("model_on_device")
+        if warming is not None:
+            warming.join()  # long done by now, as a rule: the weights take longer
         #: the processor's output can be cut into chunks and joined (models/hf_inputs.py: CHUNKABLE)
         self._chunkable = getattr(getattr(self.model, "config", None), "model_type", "") in hf_inputs.CHUNKABLE
         self._workers_failed = False  # the workers failed a batch: the processor runs here for the rest
@@ -312,9 +331,11 @@ class HFAdapter(Adapter):
         inputs = self._ready_inputs(requests)
         gen = self._gen_kwargs(**extra)
         torch.manual_seed(requests[0].seed)
+        cold_start.mark("first_generate_start")  # the first call only (a cold run's timeline, run.json)
         with timed(self.timer, "generate"), torch.inference_mode():
             out = self.model.generate(**inputs, **gen)
             new = out[:, inputs["input_ids"].shape[1] :].cpu()
+        cold_start.mark("first_generate_done")
         return [t.strip() for t in self.processor.batch_decode(new, skip_special_tokens=True)]
 
     def warm_up_blank(self, requests: list[Request]) -> bool:
@@ -426,6 +447,22 @@ class HFAdapter(Adapter):
         del self.model
         if self.device.type == "cuda":
             self.torch.cuda.empty_cache()
+
+
+def _load(auto: Any, path: str, dtype: Any, device: Any, kwargs: dict) -> tuple[Any, bool]:
+    """The checkpoint's model and whether its weights were read straight onto `device` (`device_map`; the adapter asks
+    for it on CUDA unless `VOEBENCH_COLD_START` leaves out `direct`: it saves the copy through the CPU's memory,
+    docs/evaluate.md); `device` None: loaded on the CPU, for the caller to move. Where this transformers refuses
+    `device_map` (older versions want accelerate for it), the weights load on the CPU, as before."""
+    if device is not None:
+        try:
+            return auto.from_pretrained(path, dtype=dtype, device_map=str(device), **kwargs), True
+        except (ImportError, TypeError, ValueError):
+            pass  # the usual way below meets (and reports) a real problem with the checkpoint
+    try:
+        return auto.from_pretrained(path, dtype=dtype, **kwargs), False
+    except TypeError:  # transformers < 4.56 spells it torch_dtype
+        return auto.from_pretrained(path, torch_dtype=dtype, **kwargs), False
 
 
 def resolve_path(path: str) -> str:

@@ -1,0 +1,144 @@
+"""A cold `voebench evaluate`: its fixed costs overlapped with the model's load, and its timeline (issue 28).
+
+A fresh process spends seconds on imports, the processor and the weights before the runner starts, with the GPU
+and the decoding workers idle, and then its first batch pays for the workers' start, the first clips' decoding and
+the GPU's first calls. Two things here move work into the load:
+
+- **Early decoding** (`start_decoding`): before the adapter is built, the decoding worker processes start (forked
+  while the process is still small: no torch, no weights) and the clips of the run's first batches are queued,
+  so they decode, and fill the frame store, while the model loads. The runner then finds the workers running
+  (`frames.use_workers` keeps a pool of the same size) and those clips decoded. Nothing about the answers
+  changes: the same clips, decoded by the same function, only earlier.
+- **CUDA warm-up in a thread** (`warm_cuda`): while the main thread loads the processor and the weights, a thread
+  creates the device's CUDA context and the cuBLAS handle and runs one small call of the kernels a VLM's first
+  `generate` uses (bf16 matmuls, attention, a 3-D convolution, normalisation): work the first batch would
+  otherwise do with the weights already waiting. It computes nothing the model reads.
+
+`VOEBENCH_COLD_START=off` turns both off (`decode` or `cuda` keeps only that one). `mark` records the process's
+age at named points (seconds since the process started, from /proc on Linux), which the runner writes to
+run.json's `timing.process`, with `time_to_first_answer_from_start_s`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import Any
+
+from voebench.errors import UsageError
+
+#: what can be turned on: early decoding, the CUDA warm-up thread, the weights read straight onto the GPU
+PARTS = ("decode", "cuda", "direct")
+#: process age (s) at named points of a cold run, in the order reached
+MARKS: dict[str, float] = {}
+_T0 = time.time()  # fallback origin where /proc is not there: this module's import
+
+
+def mode() -> set[str]:
+    """What `VOEBENCH_COLD_START` turns on, of `decode`, `cuda` and `direct` (default all; `off`: none; else a
+    comma-separated list)."""
+    raw = os.environ.get("VOEBENCH_COLD_START", "on").strip().lower()
+    if raw in ("", "on", "1"):
+        return set(PARTS)
+    if raw in ("off", "0", "none"):
+        return set()
+    parts = {p.strip() for p in raw.split(",") if p.strip()}
+    unknown = sorted(parts - set(PARTS))
+    if unknown:
+        raise UsageError(f"VOEBENCH_COLD_START={raw}: {', '.join(unknown)}? (on, off, or of {', '.join(PARTS)})")
+    return parts
+
+
+def process_age() -> float:
+    """Seconds since this process started: /proc/uptime minus the process's start (clock ticks since boot, 10 ms
+    resolution) on Linux; elsewhere since this module was imported."""
+    try:
+        with open("/proc/self/stat") as fh:
+            start_ticks = int(fh.read().rsplit(")", 1)[1].split()[19])
+        with open("/proc/uptime") as fh:
+            uptime = float(fh.read().split()[0])
+        return max(0.0, uptime - start_ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.time() - _T0
+
+
+def mark(name: str) -> None:
+    """Record the process's age now under `name` (the first time only: a later run in the same process keeps the
+    cold one's)."""
+    if name not in MARKS:
+        MARKS[name] = round(process_age(), 3)
+
+
+def first_clips(samples: list[Any], num_frames: int | None, fps: float | None, n: int) -> list[tuple[str, list[int]]]:
+    """The clips ((path, frame indices)) of the first `n` samples' videos, every turn's, in the order a fresh run
+    asks for them (repeat 0 first), each once: what its first batches decode. Indices as the runner samples them."""
+    from voebench.evaluate import frames as frames_mod
+
+    out: dict[tuple[str, tuple[int, ...]], None] = {}
+    for s in samples[: max(0, n)]:
+        for tr in s.turns:
+            v = tr.video
+            if v is not None:
+                idx = frames_mod.sample_frame_indices(v.n_frames, num_frames, fps, v.fps)
+                out.setdefault((v.path, tuple(idx)), None)
+    return [(p, list(i)) for p, i in out]
+
+
+def start_decoding(clips: list[tuple[str, list[int]]], workers: int, store: str | None) -> int:
+    """Start `workers` decoding processes reading and filling `store` and queue `clips` ((path, indices), in the
+    order the run asks for them); returns the clips queued (0 when early decoding is off or there are no workers).
+    Call it before torch is imported: the workers are forked from a small process."""
+    if "decode" not in mode() or workers <= 0 or not clips:
+        return 0
+    from voebench.evaluate import frames as frames_mod
+
+    frames_mod.use_store(store)
+    frames_mod.use_workers(workers)
+    mark("workers_started")
+    frames_mod.reset_stats()
+    frames_mod.ensure_cache_size(len(clips) + 8)
+    frames_mod.prefetch(clips)
+    return len(clips)
+
+
+def warm_cuda(device: Any, dtype: Any) -> threading.Thread | None:
+    """Start a daemon thread that initialises `device` (a CUDA torch.device) and runs one small call of the kernel
+    families a VLM's first generate uses, in `dtype`; None when off or not CUDA. Failures are silent: the model's
+    own first call meets (and reports) any real problem."""
+    if "cuda" not in mode() or getattr(device, "type", None) != "cuda":
+        return None
+    t = threading.Thread(target=_warm, args=(device, dtype), name="voebench-cuda-warm", daemon=True)
+    t.start()
+    return t
+
+
+def _warm(device: Any, dtype: Any) -> None:
+    import torch
+    import torch.nn.functional as F
+
+    try:
+        t0 = time.perf_counter()
+        with torch.inference_mode(), torch.cuda.device(device):
+            torch.empty(1, device=device)  # the context
+            mark("cuda_context")
+            x = torch.randn(256, 1024, device=device, dtype=dtype)
+            w = torch.randn(1024, 1024, device=device, dtype=dtype)
+            y = F.linear(x, w)  # cuBLAS(Lt) handle and workspace
+            y = F.silu(y) * torch.sigmoid(y)
+            y = F.gelu(y) + F.layer_norm(y, (1024,))
+            var = y.float().pow(2).mean(-1, keepdim=True)  # RMS norm as Qwen's layers compute it
+            y = (y.float() * torch.rsqrt(var + 1e-6)).to(dtype)
+            q = torch.randn(4, 8, 256, 64, device=device, dtype=dtype)
+            F.scaled_dot_product_attention(q, q, q, is_causal=True)
+            F.scaled_dot_product_attention(q[:, :, :1], q, q)
+            v = torch.randn(2, 3, 2, 28, 28, device=device, dtype=dtype)  # a 3-D patch embedding (cuDNN)
+            F.conv3d(v, torch.randn(8, 3, 2, 14, 14, device=device, dtype=dtype), stride=(2, 14, 14))
+            logits = torch.softmax(y.float(), -1)
+            torch.argmax(logits, -1)
+            torch.cat([y, y]).cumsum(0)
+            torch.cuda.synchronize(device)
+        MARKS.setdefault("cuda_warm_s", round(time.perf_counter() - t0, 3))
+        mark("cuda_warm_done")
+    except Exception:  # noqa: BLE001 - a warm-up only
+        return
