@@ -110,7 +110,7 @@ class HFAdapter(Adapter):
         self.load_stats["to_device_s"] = round(time.perf_counter() - t_move, 3)
         cold_start.mark("model_on_device")
         if warming is not None:
-            warming.join()  # long done by now, as a rule: the weights take longer
+            warming.join(timeout=10)  # done by now, as a rule; one still running only shares the GPU a moment
         #: the processor's output can be cut into chunks and joined (models/hf_inputs.py: CHUNKABLE)
         self._chunkable = getattr(getattr(self.model, "config", None), "model_type", "") in hf_inputs.CHUNKABLE
         self._workers_failed = False  # the workers failed a batch: the processor runs here for the rest
