@@ -500,7 +500,11 @@ def cmd_fxaa_reach(args) -> dict:
         r = Renderer(scene, RenderSettings(*size, render_path="dirty"))
         assert r.dirty is not None
         regions = r.dirty.regions
-        regions.rects = lambda t, g=regions: [g.rect(t)] if not g.rect(t).empty else []  # type: ignore[method-assign]
+
+        def union_only(t: int, g=regions) -> list:
+            return [g.rect(t)] if not g.rect(t).empty else []
+
+        regions.rects = union_only  # type: ignore[method-assign]
         try:
             r.render_batch(ts, ("rgb",))
         finally:
@@ -976,8 +980,8 @@ def main() -> None:
     out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
+        with open(args.json, "w") as fh:
+            json.dump(out, fh, indent=1)
 
 
 if __name__ == "__main__":
