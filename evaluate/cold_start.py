@@ -1,22 +1,29 @@
 """A cold `voebench evaluate`: its fixed costs overlapped with the model's load, and its timeline (issue 28).
 
-A fresh process spends seconds on imports, the processor and the weights before the runner starts, with the GPU
-and the decoding workers idle, and then its first batch pays for the workers' start, the first clips' decoding and
-the GPU's first calls. Two things here move work into the load:
+A fresh process spends 10-16 s importing torch and transformers and loading the processor and the weights before
+the runner starts, with the GPU and the decoding workers idle; its first batch then pays for the workers' start,
+the first clips' decoding and the GPU's first calls (the CUDA context, cuBLAS, cuDNN, lazily loaded kernels).
+Three parts move work into the load, each picked by `VOEBENCH_COLD_START` (`mode`):
 
-- **Early decoding** (`start_decoding`): before the adapter is built, the decoding worker processes start (forked
-  while the process is still small: no torch, no weights) and the clips of the run's first batches are queued,
-  so they decode, and fill the frame store, while the model loads. The runner then finds the workers running
-  (`frames.use_workers` keeps a pool of the same size) and those clips decoded. Nothing about the answers
-  changes: the same clips, decoded by the same function, only earlier.
-- **CUDA warm-up in a thread** (`warm_cuda`): while the main thread loads the processor and the weights, a thread
-  creates the device's CUDA context and the cuBLAS handle and runs one small call of the kernels a VLM's first
-  `generate` uses (bf16 matmuls, attention, a 3-D convolution, normalisation): work the first batch would
-  otherwise do with the weights already waiting. It computes nothing the model reads.
+- `cuda` (on by default), **a CUDA warm-up thread** (`warm_cuda`): started as soon as torch is imported, while
+  transformers imports and the processor and weights load, it creates the device's CUDA context and the cuBLAS
+  and cuDNN handles and runs one small call of the kernel families a VLM's first `generate` uses (bf16 matmuls,
+  attention, a 3-D convolution, normalisation). It computes nothing the model reads.
+- `direct` (on by default): the weights are read straight onto the GPU (`device_map`, models/hf.py), without the
+  copy through the CPU's memory; where transformers refuses it (no accelerate), they load as before.
+- `decode` (off by default; `on` turns all three on), **early decoding** (`start_decoding`): before the adapter is
+  built, the decoding worker processes start (forked while the process is still small) and the clips of the
+  run's first batches are queued, so they decode, and fill the frame store, while the model loads; the runner
+  finds the workers running (`frames.use_workers` keeps a pool of the same size) and those clips decoded.
 
-`VOEBENCH_COLD_START=off` turns both off (`decode` or `cuda` keeps only that one). `mark` records the process's
-age at named points (seconds since the process started, from /proc on Linux), which the runner writes to
-run.json's `timing.process`, with `time_to_first_answer_from_start_s`.
+None changes an answer: the same clips decoded by the same function, the same weights, and no computation the
+model reads. `off` turns all off. Measured on an H200 (docs/evaluate.md, "A cold run's first batch"): each part
+shortens its own stage, but the whole process's wall clock, which the import dominates, moved by less than its
+run-to-run spread; early decoding, which shortens only the runner's side (its clips decode during the import,
+competing for the cores), stays off by default.
+
+`mark` records the process's age at named points (seconds since the process started, from /proc on Linux), which
+the runner writes to run.json's `timing.process`, with `time_to_first_answer_from_start_s`.
 """
 
 from __future__ import annotations
@@ -30,16 +37,20 @@ from voebench.errors import UsageError
 
 #: what can be turned on: early decoding, the CUDA warm-up thread, the weights read straight onto the GPU
 PARTS = ("decode", "cuda", "direct")
+DEFAULT = ("cuda", "direct")
 #: process age (s) at named points of a cold run, in the order reached
 MARKS: dict[str, float] = {}
 _T0 = time.time()  # fallback origin where /proc is not there: this module's import
 
 
 def mode() -> set[str]:
-    """What `VOEBENCH_COLD_START` turns on, of `decode`, `cuda` and `direct` (default all; `off`: none; else a
-    comma-separated list)."""
-    raw = os.environ.get("VOEBENCH_COLD_START", "on").strip().lower()
-    if raw in ("", "on", "1"):
+    """What `VOEBENCH_COLD_START` turns on, of `decode`, `cuda` and `direct`: unset, `cuda` and `direct` (DEFAULT);
+    `on`: all three; `off`: none; else a comma-separated list. Early decoding is off by default: on an H200 it
+    shortened the runner's way to its first `generate` by about a second but not the process (docs/evaluate.md)."""
+    raw = os.environ.get("VOEBENCH_COLD_START", "").strip().lower()
+    if raw == "":
+        return set(DEFAULT)
+    if raw in ("on", "1"):
         return set(PARTS)
     if raw in ("off", "0", "none"):
         return set()

@@ -1,0 +1,185 @@
+"""A cold run's fixed costs overlapped with the model's load (evaluate/cold_start.py, issue 28): the switch, the clips
+decoded early are the run's first ones, the answers do not change, the timeline in run.json, the direct load."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from voebench.errors import UsageError
+from voebench.evaluate import cold_start
+from voebench.evaluate.run import EvalConfig, EvalJob, EvalRunner
+from voebench.evaluate.tasks import build_samples, load_manifest, select
+
+
+@pytest.mark.parametrize(
+    ("raw", "parts"),
+    [
+        (None, {"cuda", "direct"}),  # early decoding only when asked (not measured to shorten a process)
+        ("on", {"decode", "cuda", "direct"}),
+        ("off", set()),
+        ("decode", {"decode"}),
+        ("cuda, direct", {"cuda", "direct"}),
+    ],
+)
+def test_the_switch(monkeypatch, raw, parts):
+    if raw is None:
+        monkeypatch.delenv("VOEBENCH_COLD_START", raising=False)
+    else:
+        monkeypatch.setenv("VOEBENCH_COLD_START", raw)
+    assert cold_start.mode() == parts
+
+
+def test_an_unknown_part_is_refused_in_one_line(monkeypatch):
+    monkeypatch.setenv("VOEBENCH_COLD_START", "decode,warp")
+    with pytest.raises(UsageError, match="warp"):
+        cold_start.mode()
+
+
+def test_process_age_counts_from_the_process_start():
+    code = "from voebench.evaluate import cold_start; import time; time.sleep(0.3); print(cold_start.process_age())"
+    age = float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout)
+    assert 0.3 <= age < 30  # includes the interpreter's start and the imports, not only the sleep
+    a = cold_start.process_age()
+    time.sleep(0.05)
+    assert 0.03 <= cold_start.process_age() - a < 1
+
+
+def test_the_early_clips_are_the_ones_the_run_asks_first(tiny_set):
+    m = load_manifest(tiny_set)
+    samples = build_samples(m, select(m), "one-shot", seed=0)  # two videos per question
+    runner = EvalRunner.__new__(EvalRunner)
+    runner.cfg, runner._frames = EvalConfig("one-shot", num_frames=4), {}
+    asked: list[tuple[str, list[int]]] = []
+    for s in samples[:3]:
+        job = EvalJob(s, 0, 1, responses=[""] * (len(s.turns) - 1))
+        for msg in runner.messages(job, len(s.turns) - 1):
+            v = msg.get("video")
+            if v and (v["path"], v["indices"]) not in asked:
+                asked.append((v["path"], v["indices"]))
+    got = cold_start.first_clips(samples, 4, None, 3)
+    assert got == asked and len(got) == len(set(map(str, got)))
+    assert cold_start.first_clips(samples, 4, None, 0) == []
+
+
+def test_no_cuda_warm_up_on_a_cpu_or_when_off(monkeypatch):
+    torch = pytest.importorskip("torch")
+    assert cold_start.warm_cuda(torch.device("cpu"), torch.float32) is None
+    monkeypatch.setenv("VOEBENCH_COLD_START", "decode")
+    assert cold_start.warm_cuda(torch.device("cuda"), torch.bfloat16) is None
+
+
+# below: the hf adapter (a tiny random Qwen2.5-VL on the CPU) through the command line
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    pytest.importorskip("transformers")
+    pytest.importorskip("torchvision")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    from voebench.evaluate.models.tiny import build_tiny_qwen25vl
+
+    return build_tiny_qwen25vl(str(tmp_path_factory.mktemp("tiny-qwen-cold")))
+
+
+def _evaluate(tiny_set, model, out, store, monkeypatch, mode):
+    from voebench.cli import main
+    from voebench.evaluate import frames
+
+    frames.clear_cache()  # a fresh process's module state: no clips of an earlier run in memory, no marks
+    cold_start.MARKS.clear()
+    monkeypatch.setenv("VOEBENCH_COLD_START", mode)
+    args = ["evaluate", tiny_set, "--model", f"hf:{model}", "--out", str(out), "--tests", "shape,t09_gravity"]
+    args += ["--batch-size", "3", "--num-frames", "4", "--max-new-tokens", "3", "--repeats", "2", "--num-workers", "2"]
+    args += ["--frame-store", str(store), "--no-progress", "--device", "cpu"]
+    assert main(args) in (0, 1)  # 1: the random model's answers may fail to parse, which is no error here
+    with open(os.path.join(out, "run.json")) as fh:
+        info = json.load(fh)
+    with open(os.path.join(out, "samples.jsonl")) as fh:
+        samples = [{k: r[k] for k in ("sample_id", "repeat", "responses", "turns")} for r in map(json.loads, fh)]
+    return info, samples
+
+
+def test_same_answers_with_and_without_it_and_the_timeline(tiny_model, tiny_set, tmp_path, monkeypatch):
+    off, s_off = _evaluate(tiny_set, tiny_model, tmp_path / "off", tmp_path / "store-off", monkeypatch, "off")
+    on, s_on = _evaluate(tiny_set, tiny_model, tmp_path / "on", tmp_path / "store-on", monkeypatch, "on")
+    assert s_on == s_off and all(isinstance(r, str) for s in s_on for r in s["responses"])
+    with open(tmp_path / "off" / "cache.jsonl") as a, open(tmp_path / "on" / "cache.jsonl") as b:
+        assert [json.loads(x)["response"] for x in a] == [json.loads(x)["response"] for x in b]
+    t_on, t_off = on["timing"], off["timing"]
+    assert t_on["process"]["decoding_started_early"] and not t_off["process"]["decoding_started_early"]
+    # the clips decoded before the run started are counted as the run's: every video once either way
+    assert t_on["clips_decoded"] == t_off["clips_decoded"] > 0
+    assert os.listdir(tmp_path / "store-on")  # the early clips went into the store too
+    ages = t_on["process"]["ages_s"]
+    for k in ("cli_start", "workers_started", "imports_done", "weights_loaded", "runner_start", "first_generate_done"):
+        assert k in ages
+    assert ages["workers_started"] <= ages["imports_done"] <= ages["runner_start"] <= ages["first_generate_done"]
+    assert t_on["time_to_first_answer_from_start_s"] >= ages["runner_start"]
+    assert t_on["process"]["adapter_load_s"]["weights_direct_to_device"] is False  # CPU: loaded as before
+
+
+def test_a_resumed_run_decodes_nothing_early(tiny_model, tiny_set, tmp_path, monkeypatch):
+    info, first = _evaluate(tiny_set, tiny_model, tmp_path / "run", tmp_path / "store", monkeypatch, "on")
+    assert info["timing"]["process"]["decoding_started_early"]
+    with open(tmp_path / "run" / "cache.jsonl") as fh:
+        lines = fh.readlines()
+    with open(tmp_path / "run" / "cache.jsonl", "w") as fh:  # as if killed half-way
+        fh.writelines(lines[: len(lines) // 2])
+    info, again = _evaluate(tiny_set, tiny_model, tmp_path / "run", tmp_path / "store", monkeypatch, "on")
+    assert not info["timing"]["process"]["decoding_started_early"]
+    assert again == first
+
+
+def test_a_bad_switch_exits_2_with_nothing_written(tiny_model, tiny_set, tmp_path, monkeypatch, capsys):
+    from voebench.cli import main
+
+    monkeypatch.setenv("VOEBENCH_COLD_START", "fast")
+    out = tmp_path / "run"
+    args = ["evaluate", tiny_set, "--model", f"hf:{tiny_model}", "--out", str(out), "--device", "cpu"]
+    assert main([*args, "--frame-store", str(tmp_path / "store"), "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "VOEBENCH_COLD_START" in err[0]
+    assert not out.exists() and not (tmp_path / "store").exists()
+
+
+def test_weights_read_straight_onto_the_device_are_the_same(tiny_model):
+    torch = pytest.importorskip("torch")
+    from transformers import AutoModelForImageTextToText
+
+    from voebench.evaluate.models.hf import _load
+
+    plain, direct = _load(AutoModelForImageTextToText, tiny_model, torch.float32, None, {})
+    # device_map="cpu": read straight onto the device where this transformers can (with accelerate), else as before
+    mapped, _ = _load(AutoModelForImageTextToText, tiny_model, torch.float32, torch.device("cpu"), {})
+    assert direct is False
+    a, b = plain.state_dict(), mapped.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_a_transformers_that_refuses_device_map_loads_as_before():
+    from voebench.evaluate.models.hf import _load
+
+    asked = []
+
+    class Auto:  # refuses device_map as transformers without accelerate does
+        @staticmethod
+        def from_pretrained(path, **kw):
+            asked.append(sorted(kw))
+            if "device_map" in kw:
+                raise ValueError("Using a `device_map` ... requires `accelerate`")
+            return "model"
+
+    assert _load(Auto, "p", "bf16", "cuda:0", {"trust_remote_code": False}) == ("model", False)
+    assert asked == [["device_map", "dtype", "trust_remote_code"], ["dtype", "trust_remote_code"]]
+
+    class Mapped(Auto):
+        @staticmethod
+        def from_pretrained(path, **kw):
+            return ("on", kw["device_map"])
+
+    assert _load(Mapped, "p", "bf16", "cuda:1", {}) == (("on", "cuda:1"), True)
