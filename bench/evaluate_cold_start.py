@@ -15,9 +15,12 @@ videos, 16 frames, bf16, 8 new tokens (min pinned), batch 32, the machine's defa
                 first batch is lazy kernel loading; a diagnostic, not a setting);
   phases-warm   the same with the CUDA warm-up thread on (VOEBENCH_COLD_START=cuda);
   eval-off/-on  `voebench evaluate --frame-store off` with VOEBENCH_COLD_START=off and on (the default).
-`final`: against the bench's steady rate measured in the same call, each `voebench evaluate` with the overlap off
-  then on: the 418M with `--frame-store off` and with an empty default store, and (`--7b`) the 7B architecture with
-  an empty store; process wall clock, time from process start to the first answer, the run's samples/s.
+`final`: against the bench's steady rate measured in the same call (first, per model), each `voebench evaluate`
+  with VOEBENCH_COLD_START=off and =on (all three parts) alternating: the 418M with `--frame-store off` (twice
+  each, then `decode` alone and `cuda,direct` alone) and with an empty default store, and (`--7b`) the 7B
+  architecture with an empty store (twice each, then `decode,cuda`); process wall clock, time from process start
+  to the first answer (run.json's `time_to_first_answer_from_start_s`), the run's samples/s, the process's
+  timeline (`timing.process`).
 
     python bench/evaluate_cold_start.py breakdown --json OUT/breakdown.json --work /tmp/i28c --set runs/h28/set
     python bench/evaluate_cold_start.py final --json OUT/final.json --work /tmp/i28c --set runs/h28/set --7b
