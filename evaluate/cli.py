@@ -343,9 +343,10 @@ def cmd_evaluate(args) -> int:
 
 
 def _start_decoding(args, samples: list, asking, store: str | None, workers: int) -> int:
-    """Issue 28, a cold run: the decoding workers started and the first batches' clips queued before the model loads
-    (evaluate/cold_start.py), for one `hf:` process with a fixed batch size starting a fresh run folder (a resumed
-    run's first clips may be answered already); the clips queued (0: not started)."""
+    """Issue 28, a cold run, when `VOEBENCH_COLD_START` asks for early decoding (`on` or `decode`; off by default):
+    the decoding workers started and the first batches' clips queued before the model loads (evaluate/cold_start.py),
+    for one `hf:` process with a fixed batch size starting a fresh run folder (a resumed run's first clips may be
+    answered already); the clips queued (0: not started)."""
     from voebench.evaluate import cold_start
     from voebench.evaluate.models import replicas as rep
     from voebench.evaluate.run import CACHE
