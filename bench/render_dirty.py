@@ -675,6 +675,43 @@ def violated_scene(test: str, seconds: float, fps: float, suite_name: str = "gra
     raise RuntimeError(f"{test}: no buildable draw among the first 8")
 
 
+def cmd_shares(args) -> dict:
+    """Geometry only (no render): the mean share of the image drawn per distinct state of each test's violated
+    video, as one union rectangle (`DirtyRegions.rect`) and as the rectangles drawn apart (`DirtyRegions.rects`:
+    per object with its shadows, merged by `merge_rects`), and how many distinct states are drawn in 2+ rectangles.
+    Level 2 at 640x480, 10 s at 25 fps; AVoE at 960x540, 50 frames at 24 fps."""
+    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.dirty_regions import DirtyRegions
+    from voebench.generator.suite import load_suite
+
+    out: dict = {"machine": machine(), "tests": {}}
+    for suite, size, seconds, fps in (("grasp-l2", (640, 480), 10.0, 25.0), ("avoe", (960, 540), 50 / 24, 24.0)):
+        for test in load_suite(suite).tests:
+            scene = violated_scene(test, seconds, fps, suite)
+            r = Renderer(scene, RenderSettings(*size))
+            corners = {name: _vertices(ob) for name, ob in r.obs.items()}
+            light = tuple(r.bscene.display.light_direction)
+            r.close()
+            regions = DirtyRegions(scene, corners, light, *size)
+            ts = first_frames(scene)
+            area = size[0] * size[1] * len(ts)
+            row = {
+                "dynamic": len(regions.dynamic),
+                "distinct_states": len(ts),
+                "union": round(sum(regions.rect(t).area for t in ts) / area, 3),
+                "apart": round(sum(x.area for t in ts for x in regions.rects(t)) / area, 3),
+                "states_in_2plus_rects": sum(len(regions.rects(t)) > 1 for t in ts),
+            }
+            out["tests"][f"{suite} {test}"] = row
+            print(
+                f"{suite} {test} {row['dynamic']} dyn; {row['distinct_states']} states; union {row['union']:.3f}  "
+                f"drawn apart {row['apart']:.3f}  states in 2+ rectangles {row['states_in_2plus_rects']}",
+                flush=True,
+            )
+    return out
+
+
 def cmd_encode(args) -> dict:
     """Issue 29, fifth step: where the mp4 encoder's CPU goes, on one video's frames held in memory (rendered once
     on the asked path, repeated frames sent again as the runner sends them). CPU s of this process and ffmpeg for:
@@ -949,6 +986,8 @@ def main() -> None:
     pa.add_argument("--repeats", type=int, default=3)
     pa.add_argument("--json")
     f.add_argument("--json")
+    sh = sub.add_parser("shares", help="share of the image drawn per state: union vs rectangles apart (geometry only)")
+    sh.add_argument("--json")
     rc = sub.add_parser("rect-cost")
     rc.add_argument("--states", type=int, default=12)
     rc.add_argument("--repeats", type=int, default=3)
@@ -975,6 +1014,7 @@ def main() -> None:
     commands["fxaa-reach"] = cmd_fxaa_reach
     commands["rect-cost"] = cmd_rect_cost
     commands["parts"] = cmd_parts
+    commands["shares"] = cmd_shares
     commands["encode"] = cmd_encode
     commands["grasp"] = cmd_grasp
     out = commands[args.cmd](args)
