@@ -163,7 +163,7 @@ def _digest(run_dir: str, res: dict) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    ap.add_argument("part", choices=("breakdown", "final"))
+    ap.add_argument("part", choices=("breakdown", "final", "default"))
     ap.add_argument("--json", required=True)
     ap.add_argument("--work", required=True, help="working folder (the set and models are reused)")
     ap.add_argument("--set", help="the synthetic set (default: made in --work)")
@@ -173,6 +173,8 @@ def main() -> None:
     ap.add_argument("--budget", type=float, help="seconds from the start: no run starts later than 30 s before it")
     ap.add_argument("--smi-log", help="nvidia-smi log written here (100 ms)")
     a = ap.parse_args()
+    if a.part == "default" and "VOEBENCH_COLD_START" in os.environ:
+        ap.error("the default part measures runs without VOEBENCH_COLD_START: unset it")
     for k, v in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1")):
         os.environ.setdefault(k, v)
     os.environ["VOEBENCH_RECORD_INTERVALS"] = "1"
@@ -253,6 +255,21 @@ def main() -> None:
             phases("phases-warm", {"VOEBENCH_COLD_START": "cuda"}, False)
             evaluate("eval-off", ["--frame-store", "off"], off)
             evaluate("eval-on", ["--frame-store", "off"], on)
+        elif a.part == "default":  # the default (no VOEBENCH_COLD_START) against off, alternating, more repeats
+            default: dict[str, str] = {}  # the variable is unset in this process (checked below), so the runs get the default
+            store = os.path.join(a.work, f"store-{tag}")
+            if tag == "small":
+                if not late("bench"):
+                    fin_bench(fin, cold, preset, set_dir, log, row)
+                for k in ("", "-2", "-3"):
+                    evaluate(f"nostore-off{k}", ["--frame-store", "off"], off)
+                    evaluate(f"nostore-default{k}", ["--frame-store", "off"], default)
+            else:
+                if not late("bench-7b"):
+                    fin_bench(fin, cold, preset, set_dir, log, row, "bench-7b")
+                for k in ("", "-2"):
+                    evaluate(f"store-off{k}", [], {**off, "VOEBENCH_FRAME_STORE": store}, fresh_store=store)
+                    evaluate(f"store-default{k}", [], {"VOEBENCH_FRAME_STORE": store}, fresh_store=store)
         else:  # off and on alternate, so that a drift of the machine does not favour either
             if tag == "small":
                 if not late("bench"):
