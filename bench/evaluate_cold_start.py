@@ -256,7 +256,7 @@ def main() -> None:
             evaluate("eval-off", ["--frame-store", "off"], off)
             evaluate("eval-on", ["--frame-store", "off"], on)
         elif a.part == "default":  # the default (no VOEBENCH_COLD_START) against off, alternating, more repeats
-            default: dict[str, str] = {}  # the variable is unset in this process (checked below), so the runs get the default
+            default: dict[str, str] = {}  # VOEBENCH_COLD_START is unset here (checked in main): the default
             store = os.path.join(a.work, f"store-{tag}")
             if tag == "small":
                 if not late("bench"):
