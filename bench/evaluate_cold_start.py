@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -175,28 +174,18 @@ def main() -> None:
     a = ap.parse_args()
     if a.part == "default" and "VOEBENCH_COLD_START" in os.environ:
         ap.error("the default part measures runs without VOEBENCH_COLD_START: unset it")
-    for k, v in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1")):
-        os.environ.setdefault(k, v)
-    os.environ["VOEBENCH_RECORD_INTERVALS"] = "1"
-    import evaluate_cold as cold
     import evaluate_issue28_final as fin
+
+    fin.measurement_env()
+    import evaluate_cold as cold
 
     os.makedirs(a.work, exist_ok=True)
     log = os.path.join(a.work, f"log-{a.part}.txt")
     skip = set(filter(None, a.skip.split(",")))
     started = time.time()
     out: dict = {"part": a.part, "rows": [], "workers": cold.workers()}
-
-    def save() -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
-        with open(a.json, "w") as fh:
-            json.dump(out, fh, indent=1)
-
-    def row(name: str, **r) -> None:
-        r = {"run": name, "t_end": round(time.time(), 2), **r}
-        out["rows"].append(r)
-        print(json.dumps(r)[:3000], flush=True)
-        save()
+    rows = fin.Rows(a.json, out)
+    row, save = rows.row, rows.save
 
     def late(name: str, tag: str = "") -> bool:
         if name in skip or f"{tag}-{name}" in skip:
@@ -208,12 +197,7 @@ def main() -> None:
 
     import bench_hf_adapter as b
 
-    if a.smi_log:
-        smi = subprocess.Popen(
-            ["nvidia-smi", "--query-gpu=timestamp,utilization.gpu,memory.used", "--format=csv", "-lms", "100"],
-            stdout=open(a.smi_log, "a"),
-            stderr=subprocess.DEVNULL,
-        )
+    smi = fin.start_smi(a.smi_log)
     set_dir = a.set or os.path.join(a.work, "set")
     if not os.path.exists(os.path.join(set_dir, "manifest.jsonl")):
         b.make_set(set_dir, 128, 50, 10.0, 320, 240)
@@ -294,7 +278,7 @@ def main() -> None:
     out["transformers"] = __import__("transformers").__version__
     out["torch"] = torch.__version__
     save()
-    if a.smi_log:
+    if smi is not None:
         smi.terminate()
 
 

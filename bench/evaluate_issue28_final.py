@@ -169,6 +169,47 @@ def answers(run_dir: str) -> dict[str, str]:
     return got
 
 
+def measurement_env() -> None:
+    """What every GPU run of these benches sets: no Hub access, each `generate` interval recorded (the busy share
+    reads them), unbuffered output of the child processes."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ["VOEBENCH_RECORD_INTERVALS"] = "1"
+    os.environ["PYTHONUNBUFFERED"] = "1"
+
+
+def start_smi(path: str | None) -> subprocess.Popen | None:
+    """nvidia-smi's utilisation and memory every 100 ms, appended to `path` (None: no log); terminate it at the end."""
+    if not path:
+        return None
+    return subprocess.Popen(
+        ["nvidia-smi", "--query-gpu=timestamp,utilization.gpu,memory.used", "--format=csv", "-lms", "100"],
+        stdout=open(path, "a"),  # the child holds it open until terminated
+        stderr=subprocess.DEVNULL,
+    )
+
+
+class Rows:
+    """The results JSON of a bench call, `out`, whose `rows` list gets one entry per run: `row(name, **fields)` adds
+    the run with its end time, prints it (without the `hide` fields) and rewrites the file, so that a call cut by
+    its time limit still brings back every run it finished."""
+
+    def __init__(self, path: str, out: dict, hide: tuple[str, ...] = ()):
+        self.path, self.out, self.hide = path, out, hide
+        out.setdefault("rows", [])
+
+    def save(self) -> None:
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        with open(self.path, "w") as fh:
+            json.dump(self.out, fh, indent=1)
+
+    def row(self, name: str, **r) -> None:
+        r = {"run": name, "t_end": round(time.time(), 2), **r}
+        self.out["rows"].append(r)
+        print(json.dumps({k: v for k, v in r.items() if k not in self.hide})[:3000], flush=True)
+        self.save()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
     ap.add_argument("part", choices=("small", "7b", "static"))
@@ -182,35 +223,17 @@ def main() -> None:
     ap.add_argument("--skip", default="", help="comma-separated run names to leave out")
     ap.add_argument("--budget", type=float, help="seconds from the start: no run starts later, none runs past it")
     a = ap.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ["VOEBENCH_RECORD_INTERVALS"] = "1"
-    os.environ["PYTHONUNBUFFERED"] = "1"
+    measurement_env()
     import evaluate_cold as cold
 
     os.makedirs(a.work, exist_ok=True)
     log = os.path.join(a.work, f"log-{a.part}.txt")
     skip = set(filter(None, a.skip.split(",")))
     started = time.time()
-    smi = None
-    if a.smi_log:
-        smi = subprocess.Popen(
-            ["nvidia-smi", "--query-gpu=timestamp,utilization.gpu,memory.used", "--format=csv", "-lms", "100"],
-            stdout=open(a.smi_log, "a"),
-            stderr=subprocess.DEVNULL,
-        )
+    smi = start_smi(a.smi_log)
     out: dict = {"part": a.part, "rows": []}
-
-    def save() -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
-        with open(a.json, "w") as fh:
-            json.dump(out, fh, indent=1)
-
-    def row(name: str, **r) -> None:
-        r = {"run": name, "t_end": round(time.time(), 2), **r}
-        out["rows"].append(r)
-        print(json.dumps({k: v for k, v in r.items() if k not in ("top_ops_by_cpu",)})[:3000], flush=True)
-        save()
+    rows = Rows(a.json, out, hide=("top_ops_by_cpu",))
+    row, save = rows.row, rows.save
 
     try:
         if "probe" not in skip:  # first, so that on a fresh machine the first one is its first CUDA process

@@ -75,38 +75,19 @@ def main() -> None:
     ap.add_argument("--7b", dest="big", action="store_true", help="then the 7B architecture, 1 and 2 replicas")
     ap.add_argument("--budget", type=float, help="seconds from the start: no run starts later, none runs past it")
     a = ap.parse_args()
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ["VOEBENCH_RECORD_INTERVALS"] = "1"
-    os.environ["PYTHONUNBUFFERED"] = "1"
-    import subprocess
+    from evaluate_issue28_final import Rows, answers, busy_while, measurement_env, smi_samples, start_smi
 
+    measurement_env()
     import evaluate_cold as cold
-    from evaluate_issue28_final import answers, busy_while, smi_samples
 
     os.makedirs(a.work, exist_ok=True)
     log = os.path.join(a.work, "log-replicas.txt")
     started = time.time()
-    smi = None
-    if a.smi_log:
-        smi = subprocess.Popen(
-            ["nvidia-smi", "--query-gpu=timestamp,utilization.gpu,memory.used", "--format=csv", "-lms", "100"],
-            stdout=open(a.smi_log, "a"),
-            stderr=subprocess.DEVNULL,
-        )
+    smi = start_smi(a.smi_log)
     out: dict = {"rows": [], "argv": sys.argv[1:]}
     cpu = a.preset == "tiny"
-
-    def save() -> None:
-        os.makedirs(os.path.dirname(os.path.abspath(a.json)), exist_ok=True)
-        with open(a.json, "w") as fh:
-            json.dump(out, fh, indent=1)
-
-    def row(name: str, **r) -> None:
-        r = {"run": name, "t_end": round(time.time(), 2), **r}
-        out["rows"].append(r)
-        print(json.dumps(r)[:3000], flush=True)
-        save()
+    rows = Rows(a.json, out)
+    row, save = rows.row, rows.save
 
     store = os.path.join(a.work, "store")
     base_answers: dict[str, dict] = {}
