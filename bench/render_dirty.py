@@ -467,6 +467,17 @@ def cmd_hdf5(args) -> dict:
     }
 
 
+def union_rects(regions):
+    """A stand-in for `regions.rects`: each state as one union rectangle (`rect(t)`), as the dirty path drew before
+    per-object rectangles; no rectangle where nothing dynamic is visible."""
+
+    def rects(t: int) -> list:
+        rect = regions.rect(t)
+        return [] if rect.empty else [rect]
+
+    return rects
+
+
 def cmd_fxaa_reach(args) -> dict:
     """Every distinct state of each case's violated video drawn on the dirty path through one rectangle per state
     (the union, as before per-object rectangles); each composite finished twice, interleaved per frame: by
@@ -501,10 +512,7 @@ def cmd_fxaa_reach(args) -> dict:
         assert r.dirty is not None
         regions = r.dirty.regions
 
-        def union_only(t: int, g=regions) -> list:
-            return [g.rect(t)] if not g.rect(t).empty else []
-
-        regions.rects = union_only  # type: ignore[method-assign]
+        regions.rects = union_rects(regions)  # type: ignore[method-assign]
         try:
             r.render_batch(ts, ("rgb",))
         finally:
@@ -570,7 +578,7 @@ def cmd_parts(args) -> dict:
         d = r.dirty
         assert d is not None
         regions, apart = d.regions, d.regions.rects
-        union = lambda t, g=regions: [g.rect(t)] if not g.rect(t).empty else []  # noqa: E731
+        union = union_rects(regions)
         d.background(ts[0])
         cpu_s: dict[str, list[float]] = {"apart": [], "union": []}
         stats: dict[str, dict] = {}
