@@ -203,3 +203,15 @@ def synthetic_avoe(tmp_path_factory, categories, trials, n_frames=6, size=32, se
         pytest.importorskip("cv2")
     root = tmp_path_factory.mktemp("avoe")
     return write_synthetic_avoe(root, categories=categories, trials=trials, n_frames=n_frames, size=size, seed=seed)
+
+
+def run_outputs(run: str) -> tuple[list[dict], list[dict]]:
+    """A run folder's samples.jsonl, and its cache.jsonl without the wall-clock field, in file order: what must not
+    depend on how the run was made (workers, replicas)."""
+    import json
+
+    with open(os.path.join(run, "samples.jsonl")) as fh:
+        samples = [json.loads(line) for line in fh]
+    with open(os.path.join(run, "cache.jsonl")) as fh:
+        cache = [{k: v for k, v in json.loads(line).items() if k != "time"} for line in fh]
+    return samples, cache

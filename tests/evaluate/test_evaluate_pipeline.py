@@ -5,6 +5,7 @@ import json
 import os
 
 import pytest
+from evaluate_fixtures import run_outputs
 
 from voebench.evaluate import frames
 from voebench.evaluate.models import make_adapter
@@ -23,15 +24,6 @@ def _run(adapter, tiny_set, out, strategy, workers, repeats=2, tests=None):
     return str(out)
 
 
-def _outputs(run: str) -> tuple[list[dict], list[dict]]:
-    """samples.jsonl, and cache.jsonl without its wall-clock field, in file order."""
-    with open(os.path.join(run, "samples.jsonl")) as fh:
-        samples = [json.loads(line) for line in fh]
-    with open(os.path.join(run, "cache.jsonl")) as fh:
-        cache = [{k: v for k, v in json.loads(line).items() if k != "time"} for line in fh]
-    return samples, cache
-
-
 def _info(run: str) -> dict:
     with open(os.path.join(run, "run.json")) as fh:
         return json.load(fh)
@@ -40,9 +32,9 @@ def _info(run: str) -> dict:
 @pytest.mark.parametrize("strategy", ["zero-shot", "cot", "one-shot"])
 def test_fake_model_same_outputs_with_and_without_workers(tiny_set, tmp_path, strategy):
     a = make_adapter("fake:random")
-    base = _outputs(_run(a, tiny_set, tmp_path / "w0", strategy, 0))
+    base = run_outputs(_run(a, tiny_set, tmp_path / "w0", strategy, 0))
     assert base[0] and base[1]
-    assert _outputs(_run(a, tiny_set, tmp_path / "w2", strategy, 2)) == base
+    assert run_outputs(_run(a, tiny_set, tmp_path / "w2", strategy, 2)) == base
 
 
 def test_frames_decoded_in_worker_processes_equal_in_process(tiny_set):
@@ -117,8 +109,8 @@ def test_tiny_model_same_outputs_with_and_without_workers(tiny_hf, tiny_set, tmp
     tests = ["shape", "t09_gravity"]
     r0 = _run(tiny_hf, tiny_set, tmp_path / "w0", strategy, 0, tests=tests)
     r2 = _run(tiny_hf, tiny_set, tmp_path / "w2", strategy, 2, tests=tests)
-    s0, c0 = _outputs(r0)
-    s2, c2 = _outputs(r2)
+    s0, c0 = run_outputs(r0)
+    s2, c2 = run_outputs(r2)
     assert all(isinstance(r["response"], str) for r in s0)
     assert s2 == s0
     assert c2 == c0
@@ -161,12 +153,12 @@ def test_processor_in_the_decoding_workers_gives_the_same_answers(tiny_hf, tiny_
     the clips are read (decoded once each) in the workers, not ahead in this process."""
     tests = ["shape", "t09_gravity"]
     monkeypatch.setenv("VOEBENCH_PREPROCESS", "thread")
-    base = _outputs(_run(tiny_hf, tiny_set, tmp_path / "thread", strategy, 2, repeats=1, tests=tests))
+    base = run_outputs(_run(tiny_hf, tiny_set, tmp_path / "thread", strategy, 2, repeats=1, tests=tests))
     assert frames._FUTURES  # the thread path reads clips decoded ahead into this process
     monkeypatch.setenv("VOEBENCH_PREPROCESS", "workers")
     run = _run(tiny_hf, tiny_set, tmp_path / "workers", strategy, 2, repeats=1, tests=tests)
     assert not frames._FUTURES  # ... the workers path read none here
-    assert _outputs(run) == base
+    assert run_outputs(run) == base
     t = _info(run)["timing"]
     assert t["stages"]["preprocess"]["count"] == t["stages"]["generate"]["count"]
     assert t["clips_decoded"] >= 1 and t["frame_reads"] >= t["clips_decoded"]
@@ -178,7 +170,7 @@ def test_workers_that_fail_hand_the_processor_back_to_this_process(tiny_hf, tiny
     and so is the rest of the run: the answers are those of the thread path, and the switch is said once."""
     tests = ["t09_gravity"]
     monkeypatch.setenv("VOEBENCH_PREPROCESS", "thread")
-    base = _outputs(_run(tiny_hf, tiny_set, tmp_path / "thread", "zero-shot", 2, repeats=1, tests=tests))
+    base = run_outputs(_run(tiny_hf, tiny_set, tmp_path / "thread", "zero-shot", 2, repeats=1, tests=tests))
 
     def boom(*args):
         raise RuntimeError("unable to write to file </torch_1>: No space left on device")
@@ -186,7 +178,7 @@ def test_workers_that_fail_hand_the_processor_back_to_this_process(tiny_hf, tiny
     monkeypatch.setattr(frames, "submit", boom)
     monkeypatch.setenv("VOEBENCH_PREPROCESS", "workers")
     try:
-        assert _outputs(_run(tiny_hf, tiny_set, tmp_path / "failed", "zero-shot", 2, repeats=1, tests=tests)) == base
+        assert run_outputs(_run(tiny_hf, tiny_set, tmp_path / "failed", "zero-shot", 2, repeats=1, tests=tests)) == base
         assert tiny_hf._workers_failed
     finally:
         tiny_hf._workers_failed = False

@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from evaluate_fixtures import run_outputs
 
 from voebench.errors import UsageError
 from voebench.evaluate.models import make_adapter
@@ -22,15 +23,6 @@ from voebench.evaluate.tasks import build_samples, load_manifest, select
 def _samples(tiny_set, strategy):
     m = load_manifest(tiny_set)
     return build_samples(m, select(m), strategy)
-
-
-def _outputs(run: str) -> tuple[list[dict], list[dict]]:
-    """samples.jsonl, and cache.jsonl without its wall-clock field, in file order."""
-    with open(os.path.join(run, "samples.jsonl")) as fh:
-        samples = [json.loads(line) for line in fh]
-    with open(os.path.join(run, "cache.jsonl")) as fh:
-        cache = [{k: v for k, v in json.loads(line).items() if k != "time"} for line in fh]
-    return samples, cache
 
 
 def _run(adapter, samples, out, strategy, repeats=2, warmup=False) -> EvalRunner:
@@ -66,7 +58,7 @@ def test_the_runner_hands_out_the_batches_one_process_cuts(tiny_set, tmp_path, s
     _run(three, samples, tmp_path / "three", strategy)
     assert len(one.batches) > 6 and all(len(b) <= 3 for b in one.batches)
     assert sorted(one.batches) == sorted(three.batches)  # the same batches (a later turn waits for its round)
-    assert _outputs(str(tmp_path / "one"))[0] == _outputs(str(tmp_path / "three"))[0]
+    assert run_outputs(str(tmp_path / "one"))[0] == run_outputs(str(tmp_path / "three"))[0]
     with open(tmp_path / "three" / "run.json") as fh:
         assert json.load(fh)["replicas"] == 3
 
@@ -88,7 +80,7 @@ def test_two_replica_processes_answer_as_one_process(tiny_set, tmp_path):
     finally:
         pool.close()
     assert runner.calls == 2 * 2 * len(samples) and runner.warmup_s is None
-    (got, got_cache), (want, want_cache) = _outputs(str(tmp_path / "two")), _outputs(str(tmp_path / "one"))
+    (got, got_cache), (want, want_cache) = run_outputs(str(tmp_path / "two")), run_outputs(str(tmp_path / "one"))
     assert got == want
     # the same lines; a second turn comes after the round's first turns, so multi-turn lines may come in another order
     assert sorted(got_cache, key=lambda r: r["key"]) == sorted(want_cache, key=lambda r: r["key"])
@@ -120,7 +112,7 @@ def test_a_killed_replica_stops_the_run_and_the_same_command_resumes(tiny_set, t
     finally:
         pool.close()
     assert runner.calls == 2 * len(samples) - 4  # only what was missing
-    got, want = _outputs(str(out))[0], _outputs(str(tmp_path / "one"))[0]
+    got, want = run_outputs(str(out))[0], run_outputs(str(tmp_path / "one"))[0]
     assert sum(any(r["cached"]) for r in got) == 4  # the kept answers were read back, not asked again
     assert [{**r, "cached": None} for r in got] == [{**r, "cached": None} for r in want]
 
@@ -167,7 +159,7 @@ def test_cli_records_replicas_and_matches_one_process(tiny_set, tmp_path):
         p = _cli(tiny_set, "--out", out, "--model", "fake:random", "--strategy", "one-shot", "--replicas", n)
         assert p.returncode == 0, p.stderr
         assert time.perf_counter() - t < 120
-    assert _outputs(str(one)) == _outputs(str(two))
+    assert run_outputs(str(one)) == run_outputs(str(two))
     with open(two / "run.json") as fh:
         info = json.load(fh)
     assert info["replicas"] == 2 and info["adapter_stats"]["replicas"] == 2
@@ -193,6 +185,6 @@ def test_tiny_hf_model_same_answers_with_two_replicas(tiny_set, tmp_path):
     assert _cli(tiny_set, "--out", tmp_path / "one", *common).returncode == 0
     p = _cli(tiny_set, "--out", tmp_path / "two", *common, "--replicas", "2")
     assert p.returncode == 0, p.stderr
-    a, b = _outputs(str(tmp_path / "one")), _outputs(str(tmp_path / "two"))
+    a, b = run_outputs(str(tmp_path / "one")), run_outputs(str(tmp_path / "two"))
     assert a[0] == b[0] and len(a[1]) > 6
     assert sorted(a[1], key=lambda r: r["key"]) == sorted(b[1], key=lambda r: r["key"])
