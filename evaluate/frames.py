@@ -272,11 +272,11 @@ def _future(path: str, indices) -> tuple[tuple, Future]:
     key = (os.path.abspath(path), tuple(int(i) for i in indices))
     if not key[1]:
         raise ValueError("no frame indices")
+    new = False
     with _LOCK:
         fut = _FUTURES.get(key)
         if fut is None:
-            fut = _pool().submit(_decode_timed, *key)
-            fut.add_done_callback(_count)
+            fut, new = _pool().submit(_decode_timed, *key), True
             _FUTURES[key] = fut
             excess = len(_FUTURES) - _CACHE_SIZE
             for k in list(_FUTURES):
@@ -287,6 +287,8 @@ def _future(path: str, indices) -> tuple[tuple, Future]:
                     excess -= 1
         else:
             _FUTURES.move_to_end(key)
+    if new:  # outside the lock: a future already done runs `_count`, which takes the lock, right here
+        fut.add_done_callback(_count)
     return key, fut
 
 
