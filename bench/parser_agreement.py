@@ -223,15 +223,7 @@ def measure_predict(rows: list[dict]) -> dict:
         out["agree"] += same
         out["unhit_agree"] += p_unhit == r_unhit
         if not same:
-            out["disagreements"].append(
-                {
-                    "id": row["id"],
-                    "kind": row["kind"],
-                    "text": _excerpt(row["text"]),
-                    "reader": f"{r_status}: {_show_pairs(r_pairs)}",
-                    "parser": f"{p_status}: {_show_pairs(p_pairs)}",
-                }
-            )
+            _disagree(out, row, f"{r_status}: {_show_pairs(r_pairs)}", f"{p_status}: {_show_pairs(p_pairs)}")
         # unsafe: credit the reader would not give
         strict, serr = _strict(exact, row, true_unhit)
         if strict is None:
@@ -301,15 +293,7 @@ def measure_judge(rows: list[dict]) -> dict:
         same = not err and all(_num_equal(p[k], r[k]) for k in CRITERIA)
         out["agree"] += same
         if not same:
-            out["disagreements"].append(
-                {
-                    "id": row["id"],
-                    "kind": row["kind"],
-                    "text": _excerpt(row["text"]),
-                    "reader": json.dumps(r),
-                    "parser": shown,
-                }
-            )
+            _disagree(out, row, json.dumps(r), shown)
     return out
 
 
@@ -352,15 +336,14 @@ def _tally(out: dict, row: dict, got: Any, err: str | None, wrong: str) -> None:
     same = not err and got == reader
     out["agree"] += same
     if not same:
-        out["disagreements"].append(
-            {
-                "id": row["id"],
-                "kind": row["kind"],
-                "text": _excerpt(row["text"]),
-                "reader": repr(reader),
-                "parser": f"error ({err})" if err else repr(got),
-            }
-        )
+        _disagree(out, row, repr(reader), f"error ({err})" if err else repr(got))
+
+
+def _disagree(out: dict, row: dict, reader: str, parser: str) -> None:
+    """Record one answer the parser reads otherwise than the reader: its id, kind, an excerpt and both readings."""
+    out["disagreements"].append(
+        {"id": row["id"], "kind": row["kind"], "text": _excerpt(row["text"]), "reader": reader, "parser": parser}
+    )
 
 
 # ---------------------------------------------------------------- yes/no
