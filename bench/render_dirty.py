@@ -23,6 +23,7 @@
            today's 320x240 projection (measured per test, projected by count)
   fxaa-reach  every distinct state of t15/t08 (640x480) and A1/E1 (960x540) composited by today's compositor
            (filter cut to within reach of changed pixels) and by the one before it: CPU ms per frame, bytes equal
+  breakdown  per-stage CPU s (Blender RGB, composite, ground truth, HDF5, encoder, gate, fixed) of `grasp` runs
   rect-cost  the narrowed render's CPU ms per state against its pixels (the fixed cost `merge_rects` uses)
   parts    RGB frames of t15/t05/t13 (640x480) and D1 (960x540) drawn per object against one union rectangle
 
@@ -941,6 +942,78 @@ def grasp_summary(rows: dict[str, dict], names: list[str], today_core_hours: str
     return out
 
 
+# Stages of one trial (both videos), from the timers `run_pair` records: label -> the timers summed (see
+# `pair_timers`; nested timers are not summed twice: the renderer's own time minus the stages inside it is its
+# bookkeeping).
+STAGES = {
+    "Blender RGB renders + BMP reads": (
+        "Blender render, batched (Renderer._animate, per pass)",
+        "read_bmp (RGB and segmentation)",
+    ),
+    "composite / FXAA": ("numpy FXAA (antialias.fxaa)", "dirty: local FXAA + paste (dirty.Compositor.frame_parts)"),
+    "ground truth (GPU segmentation + depth)": ("segmentation + depth, GPU pass (GroundTruthPass.draw)",),
+    "HDF5 (add_frame + close)": ("HDF5 add_frame (StatesWriter.add_frame)", "HDF5 close (StatesWriter.close)"),
+    "encoder, this process (yuv420p, pipe)": (
+        "mp4 pipe write (VideoWriter.write)",
+        "mp4 close, waits for ffmpeg (VideoWriter.close)",
+    ),
+    "gate / audit": (
+        "gate: states-only build, files, audit per attempt (trial.check_draw)",
+        "gate: pixel checks and audit of the rendered files (trial.pixel_rejection)",
+    ),
+    "fixed: sample/simulate, build, reset": (
+        "make_scene: sample, simulate (Suite.make_scene)",
+        "build Blender scene (build.build)",
+        "factory reset (build.reset)",
+    ),
+}
+RENDERER = "renderer total (Renderer.frames)"
+DIRTY_DRAW = "dirty: narrowed Blender renders + BMP reads (DirtyRGB._draw)"
+
+
+def stage_breakdown(run: dict) -> dict[str, float]:
+    """One `run_pair` result as CPU s per stage. On the dirty path the narrowed renders (`DirtyRGB._draw`, which
+    holds its `_animate` calls and BMP reads) replace the batched-render and read_bmp timers; the renderer's
+    remaining time (state apply outside a render, the dirty rectangles, the frame cache) is its own row; x264 is
+    ffmpeg's CPU (the children's); what no timer holds (Python between stages, the runner) is the last row."""
+    tm = {k: v["cpu_s"] for k, v in run["timers"].items()}
+    out = {k: sum(tm.get(x, 0.0) for x in keys) for k, keys in STAGES.items()}
+    if tm.get(DIRTY_DRAW, 0.0) > 0:
+        out["Blender RGB renders + BMP reads"] = tm[DIRTY_DRAW]
+    inside = sum(out[k] for k in list(STAGES)[:3])
+    out["renderer bookkeeping (apply, rectangles, cache)"] = tm.get(RENDERER, 0.0) - inside
+    out["encoder, ffmpeg/x264 (child CPU)"] = run["children_cpu_s (ffmpeg)"]
+    out["untimed rest"] = run["cpu_s"] - sum(out.values())
+    out["total"] = run["cpu_s"]
+    return {k: round(v, 2) for k, v in out.items()}
+
+
+def cmd_breakdown(args) -> dict:
+    """Per-stage CPU s of one trial per test and path, from `grasp` runs' JSON (each test in a process of its
+    own, as `grasp --tests T --json F` makes it): a markdown table per test (today's path, the dirty path, their
+    difference) and the stages' JSON."""
+    out: dict = {"machine": machine(), "from": args.runs.split(","), "tests": {}}
+    lines = []
+    for path in args.runs.split(","):
+        with open(path) as f:
+            got = json.load(f)
+        for test, runs in got["runs"].items():
+            names = list(runs)
+            rows = {n: stage_breakdown(runs[n]) for n in names}
+            out["tests"][test] = {"stages": rows, "load": {n: runs[n]["load"] for n in names}, "from": path}
+            a, b = names
+            lines.append(f"\n{test} (CPU s; load {runs[a]['load']} / {runs[b]['load']})\n")
+            lines.append(f"| stage | {a} | {b} | difference |\n|---|---|---|---|")
+            for k in rows[a]:
+                lines.append(f"| {k} | {rows[a][k]:.2f} | {rows[b][k]:.2f} | {rows[b][k] - rows[a][k]:+.2f} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write(text.lstrip() + "\n")
+    return out
+
+
 def machine() -> dict:
     return {
         "host": platform.node(),
@@ -1017,6 +1090,10 @@ def main() -> None:
     g.add_argument("--today-core-hours", default="5.9-6.2", help="today's 320x240 projection, LO-HI")
     g.add_argument("--merge", default="", help="comma-separated JSON files of earlier grasp runs: summed, no run")
     g.add_argument("--json")
+    b = sub.add_parser("breakdown", help="per-stage CPU s of grasp runs' trials (issue 29, sixth step)")
+    b.add_argument("--runs", required=True, help="comma-separated JSON files of `grasp` runs")
+    b.add_argument("--table", help="write the markdown tables here")
+    b.add_argument("--json")
     args = ap.parse_args()
     commands = {"measure": cmd_measure, "pair": cmd_pair, "check": cmd_check, "hdf5": cmd_hdf5, "avoe": cmd_avoe}
     commands["fxaa-reach"] = cmd_fxaa_reach
@@ -1025,6 +1102,7 @@ def main() -> None:
     commands["shares"] = cmd_shares
     commands["encode"] = cmd_encode
     commands["grasp"] = cmd_grasp
+    commands["breakdown"] = cmd_breakdown
     out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:
