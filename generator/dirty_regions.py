@@ -39,6 +39,11 @@ SPLIT = 2
 #: a pixel (`bench/render_dirty.py rect-cost`, t15 at 640x480, batched, BMP reads included): ~15,000 pixels,
 #: rounded up. Fixed here, so which rectangles are drawn apart never depends on a timing (`merge_rects`)
 RENDER_FIXED_PIXELS = 16_000
+#: a dynamic object at rest over a stretch of its video is drawn into a background of its own there
+#: (`DirtyRegions.rest`) where the stretch's renders times the object's rectangle reach this many whole images: a
+#: background costs about one whole-frame render and its filter, a state at rest saves up to its rectangle. Fixed
+#: here, so which objects rest never depends on a timing
+REST_IMAGES = 2.0
 
 
 @dataclass(frozen=True)
@@ -127,10 +132,13 @@ class DirtyRegions:
         width: int,
         height: int,
         margin: int = MARGIN,
+        resting: dict[str, int] | None = None,
     ):
+        resting = resting or {}
+        self._args = (scene, local_corners, light_direction, width, height, margin)
         self.width, self.height, self.margin = width, height, margin
         self.full = Rect(0, 0, width, height)
-        self.dynamic = dynamic_objects(scene)
+        self.dynamic = [n for n in dynamic_objects(scene) if n not in resting]
         self.camera_moves = camera_moves(scene)
         self.direction = shadow_direction(light_direction)
         self.intrinsics = scene.cam.intrinsics(width, height)
@@ -138,12 +146,14 @@ class DirtyRegions:
         self.corners = {n: world_corners(scene, n, np.asarray(local_corners[n], float)) for n in self.dynamic}
         self.visible = {n: np.asarray(scene.objects[n].visible, bool) for n in self.dynamic}
         # the receivers: every static object that is drawn, as its world axis-aligned box and that box's rectangle
+        # (a resting object at its pose over the rest, frame `resting[name]`)
         lo, hi, rects, solid = [], [], [], []
         for name, corners in local_corners.items():
             o = scene.objects[name]
-            if name in self.dynamic or not o.visible[0]:
+            at = resting.get(name, 0)
+            if name in self.dynamic or not o.visible[at]:
                 continue
-            c = world_corners(scene, name, np.asarray(corners, float))[0]
+            c = world_corners(scene, name, np.asarray(corners, float))[at]
             lo.append(c.min(0))
             hi.append(c.max(0))
             rects.append(self._project(_box_corners(c.min(0), c.max(0))))
@@ -156,6 +166,60 @@ class DirtyRegions:
         self._rects: dict[int, Rect] = {}  # rect(t) by t, computed once
         self._parts: dict[int, list[Rect]] = {}  # rects(t) by t
         self._each: dict[int, list[Rect]] = {}  # _object_rects(t) by t
+        self._rest_start: dict[str, np.ndarray] | None = None  # per dynamic object: its rest's first frame, or -1
+        self._views: dict[tuple[tuple[str, int], ...], DirtyRegions] = {}
+
+    def rest(self, t: int) -> tuple[tuple[str, int], ...]:
+        """The dynamic objects that frame t's background holds, as (name, the first frame of its rest), in the
+        objects' order: each visible one whose pose, colour and visibility stay as at t over a run of timeline
+        frames (its rest) in which the frames where some dynamic object changes, times the object's rectangle at
+        rest, reach `REST_IMAGES` whole images. A pure function of the scene's timeline and geometry (the same
+        whatever draws it, whichever states are asked); `()` where the camera moves."""
+        if self.camera_moves:
+            return ()
+        if self._rest_start is None:
+            self._rest_start = self._rests()
+        return tuple((n, int(a[t])) for n, a in self._rest_start.items() if a[t] >= 0)
+
+    def _rests(self) -> dict[str, np.ndarray]:
+        """Per dynamic object, each timeline frame's rest start (`rest`), -1 where it does not rest."""
+        scene = self._args[0]
+        n_frames = len(next(iter(self.corners.values()))) if self.corners else 0
+        same = {}  # per object: frame t+1's pose, colour and visibility equal frame t's
+        for name in self.dynamic:
+            o = scene.objects[name]
+            eq = np.ones(max(n_frames - 1, 0), bool)
+            for values in (o.position, o.quaternion, o.color, o.visible):
+                arr = np.asarray(values).reshape(n_frames, -1)
+                eq &= (arr[1:] == arr[:-1]).all(1)
+            same[name] = eq
+        renders = np.zeros(n_frames, bool)  # frames where some dynamic object differs from the frame before
+        for eq in same.values():
+            renders[1:] |= ~eq
+        before = np.concatenate([[0], np.cumsum(renders)])  # renders among frames < t
+        out = {}
+        for name in self.dynamic:
+            start = np.full(n_frames, -1, int)
+            cuts = [0, *(np.flatnonzero(~same[name]) + 1).tolist(), n_frames]  # its runs of equal states
+            for first, end in zip(cuts[:-1], cuts[1:]):
+                count = 1 + int(before[end] - before[first + 1])  # the run's first frame and its later renders
+                if count < REST_IMAGES or not self.visible[name][first]:  # (no rectangle exceeds the image)
+                    continue
+                if count * self._object_rect(self.corners[name][first]).area >= REST_IMAGES * self.full.area:
+                    start[first:end] = first
+            out[name] = start
+        return out
+
+    def view(self, resting: tuple[tuple[str, int], ...]) -> DirtyRegions:
+        """The regions of the frames whose background holds the objects `resting` (from `rest`): those objects are
+        receivers at their pose at rest, not dynamic. Made once per key."""
+        if not resting:
+            return self
+        hit = self._views.get(resting)
+        if hit is None:
+            scene, corners, light, w, h, margin = self._args
+            hit = self._views[resting] = DirtyRegions(scene, corners, light, w, h, margin, dict(resting))
+        return hit
 
     def rect(self, t: int) -> Rect:
         """The one rectangle outside which frame t equals the background: the union of every visible dynamic

@@ -70,9 +70,11 @@ class DirtyRGB:
         corners = {name: _vertices(ob) for name, ob in renderer.obs.items()}
         light = tuple(renderer.bscene.display.light_direction)
         self.regions = DirtyRegions(renderer.scene, corners, light, s.width, s.height)
-        self._background: tuple[np.ndarray, np.ndarray] | None = None  # (aliased, filtered)
-        self._compositor: Compositor | None = None
+        # (aliased, filtered) background and its compositor per `DirtyRegions.rest` key: () the static objects alone
+        self._backgrounds: dict[tuple[tuple[str, int], ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._compositors: dict[tuple[tuple[str, int], ...], Compositor] = {}
         self.stats = {"frames": 0, "full": 0, "empty": 0, "border": 0, "parts": 0, "calls": 0, "pixels_drawn": 0}
+        self.stats["backgrounds"] = 0
 
     # ------------------------------------------------------------------ Blender
 
@@ -113,13 +115,16 @@ class DirtyRGB:
         self.stats["calls"] += 1
         return out
 
-    def background(self, t: int = 0) -> tuple[np.ndarray, np.ndarray]:
-        """(aliased, filtered) frame of the static objects alone, drawn once per video (any frame t gives the same:
-        static objects never change, and its state is applied first so one hidden throughout stays hidden)."""
-        if self._background is None:
+    def background(self, t: int = 0, resting: tuple[tuple[str, int], ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """(aliased, filtered) frame of the static objects and the dynamic objects `resting` (at rest at state t:
+        `DirtyRegions.rest`), drawn once per video and key (for () any frame t gives the same: static objects never
+        change, and its state is applied first so one hidden throughout stays hidden)."""
+        hit = self._backgrounds.get(resting)
+        if hit is None:
             self.r.apply(t)
             obs = self.r.obs
-            saved = {name: obs[name].hide_render for name in self.regions.dynamic}
+            keep = {name for name, _ in resting}
+            saved = {name: obs[name].hide_render for name in self.regions.dynamic if name not in keep}
             try:
                 for name in saved:
                     obs[name].hide_render = True
@@ -127,8 +132,13 @@ class DirtyRGB:
             finally:
                 for name, hidden in saved.items():
                     obs[name].hide_render = hidden
-            self._background = (raw, antialias.fxaa(raw))
-        return self._background
+            hit = self._backgrounds[resting] = (raw, antialias.fxaa(raw))
+            self.stats["backgrounds"] += 1
+        return hit
+
+    def drawn_rects(self, t: int) -> list[Rect]:
+        """The rectangles state t is drawn through, outside which its frame is its background's (`frames`)."""
+        return self.regions.view(self.regions.rest(t)).rects(t)
 
     # ------------------------------------------------------------------ frames
 
@@ -137,33 +147,42 @@ class DirtyRGB:
         return self.frames([t])[t]
 
     def frames(self, ts: list[int]) -> dict[int, np.ndarray]:
-        """{t: finished RGB frame} for states ts (distinct, in the order they are wanted), grouped into calls."""
+        """{t: finished RGB frame} for states ts (distinct, in the order they are wanted), grouped into calls. A
+        state whose background holds dynamic objects at rest (`DirtyRegions.rest`) is drawn over that background,
+        only where the other dynamic objects can be (`DirtyRegions.view`); states of one key are grouped together."""
         out: dict[int, np.ndarray] = {}
-        rects = {t: self.regions.rects(t) for t in ts}
         self.stats["frames"] += len(ts)
-        full = [t for t in ts if rects[t] == [self.regions.full]]
+        keys = {t: self.regions.rest(t) for t in ts}
+        full = [t for t in ts if self.regions.view(keys[t]).rects(t) == [self.regions.full]]
         if full:  # a moving camera: plain full frames
             self.stats["full"] += len(full)
             for t, raw in zip(full, self._draw(None, full)):
                 out[t] = antialias.fxaa(raw)
         rest = [t for t in ts if t not in out]
-        if not rest:
-            return out
-        bg_raw, bg_aa = self.background(rest[0])
-        if self._compositor is None:
-            self._compositor = Compositor(bg_raw, bg_aa)
-        for t in rest:
+        for key in dict.fromkeys(keys[t] for t in rest):  # keys in the order of their first state
+            self._frames_over([t for t in rest if keys[t] == key], key, out)
+        return out
+
+    def _frames_over(self, ts: list[int], resting: tuple[tuple[str, int], ...], out: dict[int, np.ndarray]) -> None:
+        """Frames of states ts, all of rest key `resting`, into `out`: the key's background with each state's
+        rectangles (`DirtyRegions.view(resting).rects`) drawn and composited."""
+        regions = self.regions.view(resting)
+        rects = {t: regions.rects(t) for t in ts}
+        bg_raw, bg_aa = self.background(ts[0], resting)
+        comp = self._compositors.get(resting)
+        if comp is None:
+            comp = self._compositors[resting] = Compositor(bg_raw, bg_aa)
+        for t in ts:
             if not rects[t]:
                 self.stats["empty"] += 1
                 out[t] = bg_aa.copy()
-        for group, unions in self._groups([t for t in rest if t not in out], rects):
+        for group, unions in self._groups([t for t in ts if t not in out], rects):
             self.stats["border"] += len(group)
             self.stats["parts"] += len(group) * len(unions)
             drawn = [self._draw(union, group) for union in unions]  # one call per slot
             for i, t in enumerate(group):
                 parts = [(px[i], union, rect) for px, union, rect in zip(drawn, unions, rects[t])]
-                out[t] = self._compositor.frame_parts(parts)
-        return out
+                out[t] = comp.frame_parts(parts)
 
     def _groups(self, ts: list[int], rects: dict[int, list[Rect]]) -> list[tuple[list[int], list[Rect]]]:
         """Consecutive states with as many rectangles, and the rectangles each group is drawn through (slot by

@@ -66,7 +66,7 @@ def check_dirty_against_full(test: str, scene, ts: list[int], size: tuple[int, i
             got[path] = {t: v[0] for t, v in r.render_batch(ts, ("rgb",)).items()}
             if path == "dirty":
                 assert r.dirty is not None
-                rects = {t: r.dirty.regions.rects(t) for t in ts}
+                rects = {t: r.dirty.drawn_rects(t) for t in ts}
                 stats = dict(r.dirty.stats)
         finally:
             r.close()
