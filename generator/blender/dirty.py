@@ -224,25 +224,32 @@ class DirtyTruth:
 
     def __init__(self, truth: GroundTruthPass, regions: DirtyRegions) -> None:
         self.truth, self.regions = truth, regions
-        self._background: tuple[np.ndarray, np.ndarray] | None = None
-        self.stats = {"frames": 0, "full": 0, "empty": 0, "pixels_drawn": 0}
+        # per `DirtyRegions.rest` key: () the static objects alone, else with the dynamic objects at rest
+        self._backgrounds: dict[tuple[tuple[str, int], ...], tuple[np.ndarray, np.ndarray]] = {}
+        self.stats = {"frames": 0, "full": 0, "empty": 0, "pixels_drawn": 0, "backgrounds": 0}
 
-    def background(self) -> tuple[np.ndarray, np.ndarray]:
-        """(segmentation, depth) of the static objects alone, as currently applied (they never change)."""
-        if self._background is None:
-            self._background = self.truth.draw(skip=set(self.regions.dynamic))
+    def background(self, resting: tuple[tuple[str, int], ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+        """(segmentation, depth) of the static objects and the dynamic objects `resting`, as currently applied (a
+        state of that rest key: they hold their pose over it), drawn once per key."""
+        hit = self._backgrounds.get(resting)
+        if hit is None:
+            hit = self._backgrounds[resting] = self.truth.draw(skip=set(self.regions.view(resting).dynamic))
             self.stats["pixels_drawn"] += self.regions.full.area
-        return self._background
+            self.stats["backgrounds"] += 1
+        return hit
 
     def draw(self, t: int) -> tuple[np.ndarray, np.ndarray]:
-        """(segmentation uint16 HxW, depth float32 HxW) of state t, which must be the one applied."""
-        rect = self.regions.object_rect(t)
+        """(segmentation uint16 HxW, depth float32 HxW) of state t, which must be the one applied: its rest key's
+        background with the other dynamic objects' rectangle (`DirtyRegions.view(...).object_rect`) drawn over it
+        (outside it the nearest surface is a static or resting object's, as in the background)."""
+        resting = self.regions.rest(t)
+        rect = self.regions.view(resting).object_rect(t)
         self.stats["frames"] += 1
         if rect == self.regions.full:
             self.stats["full"] += 1
             self.stats["pixels_drawn"] += rect.area
             return self.truth.draw()
-        seg, depth = (a.copy() for a in self.background())
+        seg, depth = (a.copy() for a in self.background(resting))
         if rect.empty:
             self.stats["empty"] += 1
             return seg, depth

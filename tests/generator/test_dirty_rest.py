@@ -117,3 +117,37 @@ def test_a_background_without_the_resting_object_fails(monkeypatch):
     monkeypatch.setattr(dirty.DirtyRGB, "background", static_only)
     with pytest.raises(AssertionError, match="outside the dirty rectangles"):
         check_dirty_against_full("t16", scene, resting_states(scene, SIZE_L2, 2), SIZE_L2, FLIP_SHARE)
+
+
+@pytest.mark.parametrize(("suite", "test", "size"), [(c[0], c[1], c[2]) for c in CASES])
+def test_truth_over_rest_backgrounds_equals_the_whole_frame_pass(suite, test, size):
+    """Segmentation and depth over a rest key's background are the whole-frame pass's, bit for bit, and draw
+    fewer pixels than the static objects' background would (the resting object is drawn once, not per state)."""
+    from test_dirty_truth import assert_equal, truth
+
+    scene = scene_of(suite, test)
+    ts = resting_states(scene, size, 4)
+    dirty, stats = truth(scene, ts, "dirty", size)
+    full, _ = truth(scene, ts, "full", size)
+    for t in ts:
+        assert_equal(dirty[t], full[t], f"{test} frame {t}")
+    assert stats is not None and stats["backgrounds"] >= 2
+    regions = regions_of(scene, size)
+    plain = regions.full.area + sum(regions.object_rect(t).area for t in ts)
+    assert stats["pixels_drawn"] - stats["backgrounds"] * regions.full.area < plain - regions.full.area
+
+
+def test_a_truth_background_without_the_resting_object_fails(monkeypatch):
+    from test_dirty_truth import assert_equal, truth
+
+    from voebench.generator.blender import dirty
+
+    scene = l2_scene("t16_inertia_corner")
+    ts = resting_states(scene, SIZE_L2, 2)
+    full, _ = truth(scene, ts, "full", SIZE_L2)
+    plain = dirty.DirtyTruth.background
+    monkeypatch.setattr(dirty.DirtyTruth, "background", lambda self, resting=(): plain(self, ()))
+    wrong, _ = truth(scene, ts, "dirty", SIZE_L2)
+    with pytest.raises(AssertionError, match="pixels differ"):
+        for t in ts:
+            assert_equal(wrong[t], full[t], f"frame {t}")
