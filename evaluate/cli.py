@@ -11,7 +11,7 @@ import os
 import sys
 
 from voebench.errors import UsageError
-from voebench.evaluate import ask, checks, models
+from voebench.evaluate import ask, checks, cold_start, models
 from voebench.evaluate.models import kind as model_kinds
 from voebench.evaluate.surprise import cli as surprise_cli
 
@@ -273,6 +273,7 @@ def cmd_evaluate(args) -> int:
     from voebench.evaluate.models.replicas import ReplicaError
 
     early = _start_decoding(args, samples, asking, store, workers)  # while the model loads (evaluate/cold_start.py)
+    cold_start.light_exit()  # the process's exit skips its last full garbage collection (evaluate/cold_start.py)
     try:
         adapter = _adapter(args, {**vars(args), **asked, **batch}, store, workers)  # the kind reads its own options
     except ReplicaError as e:  # a replica could not load its model (out of memory, ...): one line

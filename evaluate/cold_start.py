@@ -11,10 +11,14 @@ Three parts move work into the load, each picked by `VOEBENCH_COLD_START` (`mode
   attention, a 3-D convolution, normalisation). It computes nothing the model reads.
 - `direct` (on by default): the weights are read straight onto the GPU (`device_map`, models/hf.py), without the
   copy through the CPU's memory; where transformers refuses it (no accelerate), they load as before.
-- `decode` (off by default; `on` turns all three on), **early decoding** (`start_decoding`): before the adapter is
+- `decode` (off by default; `on` turns all four on), **early decoding** (`start_decoding`): before the adapter is
   built, the decoding worker processes start (forked while the process is still small) and the clips of the
   run's first batches are queued, so they decode, and fill the frame store, while the model loads; the runner
   finds the workers running (`frames.use_workers` keeps a pool of the same size) and those clips decoded.
+- `exit` (on by default), **no final garbage collection** (`light_exit`): at the interpreter's exit, after every
+  file is written, `gc.freeze()` moves the objects alive then out of the collector's reach, so the interpreter's
+  last full collection does not walk torch's, sympy's and transformers' millions of objects (1.5-2 s of a CPU
+  process's exit, bench/evaluate_imports.py). The modules are still torn down and the atexit handlers run.
 
 None changes an answer: the same clips decoded by the same function, the same weights, and no computation the
 model reads. `off` turns all off. Measured on an H200 (docs/evaluate.md, "A cold run's first batch"): each part
@@ -35,17 +39,18 @@ from typing import Any
 
 from voebench.errors import UsageError
 
-#: what can be turned on: early decoding, the CUDA warm-up thread, the weights read straight onto the GPU
-PARTS = ("decode", "cuda", "direct")
-DEFAULT = ("cuda", "direct")
+#: what can be turned on: early decoding, the CUDA warm-up thread, the weights read straight onto the GPU, the exit
+#: without the final garbage collection
+PARTS = ("decode", "cuda", "direct", "exit")
+DEFAULT = ("cuda", "direct", "exit")
 #: process age (s) at named points of a cold run, in the order reached
 MARKS: dict[str, float] = {}
 _T0 = time.time()  # fallback origin where /proc is not there: this module's import
 
 
 def mode() -> set[str]:
-    """What `VOEBENCH_COLD_START` turns on, of `decode`, `cuda` and `direct`: unset, `cuda` and `direct` (DEFAULT);
-    `on`: all three; `off`: none; else a comma-separated list. Early decoding is off by default: on an H200 it
+    """What `VOEBENCH_COLD_START` turns on, of `decode`, `cuda`, `direct` and `exit`: unset, DEFAULT (all but
+    `decode`); `on`: all four; `off`: none; else a comma-separated list. Early decoding is off by default: on an H200 it
     shortened the runner's way to its first `generate` by about a second but not the process (docs/evaluate.md)."""
     raw = os.environ.get("VOEBENCH_COLD_START", "").strip().lower()
     if raw == "":
@@ -111,6 +116,24 @@ def start_decoding(clips: list[tuple[str, list[int]]], workers: int, store: str 
     frames_mod.ensure_cache_size(len(clips) + 8)
     frames_mod.prefetch(clips)
     return len(clips)
+
+
+def light_exit() -> bool:
+    """With `exit` on, have the interpreter's exit freeze the objects alive then (`gc.freeze`, an atexit handler:
+    it runs after the command returned and its files are written, before the modules are torn down), so that the
+    last full collection skips them; returns whether it was registered. A process about to end loses nothing by
+    it: memory goes back to the system either way; only cycles still alive at exit are left uncollected, which
+    Python does not promise to finalise anyway (files are written in `with` blocks here; weakref finalizers and
+    atexit handlers, temporary folders' cleanup among them, still run). Called in-process (tests), it only
+    shortens that process's own exit."""
+    if "exit" not in mode():
+        return False
+    import atexit
+    import gc
+
+    atexit.unregister(gc.freeze)  # once per process, however often a command runs in it
+    atexit.register(gc.freeze)
+    return True
 
 
 def warm_cuda(device: Any, dtype: Any) -> threading.Thread | None:

@@ -20,8 +20,8 @@ from voebench.evaluate.tasks import build_samples, load_manifest, select
 @pytest.mark.parametrize(
     ("raw", "parts"),
     [
-        (None, {"cuda", "direct"}),  # early decoding only when asked (not measured to shorten a process)
-        ("on", {"decode", "cuda", "direct"}),
+        (None, {"cuda", "direct", "exit"}),  # early decoding only when asked (not measured to shorten a process)
+        ("on", {"decode", "cuda", "direct", "exit"}),
         ("off", set()),
         ("decode", {"decode"}),
         ("cuda, direct", {"cuda", "direct"}),
@@ -48,6 +48,23 @@ def test_process_age_counts_from_the_process_start():
     a = cold_start.process_age()
     time.sleep(0.05)
     assert 0.03 <= cold_start.process_age() - a < 1
+
+
+EXIT_PROBE = """
+import atexit, gc
+atexit.register(lambda: print("frozen at exit:", gc.get_freeze_count() > 0))  # runs after those registered later
+from voebench.evaluate import cold_start
+print("registered:", cold_start.light_exit(), cold_start.light_exit())
+"""
+
+
+@pytest.mark.parametrize(("raw", "on"), [(None, True), ("cuda,direct", False), ("off", False), ("exit", True)])
+def test_the_exit_skips_the_last_collection_only_when_on(raw, on):
+    env = {k: v for k, v in os.environ.items() if k != "VOEBENCH_COLD_START"}
+    if raw is not None:
+        env["VOEBENCH_COLD_START"] = raw
+    p = subprocess.run([sys.executable, "-c", EXIT_PROBE], capture_output=True, text=True, env=env, check=True)
+    assert p.stdout.split() == ["registered:", str(on), str(on), "frozen", "at", "exit:", str(on)]
 
 
 def test_the_early_clips_are_the_ones_the_run_asks_first(tiny_set):
@@ -121,6 +138,24 @@ def test_same_answers_with_and_without_it_and_the_timeline(tiny_model, tiny_set,
     assert ages["workers_started"] <= ages["imports_done"] <= ages["runner_start"] <= ages["first_generate_done"]
     assert t_on["time_to_first_answer_from_start_s"] >= ages["runner_start"]
     assert t_on["process"]["adapter_load_s"]["weights_direct_to_device"] is False  # CPU: loaded as before
+
+
+def test_a_whole_process_with_the_light_exit_writes_the_same_answers(tiny_model, tiny_set, tmp_path, monkeypatch):
+    """`voebench evaluate` as its own process, the default (`exit` on: gc.freeze at the interpreter's exit), against
+    the same command in this process with everything off: the same samples, the run's files complete."""
+    _, s_off = _evaluate(tiny_set, tiny_model, tmp_path / "off", tmp_path / "store-off", monkeypatch, "off")
+    out = tmp_path / "process"
+    args = ["evaluate", tiny_set, "--model", f"hf:{tiny_model}", "--out", str(out), "--tests", "shape,t09_gravity"]
+    args += ["--batch-size", "3", "--num-frames", "4", "--max-new-tokens", "3", "--repeats", "2", "--num-workers", "2"]
+    args += ["--frame-store", str(tmp_path / "store"), "--no-progress", "--device", "cpu"]
+    env = {k: v for k, v in os.environ.items() if k != "VOEBENCH_COLD_START"}
+    p = subprocess.run([sys.executable, "-m", "voebench", *args], capture_output=True, text=True, env=env)
+    assert p.returncode in (0, 1), p.stderr[-2000:]
+    with open(out / "samples.jsonl") as fh:
+        s_proc = [{k: r[k] for k in ("sample_id", "repeat", "responses", "turns")} for r in map(json.loads, fh)]
+    assert s_proc == s_off
+    for name in ("results.json", "report.md"):
+        assert (out / name).stat().st_size > 0
 
 
 def test_a_resumed_run_decodes_nothing_early(tiny_model, tiny_set, tmp_path, monkeypatch):
