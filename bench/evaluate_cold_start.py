@@ -22,8 +22,16 @@ videos, 16 frames, bf16, 8 new tokens (min pinned), batch 32, the machine's defa
   to the first answer (run.json's `time_to_first_answer_from_start_s`), the run's samples/s, the process's
   timeline (`timing.process`).
 
+`default`: the default (VOEBENCH_COLD_START unset) against off, alternating (call 3 of issue28-cold2).
+`decode` (issue28-cold3): whether early decoding should be on by default. The default (VOEBENCH_COLD_START unset)
+  against `on` (the default plus early decoding), in pairs ordered ABBA (default first, then `on` first, ...): the
+  418M with `--frame-store off` (`--pairs` pairs), the 7B architecture with an empty store (2 pairs, with `--7b`),
+  then the 418M with an empty store (2 pairs), each model's bench first; per process also the seconds from its
+  last file written to its exit (`exit_after_last_file_s`).
+
     python bench/evaluate_cold_start.py breakdown --json OUT/breakdown.json --work /tmp/i28c --set runs/h28/set
     python bench/evaluate_cold_start.py final --json OUT/final.json --work /tmp/i28c --set runs/h28/set --7b
+    python bench/evaluate_cold_start.py decode --json OUT/decode.json --work /tmp/i28e --set runs/h28/set --7b
 """
 
 from __future__ import annotations
@@ -162,7 +170,7 @@ def _digest(run_dir: str, res: dict) -> dict:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[1])
-    ap.add_argument("part", choices=("breakdown", "final", "default"))
+    ap.add_argument("part", choices=("breakdown", "final", "default", "decode"))
     ap.add_argument("--json", required=True)
     ap.add_argument("--work", required=True, help="working folder (the set and models are reused)")
     ap.add_argument("--set", help="the synthetic set (default: made in --work)")
@@ -171,9 +179,10 @@ def main() -> None:
     ap.add_argument("--skip", default="", help="comma-separated run names to leave out")
     ap.add_argument("--budget", type=float, help="seconds from the start: no run starts later than 30 s before it")
     ap.add_argument("--smi-log", help="nvidia-smi log written here (100 ms)")
+    ap.add_argument("--pairs", type=int, default=4, help="decode: the 418M's pairs without a store")
     a = ap.parse_args()
-    if a.part == "default" and "VOEBENCH_COLD_START" in os.environ:
-        ap.error("the default part measures runs without VOEBENCH_COLD_START: unset it")
+    if a.part in ("default", "decode") and "VOEBENCH_COLD_START" in os.environ:
+        ap.error(f"the {a.part} part measures runs without VOEBENCH_COLD_START: unset it")
     import evaluate_issue28_final as fin
 
     fin.measurement_env()
@@ -202,6 +211,9 @@ def main() -> None:
     if not os.path.exists(os.path.join(set_dir, "manifest.jsonl")):
         b.make_set(set_dir, 128, 50, 10.0, 320, 240)
     presets = [a.preset] + (["qwen2.5-vl-7b"] if a.big else [])
+    if a.part == "decode":
+        presets = []  # its own order: decode_part
+        decode_part(a, cold, fin, set_dir, log, rows.row, late)
     for preset in presets:
         folder = os.path.join(a.work, preset)
         if not os.path.exists(os.path.join(folder, "generation_config.json")):
@@ -280,6 +292,49 @@ def main() -> None:
     save()
     if smi is not None:
         smi.terminate()
+
+
+def decode_part(a, cold, fin, set_dir: str, log: str, row, late) -> None:
+    """Early decoding against the default (module docstring, `decode`): pairs in ABBA order, so that neither arm
+    always runs first; the 418M without a store, then the 7B and the 418M with an empty store."""
+    on = {"VOEBENCH_COLD_START": "on"}
+
+    def model(preset: str) -> str:
+        folder = os.path.join(a.work, preset)
+        if not os.path.exists(os.path.join(folder, "generation_config.json")):
+            folder = cold.build_model(preset, a.work)
+        return folder
+
+    def pairs(tag: str, folder: str, n: int, store: bool) -> None:
+        for k in range(n):
+            arms = [("default", {}), ("decode", on)]
+            for name, env in arms if k % 2 == 0 else arms[::-1]:
+                run = f"{'store' if store else 'nostore'}-{name}-{k + 1}"
+                if late(run, tag):
+                    continue
+                run_dir = os.path.join(a.work, f"decode-{tag}-{run}")
+                shutil.rmtree(run_dir, ignore_errors=True)
+                extra, env = (["--frame-store", "off"], dict(env)) if not store else ([], dict(env))
+                if store:
+                    env["VOEBENCH_FRAME_STORE"] = os.path.join(a.work, f"store-{tag}")
+                    shutil.rmtree(env["VOEBENCH_FRAME_STORE"], ignore_errors=True)
+                t0 = time.time()
+                res = _digest(run_dir, cold.evaluate(set_dir, folder, run_dir, extra, log, env=env))
+                if os.path.isdir(run_dir) and res.get("process_wall_s"):
+                    last = max(os.path.getmtime(os.path.join(run_dir, f)) for f in os.listdir(run_dir))
+                    res["exit_after_last_file_s"] = round(t0 + res["process_wall_s"] - last, 2)
+                row(f"{tag}-{run}", **res)
+
+    small = model(a.preset)
+    if not late("bench"):
+        fin_bench(fin, cold, a.preset, set_dir, log, row)
+    pairs("small", small, a.pairs, store=False)
+    if a.big:
+        big = model("qwen2.5-vl-7b")
+        if not late("bench-7b"):
+            fin_bench(fin, cold, "qwen2.5-vl-7b", set_dir, log, row, "bench-7b")
+        pairs("7b", big, 2, store=True)
+    pairs("small", small, 2, store=True)
 
 
 def fin_bench(fin, cold, preset: str, set_dir: str, log: str, row, name: str = "bench") -> None:
