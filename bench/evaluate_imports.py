@@ -11,6 +11,9 @@ Parts (all on this machine's CPU, the tiny random Qwen2.5-VL of `build_tiny_qwen
               and the Qwen2.5-VL modeling module, without torchvision); the hf path's imports (that, plus the
               checkpoint's processor loaded: torchvision through transformers' image utilities); each the import
               seconds in the process and which of torch._dynamo / torchvision ended up loaded;
+`finalize`    fresh pythons importing torch, torch._dynamo and transformers.masking_utils, then exiting plainly or
+              after `gc.freeze()`, alternating: seconds from the last atexit handler to the process's end (the
+              interpreter's teardown, its last full garbage collection among it);
 `cli`         `voebench evaluate` on the tiny model on the CPU, the default (`exit` on) against
               `VOEBENCH_COLD_START=cuda,direct` (the default before: the interpreter's last full collection at exit),
               alternating: process wall, the process's age when its last file was written, the exit after it, and
@@ -147,6 +150,27 @@ def run_imports(model: str, rounds: int) -> dict:
     return {k: {"runs": v, **medians(v, ("import_s", "process_wall_s"))} for k, v in got.items()}
 
 
+FINALIZE = """import atexit, sys
+atexit.register(lambda: print("last_atexit", open("/proc/uptime").read().split()[0]))  # registered first: runs last
+import torch, torch._dynamo, transformers.masking_utils
+{extra}
+"""
+
+
+def run_finalize(rounds: int) -> dict:
+    arms = {"plain": "", "gc.freeze": "import gc; gc.freeze()"}
+    got: dict[str, list[dict]] = {k: [] for k in arms}
+    for _ in range(rounds):
+        for name, extra in arms.items():
+            p = subprocess.run([sys.executable, "-c", FINALIZE.format(extra=extra)], capture_output=True, text=True)
+            end = uptime()
+            last = float(p.stdout.split("last_atexit")[-1].split()[0]) if "last_atexit" in p.stdout else None
+            row = {"rc": p.returncode, "teardown_s": round(end - last, 2) if last is not None else None}
+            got[name].append(row)
+            print("finalize", name, row, flush=True)
+    return {k: {"runs": v, **medians(v, ("teardown_s",))} for k, v in got.items()}
+
+
 def medians(runs: list[dict], keys: tuple[str, ...]) -> dict:
     out = {}
     for k in keys:
@@ -200,7 +224,7 @@ def main() -> None:
     ap.add_argument("--out", required=True, help="results folder (results.json, importtime.txt)")
     ap.add_argument("--set", required=True, help="a rendered or synthetic set (runs/h28/set)")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--parts", default="importtime,imports,cli")
+    ap.add_argument("--parts", default="importtime,imports,finalize,cli")
     a = ap.parse_args()
     parts = set(a.parts.split(","))
     os.makedirs(a.out, exist_ok=True)
@@ -212,7 +236,9 @@ def main() -> None:
     import torch
     import transformers
 
-    res: dict = {
+    old = os.path.join(a.out, "results.json")
+    res: dict = json.load(open(old)) if os.path.exists(old) else {}  # parts run separately add to one file
+    res |= {
         "rounds": a.rounds,
         "torch": torch.__version__,
         "transformers": transformers.__version__,
@@ -224,6 +250,8 @@ def main() -> None:
             importtime(a.set, model, work, os.path.join(a.out, "importtime.txt"))
         if "imports" in parts:
             res["imports"] = run_imports(model, a.rounds)
+        if "finalize" in parts:
+            res["finalize"] = run_finalize(a.rounds)
         if "cli" in parts:
             res["cli"] = run_cli(a.set, model, work, a.rounds)
     finally:

@@ -3,7 +3,7 @@
 A fresh process spends 10-16 s importing torch and transformers and loading the processor and the weights before
 the runner starts, with the GPU and the decoding workers idle; its first batch then pays for the workers' start,
 the first clips' decoding and the GPU's first calls (the CUDA context, cuBLAS, cuDNN, lazily loaded kernels).
-Three parts move work into the load, each picked by `VOEBENCH_COLD_START` (`mode`):
+Three parts move work into the load and a fourth shortens the exit, each picked by `VOEBENCH_COLD_START` (`mode`):
 
 - `cuda` (on by default), **a CUDA warm-up thread** (`warm_cuda`): started as soon as torch is imported, while
   transformers imports and the processor and weights load, it creates the device's CUDA context and the cuBLAS
@@ -17,14 +17,15 @@ Three parts move work into the load, each picked by `VOEBENCH_COLD_START` (`mode
   finds the workers running (`frames.use_workers` keeps a pool of the same size) and those clips decoded.
 - `exit` (on by default), **no final garbage collection** (`light_exit`): at the interpreter's exit, after every
   file is written, `gc.freeze()` moves the objects alive then out of the collector's reach, so the interpreter's
-  last full collection does not walk torch's, sympy's and transformers' millions of objects (1.5-2 s of a CPU
-  process's exit, bench/evaluate_imports.py). The modules are still torn down and the atexit handlers run.
+  last full collection does not walk torch's, sympy's and transformers' objects (about 1.5 s of a CPU process's
+  exit, bench/evaluate_imports.py). The modules are still torn down and the atexit handlers run.
 
 None changes an answer: the same clips decoded by the same function, the same weights, and no computation the
 model reads. `off` turns all off. Measured on an H200 (docs/evaluate.md, "A cold run's first batch"): each part
 shortens its own stage, but the whole process's wall clock, which the import dominates, moved by less than its
 run-to-run spread; early decoding, which shortens only the runner's side (its clips decode during the import,
-competing for the cores), stays off by default.
+competing for the cores), stays off by default: in ABBA pairs on an H200 it made the whole process 2.8 s longer on
+the mean for both models ("Imports and the default cold start").
 
 `mark` records the process's age at named points (seconds since the process started, from /proc on Linux), which
 the runner writes to run.json's `timing.process`, with `time_to_first_answer_from_start_s`.
@@ -50,8 +51,9 @@ _T0 = time.time()  # fallback origin where /proc is not there: this module's imp
 
 def mode() -> set[str]:
     """What `VOEBENCH_COLD_START` turns on, of `decode`, `cuda`, `direct` and `exit`: unset, DEFAULT (all but
-    `decode`); `on`: all four; `off`: none; else a comma-separated list. Early decoding is off by default: on an H200 it
-    shortened the runner's way to its first `generate` by about a second but not the process (docs/evaluate.md)."""
+    `decode`); `on`: all four; `off`: none; else a comma-separated list. Early decoding is off by default: on an
+    H200 it shortened the runner's way to its first `generate` by about a second and made the process longer
+    (docs/evaluate.md)."""
     raw = os.environ.get("VOEBENCH_COLD_START", "").strip().lower()
     if raw == "":
         return set(DEFAULT)
