@@ -337,16 +337,17 @@ def cmd_check(args) -> dict:
     for test in args.tests.split(",") if args.tests else suite.tests:
         scene = violated_scene(test, args.seconds, args.fps, args.suite)
         ts = distinct_states(scene, args.states)
-        got, rects = {}, {}
+        got, rects, resting = {}, {}, {}
         for path in ("dirty", "full"):
             r = Renderer(scene, RenderSettings(w, h, render_path=path))
             try:
                 got[path] = {t: v[0] for t, v in r.render_batch(ts, ("rgb",)).items()}
-                if r.dirty is not None:  # the rectangles drawn apart (their union is `rect(t)`)
-                    rects = {t: r.dirty.regions.rects(t) for t in ts}
+                if r.dirty is not None:  # the rectangles drawn (apart; over a rest's background, the view's)
+                    rects = {t: r.dirty.drawn_rects(t) for t in ts}
+                    resting = {t: [n for n, _ in r.dirty.regions.rest(t)] for t in ts}
             finally:
                 r.close()
-        rows = []
+        rows: list[dict[str, Any]] = []
         for t in ts:
             diff = np.abs(got["dirty"][t].astype(int) - got["full"][t].astype(int)).max(-1)
             inside = np.zeros(diff.shape, bool)
@@ -356,6 +357,7 @@ def cmd_check(args) -> dict:
                 {
                     "t": t,
                     "rects": len(rects[t]),
+                    "at_rest": resting[t],
                     "rect_area_fraction": round(sum(x.area for x in rects[t]) / (w * h), 4),
                     "differ_inside": int((diff[inside] > 0).sum()),
                     "differ_outside": int((diff[~inside] > 0).sum()),
@@ -372,6 +374,7 @@ def cmd_check(args) -> dict:
         "worst_share_differing": max(x["differ_inside"] for x in all_rows) / (w * h),
         "mean_share_differing": float(np.mean([x["differ_inside"] for x in all_rows])) / (w * h),
         "frames_identical": sum(x["differ_inside"] == 0 for x in all_rows),
+        "frames_over_a_rest_background": sum(bool(x["at_rest"]) for x in all_rows),
         "mean_rect_area_fraction": float(np.mean([x["rect_area_fraction"] for x in all_rows])),
     }
     print(json.dumps(out["summary"]))
