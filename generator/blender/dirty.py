@@ -50,6 +50,9 @@ CALL_PIXELS = 50_000
 SPARSE = 0.5
 #: smallest side of a drawn rectangle (Blender's smallest resolution is 4 pixels)
 MIN_SIDE = 8
+#: rest backgrounds (`DirtyRegions.rest` keys) kept per video, the static objects' one besides: the oldest is
+#: dropped beyond this (drawn again, the same bytes, if its key comes back), so memory stays bounded
+KEPT_BACKGROUNDS = 8
 
 
 def check_settings(settings) -> None:
@@ -132,6 +135,8 @@ class DirtyRGB:
             finally:
                 for name, hidden in saved.items():
                     obs[name].hide_render = hidden
+            _keep_room(self._backgrounds)
+            _keep_room(self._compositors)
             hit = self._backgrounds[resting] = (raw, antialias.fxaa(raw))
             self.stats["backgrounds"] += 1
         return hit
@@ -233,6 +238,7 @@ class DirtyTruth:
         state of that rest key: they hold their pose over it), drawn once per key."""
         hit = self._backgrounds.get(resting)
         if hit is None:
+            _keep_room(self._backgrounds)
             hit = self._backgrounds[resting] = self.truth.draw(skip=set(self.regions.view(resting).dynamic))
             self.stats["pixels_drawn"] += self.regions.full.area
             self.stats["backgrounds"] += 1
@@ -372,6 +378,14 @@ class _AnyReach:
         for p in self.pieces[1:]:
             out |= p.reaches(ys, xs)
         return out
+
+
+def _keep_room(cache: dict) -> None:
+    """Drop the oldest rest keys of `cache` (by insertion; never (), the static objects') until one more fits in
+    `KEPT_BACKGROUNDS`."""
+    rests = [k for k in cache if k != ()]
+    for key in rests[: max(0, len(rests) - KEPT_BACKGROUNDS + 1)]:
+        del cache[key]
 
 
 def _intersect(a: Rect, b: Rect) -> Rect:

@@ -151,3 +151,36 @@ def test_a_truth_background_without_the_resting_object_fails(monkeypatch):
     with pytest.raises(AssertionError, match="pixels differ"):
         for t in ts:
             assert_equal(wrong[t], full[t], f"frame {t}")
+
+
+def test_dropped_backgrounds_are_drawn_again_with_the_same_bytes(monkeypatch):
+    """With room for one rest background, states of two rest keys asked in turn draw each key's background again
+    each time (memory stays bounded) and give the same frames as with room for all."""
+    from voebench.generator.blender import dirty
+    from voebench.generator.blender.render import Renderer, RenderSettings
+
+    scene = l2_scene("t12_continuity_tray")
+    regions = regions_of(scene, SIZE_L2)
+    by_key: dict = {}
+    for t in distinct(scene):
+        by_key.setdefault(regions.rest(t), []).append(t)
+    keys = [k for k in by_key if k and len(by_key[k]) >= 2][:2]
+    assert len(keys) == 2, f"t12 should rest in two ways: {[(k, len(v)) for k, v in by_key.items()]}"
+    batches = [[by_key[keys[i % 2]][i // 2]] for i in range(4)]  # key A, key B, key A, key B
+
+    def frames(kept: int):
+        monkeypatch.setattr(dirty, "KEPT_BACKGROUNDS", kept)
+        r = Renderer(scene, RenderSettings(*SIZE_L2, render_path="dirty"))
+        try:
+            out = {t: v[0] for batch in batches for t, v in r.render_batch(batch, ("rgb",)).items()}
+            assert r.dirty is not None
+            return out, r.dirty.stats["backgrounds"], len(r.dirty._backgrounds)
+        finally:
+            r.close()
+
+    roomy, drawn_roomy, kept_roomy = frames(8)
+    tight, drawn_tight, kept_tight = frames(1)
+    assert (drawn_roomy, kept_roomy) == (2, 2)
+    assert drawn_tight == 4 and kept_tight == 1
+    for t in roomy:
+        assert np.array_equal(roomy[t], tight[t]), f"frame {t}"
