@@ -35,6 +35,12 @@ MARGIN = 2
 NEAR = 0.05
 #: an object's box is cut into SPLIT^3 pieces whose shadow volumes are bounded one by one (`DirtyRegions._object_rect`)
 SPLIT = 2
+#: a dynamic object whose longest side (in its own frame) is at least LONG times its next, turned off the world axes
+#: at some frame (`_turned`), is bounded as SLABS boxes cut across that side (`slab_boxes`): a long turned object,
+#: such as a tilting plank, has a world bounding box far larger than itself, while each slab's is close to the slab
+#: (one not turned gains nothing: its slabs' boxes tile its own). Geometry only, fixed here
+SLABS = 4
+LONG = 2.0
 #: a narrowed render's fixed cost, in pixels drawn: 5.0-5.2 ms a state for an 8x8 rectangle against 0.31-0.40 us
 #: a pixel (`bench/render_dirty.py rect-cost`, t15 at 640x480, batched, BMP reads included): ~15,000 pixels,
 #: rounded up. Fixed here, so which rectangles are drawn apart never depends on a timing (`merge_rects`)
@@ -144,6 +150,13 @@ class DirtyRegions:
         self.intrinsics = scene.cam.intrinsics(width, height)
         self.extrinsics = np.linalg.inv(scene.cam.cam_to_world(0))
         self.corners = {n: world_corners(scene, n, np.asarray(local_corners[n], float)) for n in self.dynamic}
+        # per long dynamic object: (T, SLABS, 8, 3) world corners of its slabs (`slab_boxes`)
+        self.slabs: dict[str, np.ndarray] = {}
+        for n in self.dynamic:
+            local = np.asarray(local_corners[n], float)
+            boxes = slab_boxes(local)
+            if len(boxes) > 1 and _turned(self.corners[n], local):
+                self.slabs[n] = world_corners(scene, n, boxes.reshape(-1, 3)).reshape(-1, len(boxes), 8, 3)
         self.visible = {n: np.asarray(scene.objects[n].visible, bool) for n in self.dynamic}
         # the receivers: every static object that is drawn, as its world axis-aligned box and that box's rectangle
         # (a resting object at its pose over the rest, frame `resting[name]`)
@@ -205,7 +218,7 @@ class DirtyRegions:
                 count = 1 + int(before[end] - before[first + 1])  # the run's first frame and its later renders
                 if count < REST_IMAGES or not self.visible[name][first]:  # (no rectangle exceeds the image)
                     continue
-                if count * self._object_rect(self.corners[name][first]).area >= REST_IMAGES * self.full.area:
+                if count * self.own_rect(name, first).area >= REST_IMAGES * self.full.area:
                     start[first:end] = first
             out[name] = start
         return out
@@ -252,8 +265,24 @@ class DirtyRegions:
         """Each visible dynamic object's rectangle at frame t (its shadows included), in the objects' order."""
         hit = self._each.get(t)
         if hit is None:
-            hit = self._each[t] = [self._object_rect(c[t]) for n, c in self.corners.items() if self.visible[n][t]]
+            hit = self._each[t] = [self.own_rect(n, t) for n in self.corners if self.visible[n][t]]
         return hit
+
+    def own_rect(self, name: str, t: int) -> Rect:
+        """Dynamic object `name`'s rectangle at frame t, its shadows included: `_object_rect` of its world box, or
+        for a long object (`self.slabs`) of its slabs' boxes, each cut to the object's world box (the object's
+        part in a slab lies in both)."""
+        return self._boxes_rect(*self._boxes(name, t))
+
+    def _boxes(self, name: str, t: int) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi), each (B, 3): world boxes whose union holds dynamic object `name` at frame t -- its world box
+        (B = 1), or each of its slabs' world boxes cut to that box (B = SLABS)."""
+        c = self.corners[name][t]
+        lo, hi = c.min(0), c.max(0)
+        slabs = self.slabs.get(name)
+        if slabs is None:
+            return lo[None], hi[None]
+        return np.maximum(slabs[t].min(1), lo), np.minimum(slabs[t].max(1), hi)
 
     def object_rect(self, t: int) -> Rect:
         """The pixels the visible dynamic objects themselves can cover at frame t, shadows left out: where depth and
@@ -262,10 +291,11 @@ class DirtyRegions:
         if self.camera_moves:
             return self.full
         out = EMPTY
-        for name, corners in self.corners.items():
+        for name in self.corners:
             if self.visible[name][t]:
-                c = corners[t]
-                out = out.union(self._project(_box_corners(c.min(0), c.max(0))))
+                blo, bhi = self._boxes(name, t)
+                for b in range(len(blo)):
+                    out = out.union(self._project(_box_corners(blo[b], bhi[b])))
         return out
 
     def _project(self, pts: np.ndarray) -> Rect:
@@ -303,13 +333,20 @@ class DirtyRegions:
         object lies in their union, so its shadow volume in the union of their sweeps), since a piece's rays are
         far more often all caught by one solid box (`_sweep_cap`) than the whole box's. All pieces and receivers
         are bounded at once (numpy over pieces x receivers)."""
-        blo, bhi = corners.min(0), corners.max(0)
-        out = self._project(_box_corners(blo, bhi))
+        return self._boxes_rect(corners.min(0)[None], corners.max(0)[None])
+
+    def _boxes_rect(self, blo: np.ndarray, bhi: np.ndarray) -> Rect:
+        """`_object_rect` of an object that lies in the union of world boxes [blo, bhi] (B, 3): the union of their
+        rectangles, each box's shadow volume bounded piece by piece as one box's."""
+        out = EMPTY
+        for b in range(len(blo)):
+            out = out.union(self._project(_box_corners(blo[b], bhi[b])))
         lo, hi, _ = self.receivers
         if not len(lo):
             return out
         d = self.direction
-        plo, phi = (np.array(a) for a in zip(*_pieces(blo, bhi, SPLIT)))  # (P, 3) each
+        pieces = [piece for b in range(len(blo)) for piece in _pieces(blo[b], bhi[b], SPLIT)]
+        plo, phi = (np.array(a) for a in zip(*pieces))  # (P, 3) each
         s0, s1 = _sweep_range(plo, phi, d, lo, hi)  # (P, K)
         s1 = np.minimum(s1, _sweep_cap_many(plo, phi, d, lo[self.solid], hi[self.solid])[:, None])
         p, i = np.nonzero(s0 <= s1)
@@ -351,6 +388,35 @@ def merge_rects(rects: list[Rect], fixed_pixels: int = RENDER_FIXED_PIXELS) -> l
             if merged:
                 break
     return out
+
+
+def slab_boxes(local: np.ndarray, slabs: int | None = None, long: float = LONG) -> np.ndarray:
+    """(K, 8, 3) corners, in an object's own frame, of boxes whose union holds its points `local` (N, 3): their
+    bounding box cut into `slabs` equal boxes across its longest side where that side is at least `long` times the
+    next longest, else the bounding box whole (K = 1). `slabs` None: `SLABS`."""
+    slabs = SLABS if slabs is None else slabs
+    lo, hi = local.min(0), local.max(0)
+    ext = hi - lo
+    order = np.argsort(-ext, kind="stable")
+    if slabs < 2 or not ext[order[0]] >= long * ext[order[1]]:
+        return _box_corners(lo, hi)[None]
+    a = int(order[0])
+    edges = np.linspace(lo[a], hi[a], slabs + 1)  # its ends are lo and hi exactly
+    out = []
+    for k in range(slabs):
+        slo, shi = lo.copy(), hi.copy()
+        slo[a], shi[a] = edges[k], edges[k + 1]
+        out.append(_box_corners(slo, shi))
+    return np.array(out)
+
+
+def _turned(world: np.ndarray, local: np.ndarray) -> bool:
+    """Whether an object's points, `local` (N, 3) in its own frame and `world` (T, N, 3) at each frame, lie turned off
+    the world axes at some frame: the sides of a box's world bounding box sum to more than its own sides do unless
+    each of its axes lies along a world axis (a rotation's columns are unit vectors, whose absolute entries sum to at
+    least 1, to exactly 1 only along an axis)."""
+    own = float((local.max(0) - local.min(0)).sum())
+    return bool(((world.max(1) - world.min(1)).sum(1) > own * (1 + 1e-6)).any())
 
 
 def _pieces(lo: np.ndarray, hi: np.ndarray, n: int) -> list[tuple[np.ndarray, np.ndarray]]:

@@ -265,9 +265,9 @@ def test_rects_apart_hold_each_objects_shadows(test):
         for p in parts:
             union = union.union(p)
         assert union == regions.rect(t)
-        for name, c in regions.corners.items():
+        for name in regions.corners:
             if regions.visible[name][t]:
-                own = regions._object_rect(c[t])  # with its shadows
+                own = regions.own_rect(name, t)  # with its shadows
                 assert own.empty or any(
                     p.x0 <= own.x0 and p.y0 <= own.y0 and p.x1 >= own.x1 and p.y1 >= own.y1 for p in parts
                 ), (t, name)

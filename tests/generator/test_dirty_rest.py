@@ -94,9 +94,9 @@ def test_rest_is_a_pure_function_of_the_timeline(suite, test, size):
                 assert (arr[start : t + 1] == arr[start]).all(), f"{name} moves during its rest"
         drawn = view.rects(t)
         saved += sum(r.area for r in a.rects(t)) - sum(r.area for r in drawn)
-        for name, c in view.corners.items():
+        for name in view.corners:
             if view.visible[name][t]:
-                own = view._object_rect(c[t])
+                own = view.own_rect(name, t)
                 assert own.empty or any(
                     r.x0 <= own.x0 and r.y0 <= own.y0 and r.x1 >= own.x1 and r.y1 >= own.y1 for r in drawn
                 ), f"frame {t}: {name}'s rectangle {own} is not drawn"
