@@ -724,6 +724,158 @@ def cmd_shares(args) -> dict:
     return out
 
 
+def pair_scenes(test: str, suite_name: str = "grasp-l2"):
+    """The scenes of the first trial of the test that builds, in the runner's order, at the suite's default timing."""
+    from voebench.errors import Infeasible
+    from voebench.generator.suite import Job, load_suite
+
+    suite = load_suite(suite_name)
+    timing = suite.default_timing
+    for index in range(8):
+        seed, p = suite.sample(test, suite.space(test), 0, index)
+        try:
+            return [
+                suite.make_scene(Job(suite_name, test, index, c, seed, f"{suite_name}/{test}/{index:05d}"), p, timing)
+                for c in suite.conditions(test, p, {"seed": seed})
+            ]
+        except (Infeasible, RuntimeError, IndexError):
+            continue
+    raise RuntimeError(f"{test}: no buildable draw among the first 8")
+
+
+def pose_bytes(o, t: int) -> bytes:
+    """An object's pose, colour and visibility at frame t, as bytes (what a rest background shows of it)."""
+    arrays = (o.position, o.quaternion, o.color, o.visible)
+    return np.concatenate([np.asarray(a[t], np.float64).ravel() for a in arrays]).tobytes()
+
+
+#: CPU s of one narrowed render per pixel drawn (`rect-cost`, t15 at 640x480: 0.31-0.40 us) and of one rest
+#: background at 640x480 (a whole-frame Workbench render with its BMP read, 118 ms, its filter 13 ms, the compositor's
+#: luma and the ground truth's, ~15 ms: issue29-measure.json): the estimates `leads` converts geometry with
+US_PER_PIXEL = 0.35
+BACKGROUND_S = 0.15
+
+
+def cmd_leads(args) -> dict:
+    """Issue 29, seventh step, geometry only: what each lead could save per trial (both videos, as the runner makes
+    them: the second takes the first's states from the FrameCache), at 640x480 and the suite's default timing.
+    (a) long objects in slabs (`dirty_regions.SLABS`): pixels drawn per trial with SLABS = 1 against the default,
+    and the CPU s the rectangle arithmetic takes each way; (b) rest backgrounds of the second video that the first
+    drew with the same bytes (the same resting objects at the same pose: a rest that began before the videos part):
+    how many, and the states they serve. Weighted by the default video counts as `grasp` weighs."""
+    from voebench.generator import dirty_regions as dr
+    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.runner import RunConfig, plan
+    from voebench.scenes import REGISTRY
+
+    out: dict = {"machine": machine(), "us_per_pixel": US_PER_PIXEL, "background_s": BACKGROUND_S, "tests": {}}
+    tot = {"a_saved_s": 0.0, "a_arith_s": 0.0, "b_saved_s": 0.0}
+    for suite_name in GRASP_SUITES:
+        suite = REGISTRY.get(suite_name)
+        for test in suite.tests:
+            if args.tests and test not in args.tests.split(","):
+                continue
+            weight = len(plan(RunConfig(out="-", suite=suite_name, tests=[test], trials=suite.default_trials), suite))
+            scenes = pair_scenes(test, suite_name)
+            r = Renderer(scenes[0], RenderSettings(640, 480))
+            corners = {name: _vertices(ob) for name, ob in r.obs.items()}
+            light = tuple(r.bscene.display.light_direction)
+            r.close()
+            seen: set[bytes] = set()
+            drawn_bgs: set[bytes] = set()  # what the first video's backgrounds show: resting objects' states
+            px = {1: 0, dr.SLABS: 0}
+            arith = {1: 0.0, dr.SLABS: 0.0}
+            bgs = shared = shared_states = 0
+            for v, scene in enumerate(scenes):
+                keys = scene.state_keys()
+                ts = [t for t in first_frames(scene) if keys[t] not in seen]
+                seen.update(keys[t] for t in ts)
+                for slabs in (1, dr.SLABS):
+                    saved, dr.SLABS = dr.SLABS, slabs
+                    try:
+                        c0 = cpu()
+                        regions = dr.DirtyRegions(scene, corners, light, 640, 480)
+                        rects = {t: regions.view(regions.rest(t)).rects(t) for t in ts}
+                        arith[slabs] += cpu() - c0
+                    finally:
+                        dr.SLABS = saved
+                    px[slabs] += sum(x.area for rs in rects.values() for x in rs)
+                by_key: dict = {}
+                for t in ts:
+                    by_key.setdefault(regions.rest(t), []).append(t)
+                for key, kts in by_key.items():
+                    if not key:
+                        continue
+                    what = b"".join(pose_bytes(scene.objects[n], start) + n.encode() for n, start in key)
+                    if v == 0:
+                        drawn_bgs.add(what)
+                    else:
+                        bgs += 1
+                        if what in drawn_bgs:
+                            shared += 1
+                            shared_states += len(kts)
+            a_saved = (px[1] - px[dr.SLABS]) * US_PER_PIXEL * 1e-6
+            row = {
+                "suite": suite_name,
+                "default_videos": weight,
+                "videos": len(scenes),
+                "a_pixels_drawn": {"slabs 1": px[1], f"slabs {dr.SLABS}": px[dr.SLABS]},
+                "a_arith_cpu_s": {"slabs 1": round(arith[1], 3), f"slabs {dr.SLABS}": round(arith[dr.SLABS], 3)},
+                "a_saved_s_est": round(a_saved, 2),
+                "b_second_video_backgrounds": bgs,
+                "b_shared_with_first": shared,
+                "b_states_they_serve": shared_states,
+                "b_saved_s_est": round(shared * BACKGROUND_S, 2),
+            }
+            per_video = weight / len(scenes)
+            tot["a_saved_s"] += per_video * a_saved
+            tot["a_arith_s"] += per_video * (arith[dr.SLABS] - arith[1])
+            tot["b_saved_s"] += per_video * shared * BACKGROUND_S
+            out["tests"][test] = row
+            print(test, {k: v for k, v in row.items() if k not in ("suite",)}, flush=True)
+    out["weighted (default videos / videos per trial x per trial)"] = {k: round(v, 1) for k, v in tot.items()}
+    print(out["weighted (default videos / videos per trial x per trial)"])
+    return out
+
+
+def cmd_slabs(args) -> dict:
+    """Issue 29, seventh step: one trial of each test asked (both videos, as `grasp` makes it) on the dirty 640x480
+    path with long turned objects in slabs (the default) and without (`dirty_regions.SLABS` = 1), interleaved,
+    `--repeats` times (the order flips each time), and today's 320x240 path once per repeat: CPU s, the narrowed
+    renders' share of it, and the ratios."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    from voebench.generator import dirty_regions as dr
+
+    default = dr.SLABS
+    out: dict = {"machine": machine(), "slabs": default, "tests": {}}
+    for test in args.tests.split(","):
+        runs: dict[str, list] = {"slabs": [], "no slabs": [], "today_320x240": []}
+        for rep in range(args.repeats):
+            order = ["slabs", "no slabs", "today_320x240"] if rep % 2 == 0 else ["no slabs", "slabs", "today_320x240"]
+            for name in order:
+                dr.SLABS = 1 if name == "no slabs" else default
+                try:
+                    run = run_pair("today_320x240" if name == "today_320x240" else "dirty_640x480", test, 10.0, 50.0)
+                finally:
+                    dr.SLABS = default
+                row = {
+                    "cpu_s": run["cpu_s"],
+                    "narrowed_renders_cpu_s": round(run["timers"].get(DIRTY_DRAW, {}).get("cpu_s", 0.0), 2),
+                    "load": run["load"],
+                }
+                runs[name].append(row)
+                print(test, rep, name, row, flush=True)
+        med = {k: statistics.median(r["cpu_s"] for r in v) for k, v in runs.items()}
+        out["tests"][test] = {
+            "runs": runs,
+            "median_cpu_s": med,
+            "ratio_to_today": {k: round(med[k] / med["today_320x240"], 3) for k in ("slabs", "no slabs")},
+        }
+        print(test, out["tests"][test]["median_cpu_s"], out["tests"][test]["ratio_to_today"], flush=True)
+    return out
+
+
 def cmd_encode(args) -> dict:
     """Issue 29, fifth step: where the mp4 encoder's CPU goes, on one video's frames held in memory (rendered once
     on the asked path, repeated frames sent again as the runner sends them). CPU s of this process and ffmpeg for:
@@ -1072,6 +1224,13 @@ def main() -> None:
     f.add_argument("--json")
     sh = sub.add_parser("shares", help="share of the image drawn per state: union vs rectangles apart (geometry only)")
     sh.add_argument("--json")
+    sl = sub.add_parser("slabs", help="a trial with and without slabs, interleaved, and today's (7th step)")
+    sl.add_argument("--tests", default="t07_permanence_drawbridge,t12_continuity_tray")
+    sl.add_argument("--repeats", type=int, default=2)
+    sl.add_argument("--json")
+    ld = sub.add_parser("leads", help="geometry only: slabs against none, and second-video backgrounds (7th step)")
+    ld.add_argument("--tests", default="")
+    ld.add_argument("--json")
     rc = sub.add_parser("rect-cost")
     rc.add_argument("--states", type=int, default=12)
     rc.add_argument("--repeats", type=int, default=3)
@@ -1106,6 +1265,8 @@ def main() -> None:
     commands["encode"] = cmd_encode
     commands["grasp"] = cmd_grasp
     commands["breakdown"] = cmd_breakdown
+    commands["leads"] = cmd_leads
+    commands["slabs"] = cmd_slabs
     out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:
