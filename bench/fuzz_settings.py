@@ -14,6 +14,9 @@ through the real command line and then judged from outside:
 - empty: exit 0 and no video (an AVoE sub-type none of whose category's first N trials shows; render says so);
 - anything else is a failure, and so is a refusal that prints more than one line.
 
+`--render-path dirty` renders every configuration through the dirty path (only what moves is redrawn,
+docs/performance.md); `random` draws full or dirty per configuration from a stream of its own.
+
 Results are appended one JSON line per configuration (resumable: configurations already in the file are
 skipped). Most configurations are states-only (no pixels: fast); `--rendered-share` of them render every pass,
 kept to short videos so a campaign fits in hours on two cores.
@@ -37,7 +40,13 @@ SUITES = ("grasp-l1", "grasp-l2", "avoe")  # the default campaign; --suites pick
 
 
 def draw_config(
-    seed: int, i: int, rendered_share: float, max_trials: int, max_seconds: float = 20.0, suites: tuple = SUITES
+    seed: int,
+    i: int,
+    rendered_share: float,
+    max_trials: int,
+    max_seconds: float = 20.0,
+    suites: tuple = SUITES,
+    render_path: str = "full",
 ) -> dict:
     from voebench.generator.params import Range
     from voebench.generator.suite import load_suite
@@ -82,6 +91,10 @@ def draw_config(
         "resolution": f"{width}x{height}",
         "rendered": rendered,
         "sets": sets,
+        # a stream of its own, so `--render-path full` draws exactly the configurations it always did
+        "render_path": render_path
+        if render_path != "random"
+        else str(np.random.default_rng([seed, i, 1]).choice(["full", "dirty"])),
     }
 
 
@@ -119,6 +132,8 @@ def run_config(cfg: dict, work: str, workers: int) -> dict:
         args.append("--both-conditions")
     if not cfg["rendered"]:
         args.append("--states-only")
+    if cfg.get("render_path", "full") != "full":
+        args += ["--render-path", cfg["render_path"]]
     for s in cfg["sets"]:
         args += ["--set", s]
     t0 = time.perf_counter()
@@ -283,6 +298,12 @@ def main(argv=None) -> int:
     ap.add_argument("--max-seconds", type=float, default=20.0, help="cap the sampled video length")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--suites", default=",".join(SUITES), help="comma list of suites to draw from")
+    ap.add_argument(
+        "--render-path",
+        choices=("full", "dirty", "random"),
+        default="full",
+        help="`voebench render --render-path` of every configuration, or `random`: each drawn full or dirty",
+    )
     ap.add_argument("--keep", action="store_true", help="keep each configuration's output folder")
     ap.add_argument("--summary", metavar="JSONL", help="only summarize an existing results file")
     args = ap.parse_args(argv)
@@ -297,12 +318,14 @@ def main(argv=None) -> int:
         if i in done:
             continue
         suites = tuple(args.suites.split(","))
-        cfg = draw_config(args.seed, i, args.rendered_share, args.max_trials, args.max_seconds, suites)
+        cfg = draw_config(
+            args.seed, i, args.rendered_share, args.max_trials, args.max_seconds, suites, args.render_path
+        )
         res = run_config(cfg, args.work, args.workers)
         with open(args.results, "a") as f:
             f.write(json.dumps(res) + "\n")
         print(
-            f"c{i:04d} {cfg['suite']:8s} {res['outcome']:8s} {res['seconds_taken']:7.1f}s "
+            f"c{i:04d} {cfg['suite']:8s} {cfg['render_path']:5s} {res['outcome']:8s} {res['seconds_taken']:7.1f}s "
             f"{res.get('message', '')[:150] or res.get('problems', '')}",
             flush=True,
         )
