@@ -47,11 +47,7 @@ def frames(size, n):
     trial = first_trial(suite, test, space, cfg, 0)
     scene = suite.make_scene(trial.jobs[0], draw(suite, space, trial, 0), cfg.timing)
     r = render.Renderer(scene, render.RenderSettings(*size))
-    firsts, seen = [], set()
-    for t, k in enumerate(scene.state_keys()):
-        if k not in seen:
-            seen.add(k)
-            firsts.append(t)
+    firsts = scene.first_frames()
     r._rgb_mode()
     r._animate(firsts[:n], "rgb_")
     paths = [os.path.join(r.tmp, f"rgb_{i:04d}.bmp") for i in range(1, n + 1)]

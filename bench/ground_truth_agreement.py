@@ -70,11 +70,7 @@ def main():
     total = {"pixels": 0, "differ": 0, "ties": 0}
     for spec in args.tests:
         scene = scene_of(spec)
-        firsts, seen = [], set()
-        for t, k in enumerate(scene.state_keys()):
-            if k not in seen:
-                seen.add(k)
-                firsts.append(t)
+        firsts = scene.first_frames()
         ts = firsts[:: max(1, len(firsts) // args.states)][: args.states]
         r = render.Renderer(scene, render.RenderSettings(w, h, ground_truth="workbench"))
         r.render_state(ts[0])

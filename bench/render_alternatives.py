@@ -36,11 +36,7 @@ def cmd_passes(args):
     trial = next(t for t in (first_trial(suite, args.test, space, cfg, i) for i in range(8)) if t.conditions)
     scene = suite.make_scene(trial.jobs[0], draw(suite, space, trial, 0), cfg.timing)
     r = render.Renderer(scene, render.RenderSettings(w, h))
-    firsts, seen = [], set()
-    for t, k in enumerate(scene.state_keys()):
-        if k not in seen:
-            seen.add(k)
-            firsts.append(t)
+    firsts = scene.first_frames()
     ts = firsts[: args.states]
 
     def rgb_today():

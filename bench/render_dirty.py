@@ -65,19 +65,9 @@ def l2_scene(test: str, condition: str | None, seconds: float, fps: float):
     return suite.make_scene(job, p, Timing(seconds, fps))
 
 
-def first_frames(scene) -> list[int]:
-    """The first frame of each distinct state, in order."""
-    firsts, seen = [], set()
-    for t, k in enumerate(scene.state_keys()):
-        if k not in seen:
-            seen.add(k)
-            firsts.append(t)
-    return firsts
-
-
 def distinct_states(scene, n: int) -> list[int]:
     """`n` distinct states spread over the video (first frames)."""
-    firsts = first_frames(scene)
+    firsts = scene.first_frames()
     return firsts[:: max(1, len(firsts) // n)][:n]
 
 
@@ -412,7 +402,7 @@ def cmd_hdf5(args) -> dict:
 
     w, h = (int(x) for x in args.size.split("x"))
     scene = violated_scene(args.test, args.seconds, args.fps)
-    ts = first_frames(scene)[: args.states]
+    ts = scene.first_frames()[: args.states]
     r = Renderer(scene, RenderSettings(w, h, render_path="dirty"))
     try:
         frames = [(v[1], v[2]) for v in r.render_batch(ts, ("depth", "segmentation")).values()]
@@ -496,7 +486,7 @@ def cmd_fxaa_reach(args) -> dict:
     for case in args.cases.split(","):
         suite, test, size, seconds, fps = CASES[case]
         scene = violated_scene(test, seconds, fps, suite)
-        ts = first_frames(scene)
+        ts = scene.first_frames()
         times: dict[str, list[float]] = {"now": [], "before": []}
         differ = [0]
         original = dirty.Compositor.frame_parts
@@ -577,7 +567,7 @@ def cmd_parts(args) -> dict:
     for case in args.cases.split(","):
         suite, test, size, seconds, fps = CASES[case]
         scene = violated_scene(test, seconds, fps, suite)
-        ts = first_frames(scene)
+        ts = scene.first_frames()
         r = Renderer(scene, RenderSettings(*size, render_path="dirty"))
         d = r.dirty
         assert d is not None
@@ -706,7 +696,7 @@ def cmd_shares(args) -> dict:
             light = tuple(r.bscene.display.light_direction)
             r.close()
             regions = DirtyRegions(scene, corners, light, *size)
-            ts = first_frames(scene)
+            ts = scene.first_frames()
             area = size[0] * size[1] * len(ts)
             row = {
                 "dynamic": len(regions.dynamic),
@@ -789,7 +779,7 @@ def cmd_leads(args) -> dict:
             bgs = shared = shared_states = 0
             for v, scene in enumerate(scenes):
                 keys = scene.state_keys()
-                ts = [t for t in first_frames(scene) if keys[t] not in seen]
+                ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
                 seen.update(keys[t] for t in ts)
                 for slabs in (1, dr.SLABS):
                     saved, dr.SLABS = dr.SLABS, slabs

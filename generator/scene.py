@@ -254,3 +254,13 @@ class Scene:
             np.concatenate([np.asarray(p, np.float64).reshape(self.n_frames, -1) for p in parts], axis=1)
         )
         return [row.tobytes() for row in table]
+
+    def first_frames(self, keys: list[bytes] | None = None) -> list[int]:
+        """The frame where each distinct state (`state_keys`, or `keys` already made from them) first appears, in
+        order: the frames a renderer draws when it draws each distinct frame once."""
+        firsts, seen = [], set()
+        for t, k in enumerate(self.state_keys() if keys is None else keys):
+            if k not in seen:
+                seen.add(k)
+                firsts.append(t)
+        return firsts

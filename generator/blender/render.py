@@ -442,11 +442,7 @@ class Renderer:
         passes = tuple(passes)
         keys = self.scene.state_keys()
         n = self.scene.n_frames
-        firsts, known = [], set()  # the frame where each distinct state first appears (every frame without reuse)
-        for t, k in enumerate(keys):
-            if not reuse or k not in known:
-                known.add(k)
-                firsts.append(t)
+        firsts = self.scene.first_frames(keys) if reuse else list(range(n))  # every frame without reuse
         cache = self.cache if reuse else None  # frames shared through the cache only where states are reused
         fingerprint = scene_fingerprint(self.scene, self.settings, passes) if cache is not None else None
         shared = {}

@@ -45,11 +45,7 @@ def l2_scene(test: str, seconds: float = 10.0, fps: float = 25.0):
 
 
 def spread_states(scene, n: int) -> list[int]:
-    firsts, seen = [], set()
-    for t, k in enumerate(scene.state_keys()):
-        if k not in seen:
-            seen.add(k)
-            firsts.append(t)
+    firsts = scene.first_frames()
     return firsts[:: max(1, len(firsts) // n)][:n]
 
 

@@ -32,20 +32,11 @@ def regions_of(scene, size):
     return DirtyRegions(scene, corners, light, *size)
 
 
-def distinct(scene) -> list[int]:
-    firsts, seen = [], set()
-    for t, k in enumerate(scene.state_keys()):
-        if k not in seen:
-            seen.add(k)
-            firsts.append(t)
-    return firsts
-
-
 def resting_states(scene, size, n: int) -> list[int]:
     """Up to n distinct states spread over those whose background holds a resting object, and one that holds none
     where there is one (so a video's two kinds of background meet in one call)."""
     regions = regions_of(scene, size)
-    ts = distinct(scene)
+    ts = scene.first_frames()
     rest = [t for t in ts if regions.rest(t)]
     assert rest, "no state at rest: the test would not exercise the rest backgrounds"
     picked = rest[:: max(1, len(rest) // n)][:n]
@@ -79,7 +70,7 @@ def test_rest_is_a_pure_function_of_the_timeline(suite, test, size):
     shadows (its `_object_rect` with the resting objects as receivers)."""
     scene = scene_of(suite, test)
     a, b = regions_of(scene, size), regions_of(scene, size)
-    ts = distinct(scene)
+    ts = scene.first_frames()
     keys = {t: a.rest(t) for t in ts}
     assert {t: b.rest(t) for t in reversed(ts)} == keys
     saved = 0
@@ -162,7 +153,7 @@ def test_dropped_backgrounds_are_drawn_again_with_the_same_bytes(monkeypatch):
     scene = l2_scene("t12_continuity_tray")
     regions = regions_of(scene, SIZE_L2)
     by_key: dict = {}
-    for t in distinct(scene):
+    for t in scene.first_frames():
         by_key.setdefault(regions.rest(t), []).append(t)
     keys = [k for k in by_key if k and len(by_key[k]) >= 2][:2]
     assert len(keys) == 2, f"t12 should rest in two ways: {[(k, len(v)) for k, v in by_key.items()]}"

@@ -10,11 +10,7 @@ from test_render_batch import l2_scene
 
 
 def distinct_states(scene, n):
-    firsts, seen = [], set()
-    for t, k in enumerate(scene.state_keys()):
-        if k not in seen:
-            seen.add(k)
-            firsts.append(t)
+    firsts = scene.first_frames()
     return firsts[:: max(1, len(firsts) // n)][:n]
 
 
