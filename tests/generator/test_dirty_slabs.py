@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from test_dirty import FLIP_SHARE, check_dirty_against_full, l2_scene
-from test_dirty_rest import distinct, regions_of
+from test_dirty_rest import regions_of
 
 from voebench.generator import dirty_regions
 from voebench.generator.dirty_regions import EMPTY, slab_boxes
@@ -48,7 +48,7 @@ def test_slabs_shrink_t07s_rectangles_and_never_grow_any():
         dirty_regions.SLABS = saved
     assert not plain.slabs
     a = b = 0
-    for t in distinct(scene)[::7]:
+    for t in scene.first_frames()[::7]:
         for name in with_slabs.corners:
             if not with_slabs.visible[name][t]:
                 continue
@@ -63,7 +63,7 @@ def test_slabs_shrink_t07s_rectangles_and_never_grow_any():
 
 def test_t07_with_slabs_equals_full_renders():
     scene = l2_scene(T07)
-    ts = distinct(scene)
+    ts = scene.first_frames()
     check_dirty_against_full(T07, scene, ts[5 :: max(1, len(ts) // 6)], SIZE, FLIP_SHARE)
 
 
@@ -78,6 +78,6 @@ def test_a_slab_left_out_fails(monkeypatch):
 
     monkeypatch.setattr(dirty_regions, "slab_boxes", missing_one)
     scene = l2_scene(T07)
-    ts = distinct(scene)
+    ts = scene.first_frames()
     with pytest.raises(AssertionError, match="differ"):
         check_dirty_against_full(T07, scene, ts[5 :: max(1, len(ts) // 6)], SIZE, FLIP_SHARE)
