@@ -13,7 +13,10 @@ objects are seen or cast their shadows:
   distances that reach the box (`_sweep_range`), and its pixels lie in the receiver's rectangle too;
 - each piece is a convex volume, whose projection is the convex hull of its corners' projections: the rectangle
   around them, widened by `MARGIN` pixels for rasterization at the rectangle's edge, bounds the pixels that can
-  change.
+  change;
+- a piece that lies strictly beyond the far face of a solid static box, seen from the camera, is hidden wherever
+  that face projects (`DirtyRegions._occluders`): a band of its rectangle inside the face's projection, by the
+  margin, is cut off where what is left stays one rectangle (`_cut`).
 
 The rule needs the camera to stay put (studio light moves with the view) and every corner to lie in front of the
 camera; where either fails the frame's rectangle is the whole image, which is never wrong, only not cheaper.
@@ -21,6 +24,7 @@ camera; where either fails the frame's rectangle is the whole image, which is ne
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,6 +54,9 @@ RENDER_FIXED_PIXELS = 16_000
 #: background costs about one whole-frame render and its filter, a state at rest saves up to its rectangle. Fixed
 #: here, so which objects rest never depends on a timing
 REST_IMAGES = 2.0
+#: whether a piece hidden behind a solid static box is cut from its rectangle (`DirtyRegions._occluders`); off only
+#: for measurements against the rectangles before (bench/render_dirty.py occlude)
+OCCLUDE = True
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,8 @@ class Rect:
 
 
 EMPTY = Rect(0, 0, 0, 0)
+#: solid static boxes' far faces (`DirtyRegions._occluders`): axes (F,), planes (F,), sides (F,), pixels (F, 4)
+Occluders = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def shadow_direction(light_direction) -> np.ndarray:
@@ -175,6 +184,8 @@ class DirtyRegions:
             solid.append(o.shape == "box" and np.prod(c.max(0) - c.min(0)) <= np.prod(o.dimensions) * (1 + 1e-5))
         self.receivers = (np.array(lo).reshape(-1, 3), np.array(hi).reshape(-1, 3), rects)
         self.solid = np.array(solid, bool)
+        self.eye = np.asarray(scene.cam.position[0], float)
+        self.occluders = self._occluders() if OCCLUDE else None
         self._receiver_rects = np.array([[r.x0, r.y0, r.x1, r.y1] for r in rects], int).reshape(-1, 4)
         self._rects: dict[int, Rect] = {}  # rect(t) by t, computed once
         self._parts: dict[int, list[Rect]] = {}  # rects(t) by t
@@ -338,9 +349,11 @@ class DirtyRegions:
     def _boxes_rect(self, blo: np.ndarray, bhi: np.ndarray) -> Rect:
         """`_object_rect` of an object that lies in the union of world boxes [blo, bhi] (B, 3): the union of their
         rectangles, each box's shadow volume bounded piece by piece as one box's."""
-        out = EMPTY
-        for b in range(len(blo)):
-            out = out.union(self._project(_box_corners(blo[b], bhi[b])))
+        own = _box_corners_many(np.asarray(blo, float), np.asarray(bhi, float))  # (B, 8, 3)
+        (x0, y0, x1, y1), behind = self._project_many(own)
+        x0, y0 = np.where(behind, 0, x0), np.where(behind, 0, y0)  # the whole image
+        x1, y1 = np.where(behind, self.width, x1), np.where(behind, self.height, y1)
+        out = self._union_of(own, x0, y0, x1, y1, ~behind)
         lo, hi, _ = self.receivers
         if not len(lo):
             return out
@@ -360,10 +373,98 @@ class DirtyRegions:
         rr = self._receiver_rects[i]  # intersected with the receiver's own rectangle
         x0, y0 = np.maximum(x0, rr[:, 0]), np.maximum(y0, rr[:, 1])
         x1, y1 = np.minimum(x1, rr[:, 2]), np.minimum(y1, rr[:, 3])
+        return out.union(self._union_of(pts, x0, y0, x1, y1, ~behind))
+
+    def _union_of(self, pts: np.ndarray, x0, y0, x1, y1, may: np.ndarray) -> Rect:
+        """The union of M hulls' rectangles (x0, y0, x1, y1), each (M,), with the pixels hidden behind a solid
+        static box cut off (`_cull`) where `may` (M,) holds (not for a hull with a point behind the near plane,
+        whose rectangle is the whole image). `pts` (M, N, 3): the hulls' world points."""
+        if self.occluders is not None:
+            x0, y0, x1, y1 = _cull(pts, x0, y0, x1, y1, may, self.occluders)
         keep = (x0 < x1) & (y0 < y1)
-        if keep.any():
-            out = out.union(Rect(int(x0[keep].min()), int(y0[keep].min()), int(x1[keep].max()), int(y1[keep].max())))
-        return out
+        if not keep.any():
+            return EMPTY
+        return Rect(int(x0[keep].min()), int(y0[keep].min()), int(x1[keep].max()), int(y1[keep].max()))
+
+    def _occluders(self) -> Occluders | None:
+        """The solid static boxes' far faces that hide what lies beyond them, as (axis, plane, side, pixels): the
+        camera sees a solid box B (it fills its world bounding box [lo, hi]) from outside its slab along `axis`, say
+        eye < lo there; the face of B at hi is B's far face, on the plane x_axis = hi (side +1; side -1 and the lo
+        face where eye > hi). A ray through a pixel inside that face's projection crosses the plane inside the
+        face, so inside B, before it reaches any point strictly beyond the plane (side * (x - plane) > 0): such a
+        point is never what that pixel shows, and neither its colour nor its shadow on it there matters (a shadow
+        on B's own surface is bounded with B as a receiver, inside B's box, not beyond the plane). `pixels`: an
+        axis-aligned rectangle inside the face's projection, shrunk by `margin` on every side (rasterization at its
+        edge; its corners are checked inside the projected quad, which perspective keeps convex), EMPTY where no
+        such rectangle is found or a corner lies behind the near plane. Only faces with a non-empty rectangle, as
+        arrays (axes, planes, sides, rectangles (F, 4)); None where there is none."""
+        lo, hi, _ = self.receivers
+        out = []
+        for k in np.flatnonzero(self.solid):
+            for axis in range(3):
+                if self.eye[axis] < lo[k, axis]:
+                    plane, side = float(hi[k, axis]), 1.0
+                elif self.eye[axis] > hi[k, axis]:
+                    plane, side = float(lo[k, axis]), -1.0
+                else:
+                    continue
+                a, b = [j for j in range(3) if j != axis]
+                quad = np.empty((4, 3))
+                quad[:, axis] = plane
+                quad[:, a] = [lo[k, a], hi[k, a], hi[k, a], lo[k, a]]  # in order around the face
+                quad[:, b] = [lo[k, b], lo[k, b], hi[k, b], hi[k, b]]
+                r = self._inside(quad)
+                if not r.empty:
+                    out.append((axis, plane, side, (r.x0, r.y0, r.x1, r.y1)))
+        if not out:
+            return None
+        axes, planes, sides, rects = zip(*out)
+        return np.array(axes, int), np.array(planes), np.array(sides), np.array(rects, int).reshape(-1, 4)
+
+    def _inside(self, quad: np.ndarray) -> Rect:
+        """Pixels [x0, x1) x [y0, y1) whose every point lies inside the projection of the planar convex quad `quad`
+        (4, 3 world points in order around it) at least `margin` pixels from its edges, clipped to the image;
+        EMPTY where none is found or a corner lies behind the near plane. The rows: between the quad's second
+        smallest and second largest v, cut to the image (plus a pixel beyond the margin: the quad's edges beyond the
+        image do not matter); the columns: where every row between those holds them. A convex polygon's row at v
+        spans [L(v), R(v)] with L convex and R concave, so over the rows [b0, b1] the columns [max(L(b0), L(b1)),
+        min(R(b0), R(b1))] lie inside. Shrunk by the margin, every point of the rectangle has a square of that
+        half-side around it inside the quad."""
+        e, k = self.extrinsics, self.intrinsics
+        x, y, z = quad[:, 0], quad[:, 1], quad[:, 2]
+        cx, cy, cz = (x * e[i, 0] + y * e[i, 1] + z * e[i, 2] + e[i, 3] for i in range(3))
+        if (cz <= NEAR).any():
+            return EMPTY
+        u = (cx * k[0, 0] + cy * k[0, 1] + cz * k[0, 2]) / cz
+        v = (cx * k[1, 0] + cy * k[1, 1] + cz * k[1, 2]) / cz
+        m = self.margin
+        vs = np.sort(v)
+        b0, b1 = max(float(vs[1]), -m - 1.0), min(float(vs[2]), self.height + m + 1.0)
+        if not b0 < b1:
+            return EMPTY
+        spans = [_row_span(u, v, c) for c in (b0, b1)]
+        a0, a1 = max(sp[0] for sp in spans), min(sp[1] for sp in spans)
+        r = Rect(
+            max(0, math.ceil(a0) + m),
+            max(0, math.ceil(b0) + m),
+            min(self.width, math.floor(a1) - m),
+            min(self.height, math.floor(b1) - m),
+        )
+        return r if not r.empty else EMPTY
+
+
+def _row_span(u: np.ndarray, v: np.ndarray, c: float) -> tuple[float, float]:
+    """[L, R]: where the row v = c crosses the convex polygon with vertices (u, v) in order ((inf, -inf) where it
+    misses it)."""
+    hits = []
+    for i in range(len(u)):
+        j = (i + 1) % len(u)
+        if v[i] == v[j]:
+            if v[i] == c:
+                hits += [float(u[i]), float(u[j])]
+        elif min(v[i], v[j]) <= c <= max(v[i], v[j]):
+            hits.append(float(u[i] + (c - v[i]) * (u[j] - u[i]) / (v[j] - v[i])))
+    return (min(hits), max(hits)) if hits else (math.inf, -math.inf)
 
 
 def merge_rects(rects: list[Rect], fixed_pixels: int = RENDER_FIXED_PIXELS) -> list[Rect]:
@@ -441,6 +542,48 @@ def _box_corners_many(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """(M, 8, 3) corners of boxes [lo, hi] (M, 3), in `_box_corners`' order."""
     pick = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)])  # 0: lo, 1: hi, per axis
     return np.where(pick[None] == 0, lo[:, None, :], hi[:, None, :])
+
+
+def _cull(pts: np.ndarray, x0, y0, x1, y1, may: np.ndarray, occluders: Occluders):
+    """Hull rectangles (x0, y0, x1, y1), each (M,), with the pixels of each occluder (`DirtyRegions._occluders`)
+    that the hull lies strictly beyond cut off, where what is left is a rectangle: an occluder spanning a hull's
+    rectangle across one side takes that band off (across both: the hull is hidden, left empty); one in its middle
+    takes nothing (the rectangle stays one rectangle). Occluders in their order, so a pure function of the
+    geometry. Only hulls where `may` (M,) holds are cut (not one with a point behind the near plane). `pts` (M, N,
+    3): the hulls' world points."""
+    axes, planes, sides, rects = occluders
+    beyond = ((pts[:, :, axes] - planes) * sides > 0).all(axis=1) & np.asarray(may, bool)[:, None]  # (M, F)
+    x0, y0, x1, y1 = (np.array(a, dtype=int) for a in (x0, y0, x1, y1))
+    hit = np.flatnonzero(beyond.any(axis=1))
+    if not len(hit):
+        return x0, y0, x1, y1
+    boxes = rects.tolist()  # (plain ints: a few cuts per hull, cheaper than numpy on scalars)
+    for m, row in zip(hit.tolist(), beyond[hit].tolist()):
+        r = (int(x0[m]), int(y0[m]), int(x1[m]), int(y1[m]))
+        for f, b in enumerate(row):
+            if b:
+                r = _cut(r, boxes[f])
+        x0[m], y0[m], x1[m], y1[m] = r
+    return x0, y0, x1, y1
+
+
+def _cut(r: tuple[int, int, int, int], o: list[int]) -> tuple[int, int, int, int]:
+    """Rectangle r = [x0, y0, x1, y1] less the pixels of rectangle o where what is left is one rectangle: the band
+    o covers across r's width (rows) or height (columns) taken off its top or bottom (left or right) end; all of
+    r where o holds it; r as it is otherwise."""
+    x0, y0, x1, y1 = r
+    ox0, oy0, ox1, oy1 = o
+    if ox0 <= x0 and x1 <= ox1:  # spans its width: cut rows
+        if oy0 <= y0 < oy1:
+            y0 = min(max(y0, oy1), y1)
+        if oy0 < y1 <= oy1:
+            y1 = max(min(y1, oy0), y0)
+    if oy0 <= y0 and y1 <= oy1 and y0 < y1:  # spans its height: cut columns
+        if ox0 <= x0 < ox1:
+            x0 = min(max(x0, ox1), x1)
+        if ox0 < x1 <= ox1:
+            x1 = max(min(x1, ox0), x0)
+    return x0, y0, x1, y1
 
 
 def _intersect(a: Rect, b: Rect) -> Rect:
