@@ -552,8 +552,11 @@ def _cull(pts: np.ndarray, x0, y0, x1, y1, may: np.ndarray, occluders: Occluders
     geometry. Only hulls where `may` (M,) holds are cut (not one with a point behind the near plane). `pts` (M, N,
     3): the hulls' world points."""
     axes, planes, sides, rects = occluders
-    beyond = ((pts[:, :, axes] - planes) * sides > 0).all(axis=1) & np.asarray(may, bool)[:, None]  # (M, F)
     x0, y0, x1, y1 = (np.array(a, dtype=int) for a in (x0, y0, x1, y1))
+    # (M, F): the hull lies beyond the face, and the face's pixels meet its rectangle (else a cut takes nothing)
+    meet = (rects[:, 0] < x1[:, None]) & (x0[:, None] < rects[:, 2]) & (rects[:, 1] < y1[:, None])
+    meet &= (y0[:, None] < rects[:, 3]) & np.asarray(may, bool)[:, None]
+    beyond = meet & ((pts[:, :, axes] - planes) * sides > 0).all(axis=1)
     hit = np.flatnonzero(beyond.any(axis=1))
     if not len(hit):
         return x0, y0, x1, y1
