@@ -67,6 +67,8 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
     ),
     "ultrafast crf16": ("ultrafast", "crf=16", ""),
     # constant quantiser: no per-frame cost estimate for the rate control (with weightp=0, no half-size frame)
+    "veryfast qp10 subme=0:weightp=0": ("veryfast", "qp=10", "subme=0:weightp=0"),
+    "veryfast qp11 subme=0:weightp=0": ("veryfast", "qp=11", "subme=0:weightp=0"),
     "veryfast qp12 subme=0:weightp=0": ("veryfast", "qp=12", "subme=0:weightp=0"),
     "veryfast qp13 subme=0:weightp=0": ("veryfast", "qp=13", "subme=0:weightp=0"),
     "veryfast qp14 subme=0:weightp=0": ("veryfast", "qp=14", "subme=0:weightp=0"),
