@@ -35,18 +35,26 @@ import imageio_ffmpeg
 import numpy as np
 from render_dirty import machine, violated_scene
 
-from voebench.generator.io.video import CAUSAL_X264
+from voebench.generator.io.video import CAUSAL_X264, QP, X264_PARAMS
 from voebench.generator.io.yuv420 import rgb_to_yuv420p
 
-#: name: (suite, test, (width, height), render path); 10 s at 50 fps, the suites' default timing
+#: name: (suite, test, (width, height), render path); GRASP's at 10 s and 50 fps, the suites' default timing
 VIDEOS: dict[str, tuple[str, str, tuple[int, int], str]] = {
     "l1-shape 640x480 (still)": ("grasp-l1", "shape", (640, 480), "dirty"),
     "t15 640x480": ("grasp-l2", "t15_support_pin", (640, 480), "dirty"),
     "t08 640x480": ("grasp-l2", "t08_inertia_bounce", (640, 480), "dirty"),
     "t01 640x480": ("grasp-l2", "t01_unchangeableness", (640, 480), "dirty"),
     "t15 320x240": ("grasp-l2", "t15_support_pin", (320, 240), "full"),
+    # AVoE's default: 960x540, 50 frames at 24 fps (the timing comes with the video, not from --seconds/--fps)
+    "avoe A1 960x540": ("avoe", "A1", (960, 540), "full"),
+    "avoe E1 960x540": ("avoe", "E1", (960, 540), "full"),
 }
+#: the timing of suites other than GRASP's, (seconds, fps)
+TIMING = {"avoe": (50 / 24, 24.0)}
+#: the writer's setting before the eighth step (the baseline of every ratio; its name kept from the first runs)
 WRITER = "veryfast crf18 (the writer's)"
+#: the writer's setting since (`VideoWriter`: `QP`, `X264_PARAMS`; checked against them below)
+WRITER_NOW = "veryfast qp10 subme=0:weightp=0"
 #: name: (preset, rate control: "crf=N" or "qp=N" (constant quantiser), x264 parameters after the causal ones)
 SETTINGS: dict[str, tuple[str, str, str]] = {
     WRITER: ("veryfast", "crf=18", ""),
@@ -75,6 +83,7 @@ SETTINGS: dict[str, tuple[str, str, str]] = {
     "veryfast qp16 subme=0:weightp=0": ("veryfast", "qp=16", "subme=0:weightp=0"),
     "veryfast qp18 subme=0:weightp=0": ("veryfast", "qp=18", "subme=0:weightp=0"),
 }
+assert SETTINGS[WRITER_NOW] == ("veryfast", f"qp={QP}", X264_PARAMS[1].removeprefix(CAUSAL_X264[1] + ":"))
 #: parameters `veryfast` already sets (x264's preset table): the same bytes as the writer's, checked, not timed
 SAME: dict[str, tuple[str, str, str]] = {
     "veryfast crf18 ref=1:trellis=0:fast-pskip=1": ("veryfast", "crf=18", "ref=1:trellis=0:fast-pskip=1"),
@@ -105,6 +114,7 @@ def render(name: str, seconds: float, fps: float) -> Video:
     from voebench.generator.blender.render import Renderer, RenderSettings
 
     suite, test, (w, h), path = VIDEOS[name]
+    seconds, fps = TIMING.get(suite, (seconds, fps))
     scene = violated_scene(test, seconds, fps, suite)
     r = Renderer(scene, RenderSettings(w, h, render_path=path))
     distinct: list[np.ndarray] = []

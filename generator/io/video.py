@@ -6,6 +6,15 @@ pipe, and only the part of a frame that changed since the one before it is conve
 comparison). Measured on t15's and t08's videos (docs/performance.md, "Issue 29, fifth step: the encoder"): a higher
 PSNR against the RGB frames than swscale's conversion, and imageio-ffmpeg, OpenCV and PyAV decode the files to the
 same frames. Odd sizes keep the RGB input (imageio-ffmpeg pads them to even).
+
+x264 codes at a constant quantiser, qp 10, without sub-pixel motion refinement or weighted prediction (issue 29,
+eighth step; `bench/x264_settings.py`, docs/performance.md "Issue 29, eighth step"). A held frame cost x264 as much
+as its pixels (2.6 ms at 640x480 with crf 18); at qp 10 with subme=0 and weightp=0, 1.3 ms. (Why, as we read x264,
+not profiled: no rate control means no per-frame cost estimate on a half-size copy of the frame, which weightp=0
+then no longer needs either, and subme=0 no sub-pixel work.)
+On every video measured (a still Level 1 video, three Level 2 videos at 640x480, one at 320x240, two AVoE at
+960x540) qp 10 gives a higher PSNR than crf 18 against both the lossless coding of the same yuv420p and the RGB
+frames, for 0.36-0.56x the encoder's CPU; files 0.44-0.92x the size on GRASP, 1.4-1.6x on AVoE.
 """
 
 from __future__ import annotations
@@ -21,12 +30,16 @@ from voebench.generator.io.yuv420 import Yuv420Stream
 # 7 frames early), which leaks the violation into frames that must be identical and breaks a hidden edit's
 # promise. Without lookahead, frames before the onset decode to identical pixels (tests/generator/test_video.py).
 CAUSAL_X264 = ["-x264-params", "bframes=0:rc-lookahead=0:mbtree=0:scenecut=0"]
+# The writer's parameters: the causal ones, no sub-pixel motion refinement, no weighted prediction; a constant
+# quantiser `QP` (see above), which also leaves no rate-control state for later frames to depend on.
+X264_PARAMS = ["-x264-params", CAUSAL_X264[1] + ":subme=0:weightp=0"]
+QP = 10
 
 
 class VideoWriter:
     """Write (H, W, 3) uint8 RGB frames into an H.264 mp4 at `path`, in order."""
 
-    def __init__(self, path: str, width: int, height: int, fps: float, crf: int = 18):
+    def __init__(self, path: str, width: int, height: int, fps: float, qp: int = QP):
         self.path = path
         # yuv420p needs even sizes; the stream's bytes are a pure function of each frame
         self._yuv = Yuv420Stream(width, height) if width % 2 == 0 and height % 2 == 0 else None
@@ -42,7 +55,7 @@ class VideoWriter:
             macro_block_size=2,
             quality=None,
             # -f mp4: the file is written under a temporary name whose extension ffmpeg cannot read
-            output_params=["-preset", "veryfast", "-crf", str(crf), *CAUSAL_X264, "-threads", "1", "-f", "mp4"],
+            output_params=["-preset", "veryfast", "-qp", str(qp), *X264_PARAMS, "-threads", "1", "-f", "mp4"],
             ffmpeg_log_level="error",
         )
         self._gen.send(None)
