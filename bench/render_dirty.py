@@ -866,6 +866,120 @@ def cmd_slabs(args) -> dict:
     return out
 
 
+#: `occlude`'s timed tests by default: the largest weighted saving by geometry (`occlude --geometry`)
+OCCLUDE_TESTS = "t01_unchangeableness,t04_solidity_two_levels,t10_gravity_inertia_hover"
+
+
+def cmd_occlude(args) -> dict:
+    """Issue 29, eighth step: pieces hidden behind solid static boxes cut from the rectangles
+    (`dirty_regions.OCCLUDE`). `--geometry`: per GRASP test, both videos of the first trial as the runner makes them
+    (the second takes the first's states from the FrameCache) at 640x480 and the suite's default timing, the pixels
+    drawn and the CPU s of the rectangle arithmetic with and without, weighted by the default video counts as `grasp`
+    weighs (CPU s estimated at `US_PER_PIXEL`). Otherwise: one trial of each test asked (both videos, as `grasp`
+    makes it) on the dirty 640x480 path with and without, in alternating order, and today's 320x240 path once per
+    repeat: CPU s, the narrowed renders' share of it, and the ratios."""
+    os.environ.setdefault("LP_NUM_THREADS", "1")
+    from voebench.generator import dirty_regions as dr
+
+    default = dr.OCCLUDE
+    if args.geometry:
+        return occlude_geometry(args)
+    out: dict = {"machine": machine(), "tests": {}}
+    for test in (args.tests or OCCLUDE_TESTS).split(","):
+        runs: dict[str, list] = {"occlude": [], "no occlude": [], "today_320x240": []}
+        for rep in range(args.repeats):
+            order = ["occlude", "no occlude"] if rep % 2 == 0 else ["no occlude", "occlude"]
+            for name in [*order, "today_320x240"][: 3 if args.today else 2]:
+                dr.OCCLUDE = name != "no occlude"
+                try:
+                    run = run_pair("today_320x240" if name == "today_320x240" else "dirty_640x480", test, 10.0, 50.0)
+                finally:
+                    dr.OCCLUDE = default
+                row = {
+                    "cpu_s": run["cpu_s"],
+                    "narrowed_renders_cpu_s": round(run["timers"].get(DIRTY_DRAW, {}).get("cpu_s", 0.0), 2),
+                    "load": run["load"],
+                }
+                runs[name].append(row)
+                print(test, rep, name, row, flush=True)
+                if args.json:  # what is measured so far, so that a run cut short (a Blender crash) leaves its runs
+                    with open(args.json, "w") as f:
+                        json.dump(
+                            {"partial": True, "machine": machine(), "tests": out["tests"], test: runs}, f, indent=1
+                        )
+        med = {k: statistics.median(r["cpu_s"] for r in v) for k, v in runs.items() if v}
+        row_out: dict = {
+            "runs": runs,
+            "median_cpu_s": med,
+            "occlude / no occlude": round(med["occlude"] / med["no occlude"], 3),
+        }
+        if "today_320x240" in med:
+            row_out["ratio_to_today"] = {k: round(med[k] / med["today_320x240"], 3) for k in ("occlude", "no occlude")}
+        out["tests"][test] = row_out
+        print(test, med, {k: v for k, v in row_out.items() if k not in ("runs", "median_cpu_s")}, flush=True)
+    return out
+
+
+def occlude_geometry(args) -> dict:
+    """`occlude --geometry` (see cmd_occlude)."""
+    from voebench.generator import dirty_regions as dr
+    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.runner import RunConfig, plan
+    from voebench.scenes import REGISTRY
+
+    default = dr.OCCLUDE
+    out: dict = {"machine": machine(), "us_per_pixel": US_PER_PIXEL, "tests": {}}
+    tot = {"saved_s_est": 0.0, "arith_s": 0.0}
+    for suite_name in GRASP_SUITES:
+        suite = REGISTRY.get(suite_name)
+        for test in suite.tests:
+            if args.tests and test not in args.tests.split(","):
+                continue
+            weight = len(plan(RunConfig(out="-", suite=suite_name, tests=[test], trials=suite.default_trials), suite))
+            scenes = pair_scenes(test, suite_name)
+            r = Renderer(scenes[0], RenderSettings(640, 480))
+            corners = {name: _vertices(ob) for name, ob in r.obs.items()}
+            light = tuple(r.bscene.display.light_direction)
+            r.close()
+            px = {False: 0, True: 0}
+            arith = {False: 0.0, True: 0.0}
+            seen: set[bytes] = set()
+            for scene in scenes:
+                keys = scene.state_keys()
+                ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
+                seen.update(keys[t] for t in ts)
+                for occlude in (False, True):
+                    dr.OCCLUDE = occlude
+                    try:
+                        c0 = cpu()
+                        regions = dr.DirtyRegions(scene, corners, light, 640, 480)
+                        rects = [regions.view(regions.rest(t)).rects(t) for t in ts]
+                        arith[occlude] += cpu() - c0
+                    finally:
+                        dr.OCCLUDE = default
+                    px[occlude] += sum(x.area for rs in rects for x in rs)
+            saved = (px[False] - px[True]) * US_PER_PIXEL * 1e-6
+            row = {
+                "suite": suite_name,
+                "default_videos": weight,
+                "videos": len(scenes),
+                "pixels_drawn": {"no occlude": px[False], "occlude": px[True]},
+                "share_left": round(px[True] / px[False], 3) if px[False] else None,
+                "arith_cpu_s": {"no occlude": round(arith[False], 3), "occlude": round(arith[True], 3)},
+                "saved_s_est": round(saved, 2),
+            }
+            per_video = weight / len(scenes)
+            tot["saved_s_est"] += per_video * saved
+            tot["arith_s"] += per_video * (arith[True] - arith[False])
+            out["tests"][test] = row
+            print(test, {k: v for k, v in row.items() if k != "suite"}, flush=True)
+    key = "weighted (default videos / videos per trial x per trial), CPU s"
+    out[key] = {k: round(v, 1) for k, v in tot.items()}
+    print(out[key])
+    return out
+
+
 def cmd_encode(args) -> dict:
     """Issue 29, fifth step: where the mp4 encoder's CPU goes, on one video's frames held in memory (rendered once
     on the asked path, repeated frames sent again as the runner sends them). CPU s of this process and ffmpeg for:
@@ -1221,6 +1335,12 @@ def main() -> None:
     ld = sub.add_parser("leads", help="geometry only: slabs against none, and second-video backgrounds (7th step)")
     ld.add_argument("--tests", default="")
     ld.add_argument("--json")
+    oc = sub.add_parser("occlude", help="pieces hidden behind solid static boxes, with and without (8th step)")
+    oc.add_argument("--tests", default="", help=f"comma-separated (timing default: {OCCLUDE_TESTS})")
+    oc.add_argument("--repeats", type=int, default=2)
+    oc.add_argument("--today", action="store_true", help="also today's 320x240 path once per repeat")
+    oc.add_argument("--geometry", action="store_true", help="pixels drawn only, every GRASP test (--tests: some)")
+    oc.add_argument("--json")
     rc = sub.add_parser("rect-cost")
     rc.add_argument("--states", type=int, default=12)
     rc.add_argument("--repeats", type=int, default=3)
@@ -1257,6 +1377,7 @@ def main() -> None:
     commands["breakdown"] = cmd_breakdown
     commands["leads"] = cmd_leads
     commands["slabs"] = cmd_slabs
+    commands["occlude"] = cmd_occlude
     out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:
