@@ -396,11 +396,14 @@ class DirtyRegions:
         on B's own surface is bounded with B as a receiver, inside B's box, not beyond the plane). `pixels`: an
         axis-aligned rectangle inside the face's projection, shrunk by `margin` on every side (rasterization at its
         edge; its corners are checked inside the projected quad, which perspective keeps convex), EMPTY where no
-        such rectangle is found or a corner lies behind the near plane. Only faces with a non-empty rectangle, as
+        such rectangle is found. Only boxes wholly in front of the near plane (a ray enters one through a face that is
+        drawn, not clipped). Only faces with a non-empty rectangle, as
         arrays (axes, planes, sides, rectangles (F, 4)); None where there is none."""
         lo, hi, _ = self.receivers
         out = []
         for k in np.flatnonzero(self.solid):
+            if self._project_many(_box_corners(lo[k], hi[k])[None])[1][0]:
+                continue  # a corner behind the near plane: the box's near faces may be clipped, so not solid there
             for axis in range(3):
                 if self.eye[axis] < lo[k, axis]:
                     plane, side = float(hi[k, axis]), 1.0

@@ -2,8 +2,8 @@
 `DirtyRegions._occluders`, `_inside`, `dirty_regions._cut`.
 
 A moving object (or the part of its shadow volume on a receiver) that lies strictly beyond the far face of a solid
-static box, seen from the camera, is hidden wherever that face projects: t04's ball behind its occluder, t01's
-screen behind the front panel. The frames must still equal full renders outside the rectangles drawn; cutting
+static box, seen from the camera, is hidden wherever that face projects (t01's screen behind the front panel; on
+t04 the rectangles drawn shrink most). The frames must still equal full renders outside the rectangles drawn; cutting
 what lies in front of an occluder instead of beyond it fails that (the last test)."""
 
 from __future__ import annotations
@@ -70,9 +70,9 @@ def test_occluder_rectangles_lie_inside_the_projected_face_by_the_margin():
     assert found > 50
 
 
-def test_t04_hidden_ball_is_cut_and_frames_equal_full_renders():
-    """t04's ball passes behind its occluder: the rectangles drawn over the video shrink by more than a third (the
-    same code without occluders draws them whole), and the frames outside them equal full renders."""
+def test_t04_hidden_pieces_are_cut_and_frames_equal_full_renders():
+    """On t04 the rectangles drawn over the video shrink by more than a third (the same code without occluders
+    draws them whole), and the frames outside them equal full renders."""
     scene = l2_scene(T04)
     with_occluders = drawn_pixels(scene, (64, 48))
     saved = dirty_regions.OCCLUDE
@@ -94,9 +94,8 @@ def test_t01_screen_behind_the_front_panel_equals_full_renders():
 
 
 def test_cutting_what_lies_in_front_fails(monkeypatch):
-    """With the side of each occluder's plane flipped, hulls in front of the far face (the ball before it passes
-    behind, the occluder's own shadow receivers) are cut where they are seen: the check above fails, so it can catch
-    a wrong occlusion rule."""
+    """With the side of each occluder's plane flipped, hulls in front of the far face are cut where they are seen:
+    the check above fails, so it can catch a wrong occlusion rule."""
     real = dirty_regions._cull
 
     def flipped(pts, x0, y0, x1, y1, may, occluders):
