@@ -394,11 +394,10 @@ class DirtyRegions:
         face, so inside B, before it reaches any point strictly beyond the plane (side * (x - plane) > 0): such a
         point is never what that pixel shows, and neither its colour nor its shadow on it there matters (a shadow
         on B's own surface is bounded with B as a receiver, inside B's box, not beyond the plane). `pixels`: an
-        axis-aligned rectangle inside the face's projection, shrunk by `margin` on every side (rasterization at its
-        edge; its corners are checked inside the projected quad, which perspective keeps convex), EMPTY where no
-        such rectangle is found. Only boxes wholly in front of the near plane (a ray enters one through a face that is
-        drawn, not clipped). Only faces with a non-empty rectangle, as
-        arrays (axes, planes, sides, rectangles (F, 4)); None where there is none."""
+        axis-aligned rectangle inside the face's projection (a convex quad: perspective keeps it convex) by `margin`
+        on every side, for rasterization at its edge (`_inside`). Only boxes wholly in front of the near plane (a ray
+        enters one through a face that is drawn, not clipped) and faces with a non-empty rectangle, as arrays (axes,
+        planes, sides, rectangles (F, 4)); None where there is none."""
         lo, hi, _ = self.receivers
         out = []
         for k in np.flatnonzero(self.solid):
