@@ -14,7 +14,7 @@ not profiled: no rate control means no per-frame cost estimate on a half-size co
 then no longer needs either, and subme=0 no sub-pixel work.)
 On every video measured (a still Level 1 video, three Level 2 videos at 640x480, one at 320x240, two AVoE at
 960x540) qp 10 gives a higher PSNR than crf 18 against both the lossless coding of the same yuv420p and the RGB
-frames, for 0.36-0.56x the encoder's CPU; files 0.44-0.92x the size on GRASP, 1.4-1.6x on AVoE.
+frames, for 0.36-0.64x the encoder's CPU; files 0.44-0.92x the size on GRASP, 1.4-1.6x on AVoE.
 """
 
 from __future__ import annotations
