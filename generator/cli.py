@@ -35,7 +35,7 @@ def register(sub) -> None:
         "--both-conditions", action="store_true", help="AVoE: render surprising videos for training trials too"
     )
     p.add_argument("--seed", type=int, default=0, help="base seed; each video's seed derives from it")
-    p.add_argument("--resolution", help="WIDTHxHEIGHT (default: the suite's, 320x240 for GRASP)")
+    p.add_argument("--resolution", help="WIDTHxHEIGHT (default: the suite's, 640x480 for GRASP, 960x540 for AVoE)")
     p.add_argument("--fps", type=float, help="frames per second (default: the suite's, 50 for GRASP)")
     p.add_argument("--seconds", type=float, help="video length (default: the suite's, 10 s for GRASP)")
     p.add_argument(
@@ -50,9 +50,9 @@ def register(sub) -> None:
     )
     p.add_argument(
         "--render-path",
-        default="full",
         choices=["full", "dirty"],
-        help="dirty: draw the static scene once and then only what moves (Workbench; docs/performance.md)",
+        help="dirty: draw the static scene once and then only what moves, full: every distinct state whole "
+        "(default with Workbench: the suite's, dirty for GRASP and AVoE; full for cycles/eevee; docs/performance.md)",
     )
     p.add_argument(
         "--passes", default="rgb,depth,segmentation", help="which outputs to render: any of rgb, depth, segmentation"
@@ -302,7 +302,8 @@ def build_config(args):
     limits.check_count("--workers", workers, 1, limits.WORKERS_MAX)
     limits.check_count("--threads", args.threads, 0, limits.THREADS_MAX, " (0: cores / workers)")
     limits.check_count("--samples", args.samples, 1, limits.SAMPLES_MAX)
-    if args.render_path == "dirty" and args.engine != "workbench":
+    render_path = args.render_path or (suite.default_render_path if args.engine == "workbench" else "full")
+    if render_path == "dirty" and args.engine != "workbench":
         raise UsageError(f"--render-path dirty needs --engine workbench, not {args.engine!r}")
     limits.check_seed(args.seed)
     shard = parse_shard(args.shard)
@@ -320,7 +321,7 @@ def build_config(args):
         engine=args.engine,
         samples=args.samples,
         device=args.device,
-        render_path=args.render_path,
+        render_path=render_path,
         passes=passes,
         overrides=_without_swept(resolve_overrides(suite, tests, args.config, args.set), sweep),
         sweep=sweep,

@@ -99,6 +99,8 @@ class RunConfig:
             "height": self.height,
             "engine": self.engine,
             "samples": self.samples if self.engine != "workbench" else None,
+            # the dirty path's pixels differ from the full path's inside what it redraws (docs/performance.md)
+            **({"render_path": self.render_path} if self.render_path != "full" else {}),
             "passes": list(self.passes),
             "options": self.options,
             **({"sweep": self.sweep_identity()} if self.sweep else {}),

@@ -86,6 +86,9 @@ class Suite(Generic[M]):
     default_trials: int = 128
     default_timing = Timing()
     default_resolution = (320, 240)
+    #: how Workbench draws RGB unless `--render-path` says: "full" (every distinct state whole) or "dirty" (a cached
+    #: background plus what moved, generator/blender/dirty.py; a suite sets it once its tests are checked on it)
+    default_render_path = "full"
     #: the condition whose build must record a violation (all other conditions must record none)
     violated_condition: str | None = None
     #: the Protocol (extending `contracts.SceneModule`) every scene module of the suite implements

@@ -93,6 +93,7 @@ class AVoE(Suite[CategoryModule]):
     violated_condition = "surprising"
     default_timing = Timing(50 / 24, 24.0)  # 50 frames at 24 fps, as rendered by the original
     default_resolution = (960, 540)
+    default_render_path = "dirty"  # about half the full path's time at 960x540 (docs/performance.md)
 
     def module(self, test: str) -> CategoryModule:
         """The category module that builds sub-type `test`."""

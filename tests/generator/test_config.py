@@ -92,3 +92,34 @@ def test_no_generator_module_imports_another_ones_private_names_inside_a_functio
     assert function_level_private_imports(hidden, "distributed") == [
         "distributed:2 imports ['_safe_produce'] from runner"
     ]
+
+
+def _config(*argv):
+    from voebench.cli import build_parser
+    from voebench.generator.cli import build_config
+
+    return build_config(build_parser().parse_args(["render", *argv, "--out", "unused"]))
+
+
+def test_grasp_defaults_to_the_originals_640x480_on_the_dirty_path_and_other_engines_to_the_full_path():
+    for suite in ("grasp-l1", "grasp-l2"):
+        cfg = _config(suite, "--videos-per-test", "1")
+        assert (cfg.width, cfg.height, cfg.render_path) == (640, 480, "dirty")
+        assert _config(suite, "--videos-per-test", "1", "--engine", "cycles").render_path == "full"
+        assert _config(suite, "--videos-per-test", "1", "--render-path", "full").render_path == "full"
+        assert _config(suite, "--videos-per-test", "1", "--resolution", "320x240").width == 320
+    avoe = _config("avoe", "--fraction", "0.1")
+    assert (avoe.width, avoe.height, avoe.render_path) == (960, 540, "dirty")
+    newton = _config("newton", "--videos-per-test", "1")
+    assert newton.render_path == "full"  # not checked on the dirty path: it stays opt-in there
+
+
+def test_the_render_path_is_part_of_what_a_resume_must_match():
+    """A set drawn on one path and resumed on the other would mix two paths' pixels (they differ inside what the
+    dirty path redraws), so the path is in the set's identity; the full path keeps the identity it always had."""
+    suite = load_suite("counting")
+    full = RunConfig(out="x", suite="counting", tests=["ball"], trials=1)
+    dirty = dataclasses.replace(full, render_path="dirty")
+    assert "render_path" not in full.identity(suite)
+    assert dirty.identity(suite)["render_path"] == "dirty"
+    assert {k: v for k, v in dirty.identity(suite).items() if k != "render_path"} == full.identity(suite)
