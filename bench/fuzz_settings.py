@@ -132,8 +132,7 @@ def run_config(cfg: dict, work: str, workers: int) -> dict:
         args.append("--both-conditions")
     if not cfg["rendered"]:
         args.append("--states-only")
-    if cfg.get("render_path", "full") != "full":
-        args += ["--render-path", cfg["render_path"]]
+    args += ["--render-path", cfg.get("render_path", "full")]  # always said: the suites' defaults differ
     for s in cfg["sets"]:
         args += ["--set", s]
     t0 = time.perf_counter()
