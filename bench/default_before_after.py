@@ -7,9 +7,10 @@ so a drift in the machine's speed falls on both. Issue 29 uses it to put the new
 against the code the issue was filed on (320x240 on the full path):
 
     git worktree add /tmp/before a04148e^          # the code issue 29 was filed on
-    # that checkout predates src/: give it a folder whose voebench/ links voebench/*, generator, scenes, evaluate
+    # that checkout predates src/: give it a folder whose voebench package links that checkout's voebench
+    # folder's files and its generator, scenes and evaluate folders
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/default_before_after.py --before /tmp/oldroot \\
-        --after src --suite avoe --args "--trials 2" --repeats 2 --json bench/results/x.json
+        --after src --suite avoe --args "--trials 2" --repeats 2 --json /tmp/x.json
 
 Only CPU seconds are compared; the files are deleted after each run (`--keep` keeps them).
 """
