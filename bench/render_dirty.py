@@ -682,7 +682,7 @@ def cmd_shares(args) -> dict:
     video, as one union rectangle (`DirtyRegions.rect`) and as the rectangles drawn apart (`DirtyRegions.rects`:
     per object with its shadows, merged by `merge_rects`), and how many distinct states are drawn in 2+ rectangles.
     Level 2 at 640x480, 10 s at 25 fps; AVoE at 960x540, 50 frames at 24 fps."""
-    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.dirty import geometry
     from voebench.generator.blender.render import Renderer, RenderSettings
     from voebench.generator.dirty_regions import DirtyRegions
     from voebench.generator.suite import load_suite
@@ -692,8 +692,7 @@ def cmd_shares(args) -> dict:
         for test in load_suite(suite).tests:
             scene = violated_scene(test, seconds, fps, suite)
             r = Renderer(scene, RenderSettings(*size))
-            corners = {name: _vertices(ob) for name, ob in r.obs.items()}
-            light = tuple(r.bscene.display.light_direction)
+            corners, light = geometry(r)
             r.close()
             regions = DirtyRegions(scene, corners, light, *size)
             ts = scene.first_frames()
@@ -754,7 +753,7 @@ def cmd_leads(args) -> dict:
     drew with the same bytes (the same resting objects at the same pose: a rest that began before the videos part):
     how many, and the states they serve. Weighted by the default video counts as `grasp` weighs."""
     from voebench.generator import dirty_regions as dr
-    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.dirty import geometry
     from voebench.generator.blender.render import Renderer, RenderSettings
     from voebench.generator.runner import RunConfig, plan
     from voebench.scenes import REGISTRY
@@ -769,8 +768,7 @@ def cmd_leads(args) -> dict:
             weight = len(plan(RunConfig(out="-", suite=suite_name, tests=[test], trials=suite.default_trials), suite))
             scenes = pair_scenes(test, suite_name)
             r = Renderer(scenes[0], RenderSettings(640, 480))
-            corners = {name: _vertices(ob) for name, ob in r.obs.items()}
-            light = tuple(r.bscene.display.light_direction)
+            corners, light = geometry(r)
             r.close()
             seen: set[bytes] = set()
             drawn_bgs: set[bytes] = set()  # what the first video's backgrounds show: resting objects' states
@@ -923,7 +921,7 @@ def cmd_occlude(args) -> dict:
 def occlude_geometry(args) -> dict:
     """`occlude --geometry` (see cmd_occlude)."""
     from voebench.generator import dirty_regions as dr
-    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.dirty import geometry
     from voebench.generator.blender.render import Renderer, RenderSettings
     from voebench.generator.runner import RunConfig, plan
     from voebench.scenes import REGISTRY
@@ -939,8 +937,7 @@ def occlude_geometry(args) -> dict:
             weight = len(plan(RunConfig(out="-", suite=suite_name, tests=[test], trials=suite.default_trials), suite))
             scenes = pair_scenes(test, suite_name)
             r = Renderer(scenes[0], RenderSettings(640, 480))
-            corners = {name: _vertices(ob) for name, ob in r.obs.items()}
-            light = tuple(r.bscene.display.light_direction)
+            corners, light = geometry(r)
             r.close()
             px = {False: 0, True: 0}
             arith = {False: 0.0, True: 0.0}

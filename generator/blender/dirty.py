@@ -70,9 +70,7 @@ class DirtyRGB:
         s = renderer.settings
         check_settings(s)
         self.r, self.width, self.height = renderer, s.width, s.height
-        corners = {name: _vertices(ob) for name, ob in renderer.obs.items()}
-        light = tuple(renderer.bscene.display.light_direction)
-        self.regions = DirtyRegions(renderer.scene, corners, light, s.width, s.height)
+        self.regions = DirtyRegions(renderer.scene, *geometry(renderer), s.width, s.height)
         # (aliased, filtered) background and its compositor per `DirtyRegions.rest` key: () the static objects alone
         self._backgrounds: dict[tuple[tuple[str, int], ...], tuple[np.ndarray, np.ndarray]] = {}
         self._compositors: dict[tuple[tuple[str, int], ...], Compositor] = {}
@@ -399,6 +397,12 @@ def _box(mask: np.ndarray, at: Rect) -> Rect:
     if not len(rows):
         return EMPTY
     return Rect(at.x0 + int(cols[0]), at.y0 + int(rows[0]), at.x0 + int(cols[-1]) + 1, at.y0 + int(rows[-1]) + 1)
+
+
+def geometry(renderer) -> tuple[dict[str, np.ndarray], tuple[float, ...]]:
+    """What `DirtyRegions` takes from a `Renderer`'s Blender scene: each object's vertices in its own frame (by
+    name) and the studio light's direction."""
+    return {name: _vertices(ob) for name, ob in renderer.obs.items()}, tuple(renderer.bscene.display.light_direction)
 
 
 def _vertices(ob) -> np.ndarray:

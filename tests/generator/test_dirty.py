@@ -242,15 +242,14 @@ def test_rects_apart_hold_each_objects_shadows(test):
     """`rects(t)` covers each visible object's own rectangle with its shadow parts (`_object_rect`), their union
     is `rect(t)`, and on these tests (objects apart) some states are drawn in two or more rectangles. A merge that
     dropped an object's shadow, or an object, fails the containment."""
-    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.dirty import geometry
     from voebench.generator.blender.render import Renderer, RenderSettings
     from voebench.generator.dirty_regions import DirtyRegions
 
     scene = l2_scene(test)
     r = Renderer(scene, RenderSettings(640, 480))
     try:
-        corners = {name: _vertices(ob) for name, ob in r.obs.items()}
-        light = tuple(r.bscene.display.light_direction)
+        corners, light = geometry(r)
     finally:
         r.close()
     regions = DirtyRegions(scene, corners, light, 640, 480)

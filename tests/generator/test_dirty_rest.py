@@ -19,14 +19,13 @@ SIZE_AVOE = (192, 108)
 
 
 def regions_of(scene, size):
-    from voebench.generator.blender.dirty import _vertices
+    from voebench.generator.blender.dirty import geometry
     from voebench.generator.blender.render import Renderer, RenderSettings
     from voebench.generator.dirty_regions import DirtyRegions
 
     r = Renderer(scene, RenderSettings(*size))
     try:
-        corners = {name: _vertices(ob) for name, ob in r.obs.items()}
-        light = tuple(r.bscene.display.light_direction)
+        corners, light = geometry(r)
     finally:
         r.close()
     return DirtyRegions(scene, corners, light, *size)
