@@ -745,6 +745,30 @@ US_PER_PIXEL = 0.35
 BACKGROUND_S = 0.15
 
 
+def grasp_pairs(tests: str | None):
+    """Each GRASP test asked for (comma-separated; all where None), in order: its suite's name, the test, its default
+    number of videos (as `plan` counts them), both scenes of its first paired trial (`pair_scenes`) and their
+    `geometry` at 640x480."""
+    from voebench.generator.blender.dirty import geometry
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.runner import RunConfig, plan
+    from voebench.scenes import REGISTRY
+
+    for suite_name in GRASP_SUITES:
+        suite = REGISTRY.get(suite_name)
+        for test in suite.tests:
+            if tests and test not in tests.split(","):
+                continue
+            weight = len(plan(RunConfig(out="-", suite=suite_name, tests=[test], trials=suite.default_trials), suite))
+            scenes = pair_scenes(test, suite_name)
+            r = Renderer(scenes[0], RenderSettings(640, 480))
+            try:
+                corners, light = geometry(r)
+            finally:
+                r.close()
+            yield suite_name, test, weight, scenes, corners, light
+
+
 def cmd_leads(args) -> dict:
     """Issue 29, seventh step, geometry only: what each lead could save per trial (both videos, as the runner makes
     them: the second takes the first's states from the FrameCache), at 640x480 and the suite's default timing.
@@ -753,75 +777,62 @@ def cmd_leads(args) -> dict:
     drew with the same bytes (the same resting objects at the same pose: a rest that began before the videos part):
     how many, and the states they serve. Weighted by the default video counts as `grasp` weighs."""
     from voebench.generator import dirty_regions as dr
-    from voebench.generator.blender.dirty import geometry
-    from voebench.generator.blender.render import Renderer, RenderSettings
-    from voebench.generator.runner import RunConfig, plan
-    from voebench.scenes import REGISTRY
 
     out: dict = {"machine": machine(), "us_per_pixel": US_PER_PIXEL, "background_s": BACKGROUND_S, "tests": {}}
     tot = {"a_saved_s": 0.0, "a_arith_s": 0.0, "b_saved_s": 0.0}
-    for suite_name in GRASP_SUITES:
-        suite = REGISTRY.get(suite_name)
-        for test in suite.tests:
-            if args.tests and test not in args.tests.split(","):
-                continue
-            weight = len(plan(RunConfig(out="-", suite=suite_name, tests=[test], trials=suite.default_trials), suite))
-            scenes = pair_scenes(test, suite_name)
-            r = Renderer(scenes[0], RenderSettings(640, 480))
-            corners, light = geometry(r)
-            r.close()
-            seen: set[bytes] = set()
-            drawn_bgs: set[bytes] = set()  # what the first video's backgrounds show: resting objects' states
-            px = {1: 0, dr.SLABS: 0}
-            arith = {1: 0.0, dr.SLABS: 0.0}
-            bgs = shared = shared_states = 0
-            for v, scene in enumerate(scenes):
-                keys = scene.state_keys()
-                ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
-                seen.update(keys[t] for t in ts)
-                for slabs in (1, dr.SLABS):
-                    saved, dr.SLABS = dr.SLABS, slabs
-                    try:
-                        c0 = cpu()
-                        regions = dr.DirtyRegions(scene, corners, light, 640, 480)
-                        rects = {t: regions.view(regions.rest(t)).rects(t) for t in ts}
-                        arith[slabs] += cpu() - c0
-                    finally:
-                        dr.SLABS = saved
-                    px[slabs] += sum(x.area for rs in rects.values() for x in rs)
-                by_key: dict = {}
-                for t in ts:
-                    by_key.setdefault(regions.rest(t), []).append(t)
-                for key, kts in by_key.items():
-                    if not key:
-                        continue
-                    what = b"".join(pose_bytes(scene.objects[n], start) + n.encode() for n, start in key)
-                    if v == 0:
-                        drawn_bgs.add(what)
-                    else:
-                        bgs += 1
-                        if what in drawn_bgs:
-                            shared += 1
-                            shared_states += len(kts)
-            a_saved = (px[1] - px[dr.SLABS]) * US_PER_PIXEL * 1e-6
-            row = {
-                "suite": suite_name,
-                "default_videos": weight,
-                "videos": len(scenes),
-                "a_pixels_drawn": {"slabs 1": px[1], f"slabs {dr.SLABS}": px[dr.SLABS]},
-                "a_arith_cpu_s": {"slabs 1": round(arith[1], 3), f"slabs {dr.SLABS}": round(arith[dr.SLABS], 3)},
-                "a_saved_s_est": round(a_saved, 2),
-                "b_second_video_backgrounds": bgs,
-                "b_shared_with_first": shared,
-                "b_states_they_serve": shared_states,
-                "b_saved_s_est": round(shared * BACKGROUND_S, 2),
-            }
-            per_video = weight / len(scenes)
-            tot["a_saved_s"] += per_video * a_saved
-            tot["a_arith_s"] += per_video * (arith[dr.SLABS] - arith[1])
-            tot["b_saved_s"] += per_video * shared * BACKGROUND_S
-            out["tests"][test] = row
-            print(test, {k: v for k, v in row.items() if k not in ("suite",)}, flush=True)
+    for suite_name, test, weight, scenes, corners, light in grasp_pairs(args.tests):
+        seen: set[bytes] = set()
+        drawn_bgs: set[bytes] = set()  # what the first video's backgrounds show: resting objects' states
+        px = {1: 0, dr.SLABS: 0}
+        arith = {1: 0.0, dr.SLABS: 0.0}
+        bgs = shared = shared_states = 0
+        for v, scene in enumerate(scenes):
+            keys = scene.state_keys()
+            ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
+            seen.update(keys[t] for t in ts)
+            for slabs in (1, dr.SLABS):
+                saved, dr.SLABS = dr.SLABS, slabs
+                try:
+                    c0 = cpu()
+                    regions = dr.DirtyRegions(scene, corners, light, 640, 480)
+                    rects = {t: regions.view(regions.rest(t)).rects(t) for t in ts}
+                    arith[slabs] += cpu() - c0
+                finally:
+                    dr.SLABS = saved
+                px[slabs] += sum(x.area for rs in rects.values() for x in rs)
+            by_key: dict = {}
+            for t in ts:
+                by_key.setdefault(regions.rest(t), []).append(t)
+            for key, kts in by_key.items():
+                if not key:
+                    continue
+                what = b"".join(pose_bytes(scene.objects[n], start) + n.encode() for n, start in key)
+                if v == 0:
+                    drawn_bgs.add(what)
+                else:
+                    bgs += 1
+                    if what in drawn_bgs:
+                        shared += 1
+                        shared_states += len(kts)
+        a_saved = (px[1] - px[dr.SLABS]) * US_PER_PIXEL * 1e-6
+        row = {
+            "suite": suite_name,
+            "default_videos": weight,
+            "videos": len(scenes),
+            "a_pixels_drawn": {"slabs 1": px[1], f"slabs {dr.SLABS}": px[dr.SLABS]},
+            "a_arith_cpu_s": {"slabs 1": round(arith[1], 3), f"slabs {dr.SLABS}": round(arith[dr.SLABS], 3)},
+            "a_saved_s_est": round(a_saved, 2),
+            "b_second_video_backgrounds": bgs,
+            "b_shared_with_first": shared,
+            "b_states_they_serve": shared_states,
+            "b_saved_s_est": round(shared * BACKGROUND_S, 2),
+        }
+        per_video = weight / len(scenes)
+        tot["a_saved_s"] += per_video * a_saved
+        tot["a_arith_s"] += per_video * (arith[dr.SLABS] - arith[1])
+        tot["b_saved_s"] += per_video * shared * BACKGROUND_S
+        out["tests"][test] = row
+        print(test, {k: v for k, v in row.items() if k not in ("suite",)}, flush=True)
     out["weighted (default videos / videos per trial x per trial)"] = {k: round(v, 1) for k, v in tot.items()}
     print(out["weighted (default videos / videos per trial x per trial)"])
     return out
@@ -921,56 +932,43 @@ def cmd_occlude(args) -> dict:
 def occlude_geometry(args) -> dict:
     """`occlude --geometry` (see cmd_occlude)."""
     from voebench.generator import dirty_regions as dr
-    from voebench.generator.blender.dirty import geometry
-    from voebench.generator.blender.render import Renderer, RenderSettings
-    from voebench.generator.runner import RunConfig, plan
-    from voebench.scenes import REGISTRY
 
     default = dr.OCCLUDE
     out: dict = {"machine": machine(), "us_per_pixel": US_PER_PIXEL, "tests": {}}
     tot = {"saved_s_est": 0.0, "arith_s": 0.0}
-    for suite_name in GRASP_SUITES:
-        suite = REGISTRY.get(suite_name)
-        for test in suite.tests:
-            if args.tests and test not in args.tests.split(","):
-                continue
-            weight = len(plan(RunConfig(out="-", suite=suite_name, tests=[test], trials=suite.default_trials), suite))
-            scenes = pair_scenes(test, suite_name)
-            r = Renderer(scenes[0], RenderSettings(640, 480))
-            corners, light = geometry(r)
-            r.close()
-            px = {False: 0, True: 0}
-            arith = {False: 0.0, True: 0.0}
-            seen: set[bytes] = set()
-            for scene in scenes:
-                keys = scene.state_keys()
-                ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
-                seen.update(keys[t] for t in ts)
-                for occlude in (False, True):
-                    dr.OCCLUDE = occlude
-                    try:
-                        c0 = cpu()
-                        regions = dr.DirtyRegions(scene, corners, light, 640, 480)
-                        rects = [regions.view(regions.rest(t)).rects(t) for t in ts]
-                        arith[occlude] += cpu() - c0
-                    finally:
-                        dr.OCCLUDE = default
-                    px[occlude] += sum(x.area for rs in rects for x in rs)
-            saved = (px[False] - px[True]) * US_PER_PIXEL * 1e-6
-            row = {
-                "suite": suite_name,
-                "default_videos": weight,
-                "videos": len(scenes),
-                "pixels_drawn": {"no occlude": px[False], "occlude": px[True]},
-                "share_left": round(px[True] / px[False], 3) if px[False] else None,
-                "arith_cpu_s": {"no occlude": round(arith[False], 3), "occlude": round(arith[True], 3)},
-                "saved_s_est": round(saved, 2),
-            }
-            per_video = weight / len(scenes)
-            tot["saved_s_est"] += per_video * saved
-            tot["arith_s"] += per_video * (arith[True] - arith[False])
-            out["tests"][test] = row
-            print(test, {k: v for k, v in row.items() if k != "suite"}, flush=True)
+    for suite_name, test, weight, scenes, corners, light in grasp_pairs(args.tests):
+        px = {False: 0, True: 0}
+        arith = {False: 0.0, True: 0.0}
+        seen: set[bytes] = set()
+        for scene in scenes:
+            keys = scene.state_keys()
+            ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
+            seen.update(keys[t] for t in ts)
+            for occlude in (False, True):
+                dr.OCCLUDE = occlude
+                try:
+                    c0 = cpu()
+                    regions = dr.DirtyRegions(scene, corners, light, 640, 480)
+                    rects = [regions.view(regions.rest(t)).rects(t) for t in ts]
+                    arith[occlude] += cpu() - c0
+                finally:
+                    dr.OCCLUDE = default
+                px[occlude] += sum(x.area for rs in rects for x in rs)
+        saved = (px[False] - px[True]) * US_PER_PIXEL * 1e-6
+        row = {
+            "suite": suite_name,
+            "default_videos": weight,
+            "videos": len(scenes),
+            "pixels_drawn": {"no occlude": px[False], "occlude": px[True]},
+            "share_left": round(px[True] / px[False], 3) if px[False] else None,
+            "arith_cpu_s": {"no occlude": round(arith[False], 3), "occlude": round(arith[True], 3)},
+            "saved_s_est": round(saved, 2),
+        }
+        per_video = weight / len(scenes)
+        tot["saved_s_est"] += per_video * saved
+        tot["arith_s"] += per_video * (arith[True] - arith[False])
+        out["tests"][test] = row
+        print(test, {k: v for k, v in row.items() if k != "suite"}, flush=True)
     key = "weighted (default videos / videos per trial x per trial), CPU s"
     out[key] = {k: round(v, 1) for k, v in tot.items()}
     print(out[key])
