@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shlex
 import shutil
 import statistics
@@ -29,10 +28,7 @@ import sys
 import tempfile
 import time
 
-
-def children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
+from render.common import children_cpu
 
 
 def run_once(root: str, suite: str, args: list[str], keep: bool) -> dict:

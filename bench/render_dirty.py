@@ -190,7 +190,7 @@ AVOE_PATHS = {  # name: (size, RunConfig fields): the AVoE default size on today
 def run_pair(name: str, test: str, seconds: float, fps: float, suite: str = "grasp-l2") -> dict:
     """Make both videos of the test's first paired trial as the runner does (one FrameCache, the gate), in this
     process: CPU s (this process and its ffmpeg children), wall s and the timers' table."""
-    from render.common import cpu_now
+    from render.common import children_cpu, cpu_now
     from render.paths import trial_jobs, trial_of
 
     from voebench.generator.runner import produce
@@ -226,11 +226,6 @@ def run_pair(name: str, test: str, seconds: float, fps: float, suite: str = "gra
 
 
 DIRTY_FRAMES = "dirty: RGB frames in all (DirtyRGB.frames)"
-
-
-def children_cpu() -> float:
-    t = os.times()
-    return t.children_user + t.children_system
 
 
 def pair_timers():

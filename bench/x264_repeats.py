@@ -10,11 +10,12 @@ Extra x264 parameters are tried beside the writer's (aq-mode=0 etc.): bytes and 
 from __future__ import annotations
 
 import os
-import resource
 import tempfile
 
 import imageio_ffmpeg
 import numpy as np
+
+from render.common import children_cpu
 
 from voebench.generator.io.video import CAUSAL_X264
 from voebench.generator.io.yuv420 import rgb_to_yuv420p
@@ -25,11 +26,6 @@ def still(w: int, h: int) -> np.ndarray:
     img = np.stack([x * 255 // w, y * 255 // h, (x + y) * 127 // (w + h)], -1).astype(np.uint8)
     img[h // 4 : h // 2, w // 4 : w // 2] = (200, 40, 40)
     return img
-
-
-def children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def encode(path: str, w: int, h: int, frame: bytes, n: int, extra: str = "") -> tuple[float, int]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -33,6 +32,7 @@ from dataclasses import dataclass
 
 import imageio_ffmpeg
 import numpy as np
+from render.common import children_cpu
 from render_dirty import machine, violated_scene
 
 from voebench.generator.io.video import CAUSAL_X264, QP, X264_PARAMS
@@ -127,11 +127,6 @@ def render(name: str, seconds: float, fps: float) -> Video:
     finally:
         r.close()
     return Video(name, w, h, fps, distinct, unique, [rgb_to_yuv420p(f) for f in distinct])
-
-
-def children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def encode(path: str, v: Video, setting: tuple[str, str, str] | None, frames: Iterable[bytes]) -> float:

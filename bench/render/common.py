@@ -28,6 +28,12 @@ def cpu_now() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
+def children_cpu() -> float:
+    """CPU seconds of this process's finished children (ffmpeg, the commands it ran)."""
+    t = os.times()
+    return t.children_user + t.children_system
+
+
 def load() -> float:
     return round(os.getloadavg()[0], 1)
 

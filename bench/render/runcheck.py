@@ -18,20 +18,14 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
-from .common import RESULTS, VOEBENCH, cpu_now, load, log, machine, save
+from .common import RESULTS, VOEBENCH, children_cpu, cpu_now, load, log, machine, save
 from .timers import GATE_PIXELS, GATE_STATES, Timers
-
-
-def children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
 
 
 def tree_hashes(out: str) -> dict:
