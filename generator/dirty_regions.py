@@ -321,21 +321,28 @@ class DirtyRegions:
     def _project_many(self, pts: np.ndarray) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
         """For M hulls of world points `pts` (M, N, 3): the (x0, y0, x1, y1) pixel bounds of each (widened by the
         margin, clipped to the image; x0 >= x1 or y0 >= y1 where it misses the image) and whether a point lies
-        behind the near plane. Spelled out as elementwise products and sums in a fixed order (no matrix product,
-        whose rounding may depend on the BLAS build and the array's shape), so a rectangle is the same bits on
-        every machine and however many hulls are projected at once."""
-        e, k = self.extrinsics, self.intrinsics
-        x, y, z = pts[..., 0], pts[..., 1], pts[..., 2]
-        cx, cy, cz = (x * e[i, 0] + y * e[i, 1] + z * e[i, 2] + e[i, 3] for i in range(3))
-        behind = (cz <= NEAR).any(axis=1)
-        cz = np.where(cz <= NEAR, 1.0, cz)  # those hulls' bounds are not used
-        u = (cx * k[0, 0] + cy * k[0, 1] + cz * k[0, 2]) / cz
-        v = (cx * k[1, 0] + cy * k[1, 1] + cz * k[1, 2]) / cz
+        behind the near plane. A rectangle is the same bits on every machine and however many hulls are projected
+        at once (`_uv`)."""
+        u, v, behind_pts = self._uv(pts)
+        behind = behind_pts.any(axis=1)  # those hulls' bounds are not used
         x0 = np.maximum(0, np.floor(u.min(1)).astype(int) - self.margin)
         y0 = np.maximum(0, np.floor(v.min(1)).astype(int) - self.margin)
         x1 = np.minimum(self.width, np.ceil(u.max(1)).astype(int) + self.margin)
         y1 = np.minimum(self.height, np.ceil(v.max(1)).astype(int) + self.margin)
         return (x0, y0, x1, y1), behind
+
+    def _uv(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pixel coordinates u, v of world points `pts` (..., 3), and where each lies behind the near plane (its u, v
+        then meaningless). Spelled out as elementwise products and sums in a fixed order (no matrix product, whose
+        rounding may depend on the BLAS build and the array's shape), so they are the same bits on every machine."""
+        e, k = self.extrinsics, self.intrinsics
+        x, y, z = pts[..., 0], pts[..., 1], pts[..., 2]
+        cx, cy, cz = (x * e[i, 0] + y * e[i, 1] + z * e[i, 2] + e[i, 3] for i in range(3))
+        behind = cz <= NEAR
+        cz = np.where(behind, 1.0, cz)
+        u = (cx * k[0, 0] + cy * k[0, 1] + cz * k[0, 2]) / cz
+        v = (cx * k[1, 0] + cy * k[1, 1] + cz * k[1, 2]) / cz
+        return u, v, behind
 
     def _object_rect(self, corners: np.ndarray) -> Rect:
         """The object's own rectangle and, for every receiver its shadow volume can reach, the rectangle of the
@@ -432,13 +439,9 @@ class DirtyRegions:
         spans [L(v), R(v)] with L convex and R concave, so over the rows [b0, b1] the columns [max(L(b0), L(b1)),
         min(R(b0), R(b1))] lie inside. Shrunk by the margin, every point of the rectangle has a square of that
         half-side around it inside the quad."""
-        e, k = self.extrinsics, self.intrinsics
-        x, y, z = quad[:, 0], quad[:, 1], quad[:, 2]
-        cx, cy, cz = (x * e[i, 0] + y * e[i, 1] + z * e[i, 2] + e[i, 3] for i in range(3))
-        if (cz <= NEAR).any():
+        u, v, behind = self._uv(quad)
+        if behind.any():
             return EMPTY
-        u = (cx * k[0, 0] + cy * k[0, 1] + cz * k[0, 2]) / cz
-        v = (cx * k[1, 0] + cy * k[1, 1] + cz * k[1, 2]) / cz
         m = self.margin
         vs = np.sort(v)
         b0, b1 = max(float(vs[1]), -m - 1.0), min(float(vs[2]), self.height + m + 1.0)
