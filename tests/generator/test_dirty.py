@@ -29,15 +29,21 @@ def l2_tests() -> list[str]:
 def l2_scene(test: str, seconds: float = 10.0, fps: float = 25.0):
     """The violated video of the test's first trial whose draw builds at this frame rate (the violated one has
     the disappearances and colour changes)."""
+    return first_scene("grasp-l2", test, seconds, fps)
+
+
+def first_scene(suite_name: str, test: str, seconds: float, fps: float):
+    """The last condition's video (a Level 2 test's violated one; a Level 1 test's only one) of the test's first
+    trial whose draw builds at this timing."""
     from voebench.errors import Infeasible
     from voebench.generator.suite import Job, Timing, load_suite
 
-    suite = load_suite("grasp-l2")
+    suite = load_suite(suite_name)
     for index in range(8):
         seed, p = suite.sample(test, suite.space(test), 0, index)
         try:
             cond = suite.conditions(test, p, {"seed": seed})[-1]
-            job = Job("grasp-l2", test, index, cond, seed, f"grasp-l2/{test}/{index:05d}")
+            job = Job(suite_name, test, index, cond, seed, f"{suite_name}/{test}/{index:05d}")
             return suite.make_scene(job, p, Timing(seconds, fps))
         except (Infeasible, RuntimeError):
             continue

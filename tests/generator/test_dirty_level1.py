@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from test_dirty import FLIP_SHARE, check_dirty_against_full, spread_states
+from test_dirty import FLIP_SHARE, check_dirty_against_full, first_scene, spread_states
 
 SIZE = (96, 72)
 
@@ -18,26 +18,9 @@ def l1_tests() -> list[str]:
     return list(load_suite("grasp-l1").tests)
 
 
-def l1_scene(test: str):
-    """The test's first video whose draw builds, at 10 s and 25 fps."""
-    from voebench.errors import Infeasible
-    from voebench.generator.suite import Job, Timing, load_suite
-
-    suite = load_suite("grasp-l1")
-    for index in range(8):
-        seed, p = suite.sample(test, suite.space(test), 0, index)
-        try:
-            cond = suite.conditions(test, p, {"seed": seed})[0]
-            job = Job("grasp-l1", test, index, cond, seed, f"grasp-l1/{test}/{index:05d}")
-            return suite.make_scene(job, p, Timing(10.0, 25.0))
-        except (Infeasible, RuntimeError):
-            continue
-    raise AssertionError(f"{test}: no buildable draw among the first 8")
-
-
 @pytest.mark.parametrize("test", l1_tests())
 def test_dirty_frames_equal_full_renders_on_every_level1_test(test):
-    scene = l1_scene(test)
+    scene = first_scene("grasp-l1", test, 10.0, 25.0)  # a Level 1 test has one condition
     check_dirty_against_full(test, scene, spread_states(scene, 3), SIZE, FLIP_SHARE)
 
 
