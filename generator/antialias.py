@@ -8,7 +8,7 @@ The filter, per pixel: find pixels whose local luma contrast is high (an edge), 
 horizontally or vertically, search along the edge in both directions for its ends, and blend the pixel with its
 neighbour across the edge, in linear light, by how far it sits from the nearer end (long, nearly axis-aligned
 staircase edges get a ramp) or by the sub-pixel estimate (small features), whichever is larger. Only +, -, *, /,
-abs, min and max are used per frame (no transcendental functions), in float32 on fixed shapes, so the output bytes
+abs, min and max are used per frame (no transcendental functions, no matrix product), in float32, so the output bytes
 do not depend on the machine or the numpy build.
 """
 
@@ -46,8 +46,16 @@ def padded_luma(rgb: np.ndarray) -> np.ndarray:
     """The filter's luma of an (H, W, 3) uint8 image, padded by `_PAD` on every side (edge mode): (H + 2 _PAD,
     W + 2 _PAD) float32. Padding by the search's reach makes every tap land inside the array, so no index needs
     clipping; edge padding repeats the border as clipping to it did, so the output is the same bytes."""
-    luma = rgb.astype(np.float32) @ _LUMA  # (H, W) in [0, 1]
-    return np.pad(luma, _PAD, mode="edge")
+    return np.pad(luma(rgb), _PAD, mode="edge")
+
+
+def luma(rgb: np.ndarray) -> np.ndarray:
+    """The filter's luma of (..., 3) uint8 pixels, float32 in [0, 1]: r, g and b weighted and summed in this fixed
+    order, each product and sum rounded to float32. Not a matrix product (`rgb @ _LUMA`), whose rounding depends
+    on the BLAS kernel the array's shape selects: on an AVX-512 machine OpenBLAS gave one pixel of a window other
+    bits than the whole image's, so the dirty path's composite differed from the whole-frame filter there."""
+    c = rgb.astype(np.float32)
+    return (c[..., 0] * _LUMA[0] + c[..., 1] * _LUMA[1]) + c[..., 2] * _LUMA[2]
 
 
 def fxaa_window(

@@ -357,7 +357,7 @@ class Compositor:
         w, h, k = self.width, self.height, REACH
         rows = np.arange(box.y0 + k if box.y0 else 0, box.y1 + k if box.y1 < h else h + 2 * k)
         cols = np.arange(box.x0 + k if box.x0 else 0, box.x1 + k if box.x1 < w else w + 2 * k)
-        luma = np.ascontiguousarray(self.raw[box.slices]).astype(np.float32) @ antialias._LUMA
+        luma = antialias.luma(self.raw[box.slices])
         ry = np.clip(rows - k, box.y0, box.y1 - 1) - box.y0
         cx = np.clip(cols - k, box.x0, box.x1 - 1) - box.x0
         padded = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)

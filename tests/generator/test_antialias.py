@@ -6,7 +6,6 @@ import pytest
 
 from voebench.generator.antialias import (
     _LINEAR_MIDPOINTS,
-    _LUMA,
     _TO_LINEAR,
     EDGE_MIN,
     EDGE_REL,
@@ -14,14 +13,16 @@ from voebench.generator.antialias import (
     SEARCH_STEPS,
     SUBPIX,
     fxaa,
+    luma,
 )
 
 
 def reference_fxaa(rgb: np.ndarray) -> np.ndarray:
     """`fxaa` of generator/antialias.py before it was sped up: 1-pixel padding, every tap clipped to the image."""
     h, w, _ = rgb.shape
-    luma = rgb.astype(np.float32) @ _LUMA  # (H, W) in [0, 1]
-    p = np.pad(luma, 1, mode="edge")  # neighbours of border pixels repeat the border
+    # (H, W) in [0, 1]; the luma is `antialias.luma` (elementwise: a matrix product's rounding follows the BLAS
+    # kernel, test_luma_does_not_depend_on_the_arrays_shape)
+    p = np.pad(luma(rgb), 1, mode="edge")  # neighbours of border pixels repeat the border
     m = p[1:-1, 1:-1]
     n, s, wst, e = p[:-2, 1:-1], p[2:, 1:-1], p[1:-1, :-2], p[1:-1, 2:]
     lmax = np.maximum(np.maximum(np.maximum(n, s), np.maximum(wst, e)), m)
@@ -135,3 +136,15 @@ def test_fxaa_changes_edges_only():
 def test_fxaa_rejects_other_images():
     with pytest.raises(ValueError):
         fxaa(np.zeros((4, 4), np.uint8))
+
+
+def test_luma_does_not_depend_on_the_arrays_shape():
+    """Every window of an image has the whole image's luma bits there (a matrix product did not on an AVX-512
+    machine: one pixel of the dirty path's composite then differed from the whole-frame filter)."""
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (67, 101, 3), dtype=np.uint8)
+    whole = luma(img)
+    for y0, y1, x0, x1 in [(0, 67, 0, 101), (5, 6, 3, 90), (10, 41, 17, 18), (1, 66, 1, 100), (30, 50, 40, 60)]:
+        np.testing.assert_array_equal(luma(np.ascontiguousarray(img[y0:y1, x0:x1])), whole[y0:y1, x0:x1])
+    flat = img.reshape(-1, 3)
+    np.testing.assert_array_equal(luma(flat).reshape(67, 101), whole)
