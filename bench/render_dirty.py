@@ -25,6 +25,8 @@
            (filter cut to within reach of changed pixels) and by the one before it: CPU ms per frame, bytes equal
   breakdown  per-stage CPU s (Blender RGB, composite, ground truth, HDF5, encoder, gate, fixed) of `grasp` runs
   rect-cost  the narrowed render's CPU ms per state against its pixels (the fixed cost `merge_rects` uses)
+  slide    geometry only: pixels drawn per GRASP test (640x480) and AVoE sub-type (960x540) with a shadow's rectangle
+           also bounded between its receiver's faces (dirty_regions.SLIDE) and without
   parts    RGB frames of t15/t05/t13 (640x480) and D1 (960x540) drawn per object against one union rectangle
 
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py measure \
@@ -970,6 +972,86 @@ def occlude_geometry(args) -> dict:
     return out
 
 
+def avoe_pairs(tests: str | None):
+    """Each AVoE sub-type asked (comma-separated; all where None): ("avoe", the sub-type, 1, its first trial's scenes
+    at the suite's default timing (`pair_scenes`; the violated video alone where the first trials build none), and
+    their `geometry` at 960x540), as `grasp_pairs` yields GRASP's."""
+    from voebench.generator.blender.dirty import geometry
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.suite import load_suite
+
+    suite = load_suite("avoe")
+    for test in suite.tests:
+        if tests and test not in tests.split(","):
+            continue
+        scenes = pair_scenes(test, "avoe") or [violated_scene(test, 50 / 24, 24.0, "avoe")]
+        r = Renderer(scenes[0], RenderSettings(*AVOE_SIZE))
+        try:
+            corners, light = geometry(r)
+        finally:
+            r.close()
+        yield "avoe", test, 1, scenes, corners, light
+
+
+AVOE_SIZE = (960, 540)
+
+
+def cmd_slide(args) -> dict:
+    """Issue 29, ninth step, geometry only: a shadow's rectangle on a receiver also bounded by the sweep's part
+    between the receiver's faces (`dirty_regions.SLIDE`, `_slid`). Per GRASP test (640x480, both videos of the first
+    trial as the runner makes them, weighted by default video counts as `grasp` weighs) and per AVoE sub-type
+    (960x540, its first trial), the pixels drawn with and without, and the CPU s of the rectangle arithmetic."""
+    from voebench.generator import dirty_regions as dr
+
+    default = dr.SLIDE
+    out: dict = {"machine": machine(), "tests": {}}
+    tot: dict[str, dict[str, float]] = {}
+    pairs = []
+    if args.suite in ("grasp", "all"):
+        pairs.append((grasp_pairs(args.tests or None), (640, 480)))
+    if args.suite in ("avoe", "all"):
+        pairs.append((avoe_pairs(args.tests or None), AVOE_SIZE))
+    for gen, size in pairs:
+        for suite_name, test, weight, scenes, corners, light in gen:
+            px = {False: 0, True: 0}
+            arith = {False: 0.0, True: 0.0}
+            seen: set[bytes] = set()
+            for scene in scenes:
+                keys = scene.state_keys()
+                ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
+                seen.update(keys[t] for t in ts)
+                for slide in (False, True):
+                    dr.SLIDE = slide
+                    try:
+                        c0 = cpu()
+                        regions = dr.DirtyRegions(scene, corners, light, *size)
+                        rects = [regions.view(regions.rest(t)).rects(t) for t in ts]
+                        arith[slide] += cpu() - c0
+                    finally:
+                        dr.SLIDE = default
+                    px[slide] += sum(x.area for rs in rects for x in rs)
+            row = {
+                "suite": suite_name,
+                "size": list(size),
+                "default_videos": weight,
+                "videos": len(scenes),
+                "pixels_drawn": {"no slide": px[False], "slide": px[True]},
+                "share_left": round(px[True] / px[False], 3) if px[False] else None,
+                "arith_cpu_s": {"no slide": round(arith[False], 3), "slide": round(arith[True], 3)},
+            }
+            group = "avoe (each sub-type alike)" if suite_name == "avoe" else "grasp (default video counts)"
+            t = tot.setdefault(group, {"no slide": 0.0, "slide": 0.0})
+            per_video = weight / len(scenes)
+            t["no slide"] += per_video * px[False]
+            t["slide"] += per_video * px[True]
+            out["tests"][test] = row
+            print(test, {k: v for k, v in row.items() if k != "suite"}, flush=True)
+    key = "pixels drawn, slide / no slide"
+    out[key] = {g: round(t["slide"] / t["no slide"], 3) for g, t in tot.items() if t["no slide"]}
+    print(out[key])
+    return out
+
+
 def cmd_encode(args) -> dict:
     """Issue 29, fifth step: where the mp4 encoder's CPU goes, on one video's frames held in memory (rendered once
     on the asked path, repeated frames sent again as the runner sends them). CPU s of this process and ffmpeg for:
@@ -1331,6 +1413,10 @@ def main() -> None:
     oc.add_argument("--today", action="store_true", help="also today's 320x240 path once per repeat")
     oc.add_argument("--geometry", action="store_true", help="pixels drawn only, every GRASP test (--tests: some)")
     oc.add_argument("--json")
+    sd = sub.add_parser("slide", help="geometry only: shadows bounded between receivers' faces, or not (9th step)")
+    sd.add_argument("--suite", choices=("grasp", "avoe", "all"), default="all")
+    sd.add_argument("--tests", default="", help="comma-separated (default: every test of the suites asked)")
+    sd.add_argument("--json")
     rc = sub.add_parser("rect-cost")
     rc.add_argument("--states", type=int, default=12)
     rc.add_argument("--repeats", type=int, default=3)
@@ -1368,6 +1454,7 @@ def main() -> None:
     commands["leads"] = cmd_leads
     commands["slabs"] = cmd_slabs
     commands["occlude"] = cmd_occlude
+    commands["slide"] = cmd_slide
     out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:

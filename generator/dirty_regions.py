@@ -57,6 +57,9 @@ REST_IMAGES = 2.0
 #: whether a piece hidden behind a solid static box is cut from its rectangle (`DirtyRegions._occluders`); off only
 #: for measurements against the rectangles before (bench/render_dirty.py occlude)
 OCCLUDE = True
+#: whether a shadow's rectangle on a receiver is also bounded by the sweep's part between the receiver's faces
+#: (`_slid`); off only for measurements against the rectangles before (bench/render_dirty.py slide)
+SLIDE = True
 
 
 @dataclass(frozen=True)
@@ -380,6 +383,14 @@ class DirtyRegions:
         rr = self._receiver_rects[i]  # intersected with the receiver's own rectangle
         x0, y0 = np.maximum(x0, rr[:, 0]), np.maximum(y0, rr[:, 1])
         x1, y1 = np.minimum(x1, rr[:, 2]), np.minimum(y1, rr[:, 3])
+        if SLIDE:  # and with the rectangles of the sweep's part between the receiver's faces (`_slid`)
+            slid = _slid(box, lo[i], hi[i], d)  # (A, M, 16, 3)
+            (a0, b0, a1, b1), off = self._project_many(slid.reshape(-1, *slid.shape[2:]))
+            off = off.reshape(slid.shape[:2])  # a hull with a point behind the near plane bounds nothing
+            x0 = np.maximum(x0, np.where(off, 0, a0.reshape(off.shape)).max(0))
+            y0 = np.maximum(y0, np.where(off, 0, b0.reshape(off.shape)).max(0))
+            x1 = np.minimum(x1, np.where(off, self.width, a1.reshape(off.shape)).min(0))
+            y1 = np.minimum(y1, np.where(off, self.height, b1.reshape(off.shape)).min(0))
         return out.union(self._union_of(pts, x0, y0, x1, y1, ~behind))
 
     def _union_of(self, pts: np.ndarray, x0, y0, x1, y1, may: np.ndarray) -> Rect:
@@ -619,6 +630,26 @@ def _sweep_range(blo, bhi, d, lo, hi) -> tuple[np.ndarray, np.ndarray]:
         s0 = np.maximum(s0, np.minimum(a, b))
         s1 = np.minimum(s1, np.maximum(a, b))
     return s0, s1
+
+
+def _slid(box: np.ndarray, lo: np.ndarray, hi: np.ndarray, d) -> np.ndarray:
+    """Hulls that hold the part of each box's shadow volume inside its receiver: boxes `box` (M, 8, 3) corners swept
+    along d, receivers [lo, hi] (M, 3) each. A swept point q = p + s d (p in the box) inside the receiver has q_a in
+    [lo_a, hi_a] along each axis a with d_a != 0, so it lies on the segment between the points where p's ray
+    crosses the planes x_a = lo_a and x_a = hi_a; for a fixed plane that crossing is an affine function of p, so the
+    crossings of all the box's rays are the hull of its 8 corners' crossings. Returns (A, M, 16, 3): per such axis
+    (A of them) the corners slid to both planes. Where a receiver is thin across an axis (a floor), its hull is the
+    shadow's footprint on it, where the sweep's own hull (the box where it enters the receiver and where it leaves)
+    reaches the box's height above it. Elementwise arithmetic only, so the same bits on every machine."""
+    d = np.asarray(d, float)
+    out = []
+    for a in range(3):
+        if abs(d[a]) < 1e-12:
+            continue
+        planes = np.concatenate([np.repeat(lo[:, None, a], 8, 1), np.repeat(hi[:, None, a], 8, 1)], 1)  # (M, 16)
+        corners = np.concatenate([box, box], 1)  # (M, 16, 3)
+        out.append(corners + ((planes - corners[..., a]) / d[a])[..., None] * d)
+    return np.stack(out) if out else np.empty((0, *box.shape[:1], 16, 3))
 
 
 def _sweep_cap(blo, bhi, d, lo, hi) -> float:
