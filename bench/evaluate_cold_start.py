@@ -23,7 +23,8 @@ videos, 16 frames, bf16, 8 new tokens (min pinned), batch 32, the machine's defa
   timeline (`timing.process`).
 
 `default`: the default (VOEBENCH_COLD_START unset) against off, alternating (call 3 of issue28-cold2).
-`decode` (issue28-cold3): whether early decoding should be on by default. The default (VOEBENCH_COLD_START unset)
+`decode` (issue28-cold3; issue28-cold4 with early decoding's clips held until the imports are done): whether early
+  decoding should be on by default. The default (VOEBENCH_COLD_START unset)
   against `on` (the default plus early decoding), in pairs ordered ABBA (default first, then `on` first, ...): the
   418M with `--frame-store off` (`--pairs` pairs), the 7B architecture with an empty store (2 pairs, with `--7b`),
   then the 418M with an empty store (2 pairs), each model's bench first; per process also the seconds from its

@@ -277,10 +277,12 @@ def cmd_evaluate(args) -> int:
     try:
         adapter = _adapter(args, {**vars(args), **asked, **batch}, store, workers)  # the kind reads its own options
     except ReplicaError as e:  # a replica could not load its model (out of memory, ...): one line
+        cold_start.drop_decoding()
         frames_mod.use_workers(0)
         print(f"voebench evaluate: {e}", file=sys.stderr)
         return 1
     except BaseException:
+        cold_start.drop_decoding()
         frames_mod.use_workers(0)
         raise
     check_replay_covers(adapter, [s.sample_id for s in samples], "--model")
@@ -345,7 +347,8 @@ def cmd_evaluate(args) -> int:
 
 def _start_decoding(args, samples: list, asking, store: str | None, workers: int) -> int:
     """Issue 28, a cold run, when `VOEBENCH_COLD_START` asks for early decoding (`on` or `decode`; off by default):
-    the decoding workers started and the first batches' clips queued before the model loads (evaluate/cold_start.py),
+    the decoding workers started before the model loads and the first batches' clips held, to be queued once the
+    imports are done (evaluate/cold_start.py),
     for one `hf:` process with a fixed batch size starting a fresh run folder (a resumed run's first clips may be
     answered already); the clips queued (0: not started)."""
     from voebench.evaluate import cold_start

@@ -12,9 +12,12 @@ Three parts move work into the load and a fourth shortens the exit, each picked 
 - `direct` (on by default): the weights are read straight onto the GPU (`device_map`, models/hf.py), without the
   copy through the CPU's memory; where transformers refuses it (no accelerate), they load as before.
 - `decode` (off by default; `on` turns all four on), **early decoding** (`start_decoding`): before the adapter is
-  built, the decoding worker processes start (forked while the process is still small) and the clips of the
-  run's first batches are queued, so they decode, and fill the frame store, while the model loads; the runner
-  finds the workers running (`frames.use_workers` keeps a pool of the same size) and those clips decoded.
+  built, the decoding worker processes start (forked while the process is still small, then idle) and the clips
+  of the run's first batches are held; they are queued (`release_decoding`) when the hf adapter has imported torch
+  and transformers (its `imports_done`), or at the latest when the runner starts, so they decode, and fill the
+  frame store, while the processor and the weights load, not while the main process imports (decoding during the
+  import slowed it by 1-5 s, docs/evaluate.md); the runner finds the workers running (`frames.use_workers` keeps
+  a pool of the same size) and those clips decoded.
 - `exit` (on by default), **no final garbage collection** (`light_exit`): at the interpreter's exit, after every
   file is written, `gc.freeze()` moves the objects alive then out of the collector's reach, so the interpreter's
   last full collection does not walk torch's, sympy's and transformers' objects (about 1.5 s of a CPU process's
@@ -24,8 +27,9 @@ None changes an answer: the same clips decoded by the same function, the same we
 model reads. `off` turns all off. Measured on an H200 (docs/evaluate.md, "A cold run's first batch"): each part
 shortens its own stage, but the whole process's wall clock, which the import dominates, moved by less than its
 run-to-run spread; early decoding, which shortens only the runner's side (its clips decode during the import,
-competing for the cores), stays off by default: in ABBA pairs on an H200 it made the whole process 2.8 s longer on
-the mean for both models ("Imports and the default cold start").
+competing for the cores), stayed off by default: in ABBA pairs on an H200 it made the whole process 2.8 s longer on
+the mean for both models ("Imports and the default cold start"); its clips are now held until the imports are
+done ("Early decoding after the imports").
 
 `mark` records the process's age at named points (seconds since the process started, from /proc on Linux), which
 the runner writes to run.json's `timing.process`, with `time_to_first_answer_from_start_s`.
@@ -46,6 +50,8 @@ PARTS = ("decode", "cuda", "direct", "exit")
 DEFAULT = ("cuda", "direct", "exit")
 #: process age (s) at named points of a cold run, in the order reached
 MARKS: dict[str, float] = {}
+#: the clips early decoding holds until the imports are done (start_decoding, release_decoding)
+_HELD: list[tuple[str, list[int]]] = []
 _T0 = time.time()  # fallback origin where /proc is not there: this module's import
 
 
@@ -104,9 +110,10 @@ def first_clips(samples: list[Any], num_frames: int | None, fps: float | None, n
 
 
 def start_decoding(clips: list[tuple[str, list[int]]], workers: int, store: str | None) -> int:
-    """Start `workers` decoding processes reading and filling `store` and queue `clips` ((path, indices), in the
-    order the run asks for them); returns the clips queued (0 when early decoding is off or there are no workers).
-    Call it before torch is imported: the workers are forked from a small process."""
+    """Start `workers` decoding processes reading and filling `store` and hold `clips` ((path, indices), in the
+    order the run asks for them) for `release_decoding`; returns the clips held (0 when early decoding is off or
+    there are no workers). Call it before torch is imported: the workers are forked from a small process."""
+    _HELD.clear()  # an earlier command's, never released (its adapter failed): not this run's clips
     if "decode" not in mode() or workers <= 0 or not clips:
         return 0
     from voebench.evaluate import frames as frames_mod
@@ -116,8 +123,27 @@ def start_decoding(clips: list[tuple[str, list[int]]], workers: int, store: str 
     mark("workers_started")
     frames_mod.reset_stats()
     frames_mod.ensure_cache_size(len(clips) + 8)
+    _HELD.extend(clips)
+    return len(clips)
+
+
+def release_decoding() -> int:
+    """Queue the clips `start_decoding` holds (once; marks `decoding_released`); returns how many. Called when the
+    imports are done (models/hf.py) and, for a model that never reaches that point, when the runner starts."""
+    if not _HELD:
+        return 0
+    from voebench.evaluate import frames as frames_mod
+
+    clips = list(_HELD)
+    _HELD.clear()
+    mark("decoding_released")
     frames_mod.prefetch(clips)
     return len(clips)
+
+
+def drop_decoding() -> None:
+    """Forget the held clips (a run that did not start early decoding, an adapter that failed to load)."""
+    _HELD.clear()
 
 
 def light_exit() -> bool:

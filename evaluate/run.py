@@ -385,6 +385,10 @@ class EvalRunner:
             FrameStore(self.cfg.frame_store).sweep_stale()  # temporary files of killed runs, over an hour old
         if pipelined:  # first, before this run starts threads: the worker processes are forked
             frames_mod.use_workers(self.cfg.num_workers)
+        if self.cfg.decoding_started:  # early decoding's clips, if the adapter did not queue them (cold_start.py)
+            cold_start.release_decoding()
+        else:
+            cold_start.drop_decoding()
         if self.cfg.batch_size_auto and todo:  # trial batches of this run's longest request (once per GPU and model)
             from voebench.evaluate import batch_size
 

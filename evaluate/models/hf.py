@@ -82,6 +82,7 @@ class HFAdapter(Adapter):
         from transformers import AutoModelForImageTextToText, AutoProcessor
 
         cold_start.mark("imports_done")  # torch and transformers: a cold process's first seconds
+        cold_start.release_decoding()  # early decoding's clips decode while the processor and weights load
         t_load = time.perf_counter()
         self.processor = AutoProcessor.from_pretrained(path, trust_remote_code=trust_remote_code)
         cold_start.mark("processor_loaded")

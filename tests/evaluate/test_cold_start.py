@@ -1,5 +1,6 @@
 """A cold run's fixed costs overlapped with the model's load (evaluate/cold_start.py, issue 28): the switch, the clips
-decoded early are the run's first ones, the answers do not change, the timeline in run.json, the direct load."""
+decoded early are the run's first ones, held until the imports are done and never left for another run, the
+answers do not change, the timeline in run.json, the direct load."""
 
 from __future__ import annotations
 
@@ -84,6 +85,63 @@ def test_the_early_clips_are_the_ones_the_run_asks_first(tiny_set):
     assert cold_start.first_clips(samples, 4, None, 0) == []
 
 
+@pytest.fixture
+def early(monkeypatch):
+    """Early decoding on, and nothing of it left behind: no workers, no held or decoded clips."""
+    from voebench.evaluate import frames
+
+    monkeypatch.setenv("VOEBENCH_COLD_START", "decode")
+    cold_start.drop_decoding()
+    frames.clear_cache()
+    yield frames
+    cold_start.drop_decoding()
+    frames.use_workers(0)
+    frames.clear_cache()
+    frames.use_store(None)
+
+
+def _first(tiny_set, n=3):
+    m = load_manifest(tiny_set)
+    samples = build_samples(m, select(m), "one-shot", seed=0)
+    return samples, cold_start.first_clips(samples, 4, None, n)
+
+
+def _queued(frames, clips) -> int:
+    """How many of `clips` the decoding workers were given (frames keeps a future per clip asked for)."""
+    return sum((os.path.abspath(p), tuple(i)) in frames._FUTURES for p, i in clips)
+
+
+def test_the_early_clips_are_held_until_released(tiny_set, early):
+    frames = early
+    _, clips = _first(tiny_set)
+    assert cold_start.start_decoding(clips, 1, None) == len(clips) > 0
+    assert frames.num_workers() == 1  # the worker is forked now, and idle
+    assert _queued(frames, clips) == 0
+    assert cold_start.release_decoding() == len(clips)
+    assert _queued(frames, clips) == len(clips) and "decoding_released" in cold_start.MARKS
+    path, idx = clips[0]
+    assert (frames.read_frames(path, idx) == frames._decode_now(path, tuple(idx))).all()
+    assert cold_start.release_decoding() == 0  # once
+
+
+def test_the_runner_releases_what_is_held_and_drops_what_is_not_its(tiny_set, tmp_path, early):
+    """A model that never reaches the adapter's release (here one that needs no pixels): the runner queues the held
+    clips as it starts. A run that did not start early decoding (a second command in one process, after one whose
+    adapter failed) drops them instead of decoding clips that are not its own."""
+    from voebench.evaluate.models.fake import FakeAdapter
+
+    frames = early
+    samples, clips = _first(tiny_set)
+    cold_start.start_decoding(clips, 1, None)
+    cfg = EvalConfig("one-shot", num_frames=4, decoding_started=True)
+    EvalRunner(FakeAdapter("yes"), samples, str(tmp_path / "a"), cfg, progress=False).run()
+    assert _queued(frames, clips) == len(clips) and cold_start.release_decoding() == 0
+    frames.clear_cache()
+    cold_start.start_decoding(clips, 1, None)
+    EvalRunner(FakeAdapter("yes"), samples, str(tmp_path / "b"), EvalConfig("one-shot"), progress=False).run()
+    assert _queued(frames, clips) == 0 and cold_start.release_decoding() == 0
+
+
 def test_no_cuda_warm_up_on_a_cpu_or_when_off(monkeypatch):
     torch = pytest.importorskip("torch")
     assert cold_start.warm_cuda(torch.device("cpu"), torch.float32) is None
@@ -122,8 +180,19 @@ def _evaluate(tiny_set, model, out, store, monkeypatch, mode):
 
 
 def test_same_answers_with_and_without_it_and_the_timeline(tiny_model, tiny_set, tmp_path, monkeypatch):
+    from voebench.evaluate import frames
+
     off, s_off = _evaluate(tiny_set, tiny_model, tmp_path / "off", tmp_path / "store-off", monkeypatch, "off")
+    queued, prefetch = [], frames.prefetch
+
+    def recorded(items):  # which of the process's points were passed when clips were first queued
+        queued.append({k for k in ("imports_done", "processor_loaded", "runner_start") if k in cold_start.MARKS})
+        prefetch(items)
+
+    monkeypatch.setattr(frames, "prefetch", recorded)
     on, s_on = _evaluate(tiny_set, tiny_model, tmp_path / "on", tmp_path / "store-on", monkeypatch, "on")
+    assert queued[0] == {"imports_done"}  # held while torch and transformers import, queued before the load
+    assert not cold_start._HELD  # nothing held for a later command in this process
     assert s_on == s_off and all(isinstance(r, str) for s in s_on for r in s["responses"])
     with open(tmp_path / "off" / "cache.jsonl") as a, open(tmp_path / "on" / "cache.jsonl") as b:
         assert [json.loads(x)["response"] for x in a] == [json.loads(x)["response"] for x in b]
@@ -136,6 +205,7 @@ def test_same_answers_with_and_without_it_and_the_timeline(tiny_model, tiny_set,
     for k in ("cli_start", "workers_started", "imports_done", "weights_loaded", "runner_start", "first_generate_done"):
         assert k in ages
     assert ages["workers_started"] <= ages["imports_done"] <= ages["runner_start"] <= ages["first_generate_done"]
+    assert ages["imports_done"] <= ages["decoding_released"] <= ages["processor_loaded"]
     assert t_on["time_to_first_answer_from_start_s"] >= ages["runner_start"]
     assert t_on["process"]["adapter_load_s"]["weights_direct_to_device"] is False  # CPU: loaded as before
 
@@ -168,6 +238,29 @@ def test_a_resumed_run_decodes_nothing_early(tiny_model, tiny_set, tmp_path, mon
     info, again = _evaluate(tiny_set, tiny_model, tmp_path / "run", tmp_path / "store", monkeypatch, "on")
     assert not info["timing"]["process"]["decoding_started_early"]
     assert again == first
+
+
+def test_an_adapter_that_fails_to_load_leaves_nothing_held(tiny_set, tmp_path, monkeypatch):
+    from voebench.cli import main
+    from voebench.evaluate import frames
+    from voebench.evaluate.models import hf
+
+    def fails(self, *a, **kw):  # before the imports are done, so before the adapter's own release
+        raise MemoryError("no room for the model")
+
+    monkeypatch.setenv("VOEBENCH_COLD_START", "on")
+    monkeypatch.setattr(hf.HFAdapter, "__init__", fails)
+    held, start = [], cold_start.start_decoding
+    monkeypatch.setattr(cold_start, "start_decoding", lambda *a: held.append(start(*a)) or held[-1])
+    args = ["evaluate", tiny_set, "--model", f"hf:{tmp_path}", "--out", str(tmp_path / "run"), "--batch-size", "3"]
+    args += ["--num-frames", "4", "--num-workers", "1", "--device", "cpu", "--no-progress", "--frame-store", "off"]
+    try:
+        with pytest.raises(MemoryError):
+            main(args)
+        assert held[0] > 0 and not cold_start._HELD and frames.num_workers() == 0
+    finally:
+        cold_start.drop_decoding()
+        frames.use_workers(0)
 
 
 def test_a_bad_switch_exits_2_with_nothing_written(tiny_model, tiny_set, tmp_path, monkeypatch, capsys):
