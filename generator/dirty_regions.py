@@ -10,7 +10,10 @@ objects are seen or cast their shadows:
   darkens lies in the object's bounding box swept along that direction. A darkened pixel shows a surface: either
   of a dynamic object (inside that object's own rectangle) or of a static one, a receiver, and then the point lies
   in the part of the sweep within the receiver's bounding box. That part is the sweep cut to the range of sweep
-  distances that reach the box (`_sweep_range`), and its pixels lie in the receiver's rectangle too;
+  distances that reach the box (`_sweep_range`), and its pixels lie in the receiver's rectangle too. Along each
+  axis the light moves on, that part also lies between the planes of the receiver's two faces across the axis,
+  so in the hull of the box's corners slid along the light to both planes (`_slid`): on a flat receiver, a
+  floor, the shadow's footprint, where the sweep's own hull reaches the box's height above it;
 - each piece is a convex volume, whose projection is the convex hull of its corners' projections: the rectangle
   around them, widened by `MARGIN` pixels for rasterization at the rectangle's edge, bounds the pixels that can
   change;
