@@ -27,6 +27,8 @@
   rect-cost  the narrowed render's CPU ms per state against its pixels (the fixed cost `merge_rects` uses)
   slide    geometry only: pixels drawn per GRASP test (640x480) and AVoE sub-type (960x540) with a shadow's rectangle
            also bounded between its receiver's faces (dirty_regions.SLIDE) and without
+  hdf5-deflate  the HDF5 bands deflated by zlib and by ISA-L (today's), on every distinct state of t15/t07
+           (640x480) and E1/B2/D1 (960x540): CPU ms and bytes per frame, read back equal
   parts    RGB frames of t15/t05/t13 (640x480) and D1 (960x540) drawn per object against one union rectangle
 
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/render_dirty.py measure \
@@ -456,6 +458,94 @@ def cmd_hdf5(args) -> dict:
         "bytes_per_frame": size,
         "share_of_tiles_compressed": compressed,
     }
+
+
+def cmd_hdf5_deflate(args) -> dict:
+    """Issue 29, ninth step: the HDF5 bands deflated by zlib (as before) and by ISA-L (`generator/io/hdf5._deflate`,
+    today's), on the depth and segmentation of every distinct state of each case's violated video drawn on the dirty
+    path (written by `TileWriter` as `StatesWriter` writes them), interleaved `repeats` times: CPU ms per distinct
+    frame (both datasets, resize and write), bytes per frame of the finished file, and the frames read back through
+    HDF5's own filter equal to those drawn."""
+    import zlib
+
+    import h5py
+
+    from voebench.generator.blender.render import Renderer, RenderSettings
+    from voebench.generator.io import hdf5
+
+    ways = {"zlib": lambda: zlib.compress, "isal": hdf5._deflate}
+    out: dict = {"machine": machine(), "cases": {}}
+    for case in args.cases.split(","):
+        suite, test, (w, h), seconds, fps = HDF5_DEFLATE_CASES[case]
+        scene = violated_scene(test, seconds, fps, suite)
+        ts = scene.first_frames()
+        r = Renderer(scene, RenderSettings(w, h, render_path="dirty"))
+        try:
+            frames = [(v[1], v[2]) for v in r.render_batch(ts, ("depth", "segmentation")).values()]
+        finally:
+            r.close()
+        tmp = tempfile.mkdtemp(prefix="vb-bench-h5-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+        ms: dict[str, list[float]] = {k: [] for k in ways}
+        size: dict[str, int] = {}
+        real = hdf5._deflate
+        try:
+            for rep in range(args.repeats):
+                for name in list(ways) if rep % 2 == 0 else list(ways)[::-1]:
+                    hdf5._deflate = ways[name]  # type: ignore[assignment]
+                    path = os.path.join(tmp, "x.h5")
+                    try:
+                        c0 = cpu()
+                        with h5py.File(path, "w") as f:
+                            dss, tws = [], []
+                            for key, dtype in (("depth", np.float32), ("segmentation", np.uint16)):
+                                chunks = hdf5.chunk_shape(w, h)
+                                ds = f.create_dataset(
+                                    key, (0, h, w), dtype, maxshape=(None, h, w), chunks=chunks, **hdf5.COMPRESSION
+                                )
+                                dss.append(ds)
+                                tws.append(hdf5.TileWriter(ds))
+                            for u, pair in enumerate(frames):
+                                for ds, tw, data in zip(dss, tws, pair):
+                                    ds.resize((u + 1, h, w))
+                                    tw.write(u, data)
+                        ms[name].append(1000 * (cpu() - c0) / len(frames))
+                    finally:
+                        hdf5._deflate = real  # type: ignore[assignment]
+                    size[name] = os.path.getsize(path) // len(frames)
+                    with h5py.File(path) as f:  # HDF5's own filter reads every way back to the frames drawn
+                        for key, i in (("depth", 0), ("segmentation", 1)):
+                            got = f[key][:]
+                            want = np.stack([p[i] for p in frames])
+                            if not np.array_equal(got.view(f"u{got.itemsize}"), want.view(f"u{want.itemsize}")):
+                                raise RuntimeError(f"{case} {name}: {key} read back differs")
+                    os.remove(path)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        med = {k: round(statistics.median(v), 3) for k, v in ms.items()}
+        row = {
+            "suite": suite,
+            "test": test,
+            "size": [w, h],
+            "distinct_frames": len(frames),
+            "cpu_ms_per_frame_median": med,
+            "cpu_ms_per_frame_all": {k: [round(x, 3) for x in v] for k, v in ms.items()},
+            "bytes_per_frame": size,
+            "isal / zlib, CPU": round(med["isal"] / med["zlib"], 3),
+            "isal / zlib, bytes": round(size["isal"] / size["zlib"], 3),
+        }
+        out["cases"][case] = row
+        print(case, {k: v for k, v in row.items() if k != "cpu_ms_per_frame_all"}, flush=True)
+    return out
+
+
+#: `hdf5-deflate` cases: (suite, test, size, seconds, fps) at each suite's default timing and size
+HDF5_DEFLATE_CASES = {
+    "t15": ("grasp-l2", "t15_support_pin", (640, 480), 10.0, 50.0),
+    "t07": ("grasp-l2", "t07_permanence_drawbridge", (640, 480), 10.0, 50.0),
+    "E1": ("avoe", "E1", (960, 540), 50 / 24, 24.0),
+    "B2": ("avoe", "B2", (960, 540), 50 / 24, 24.0),
+    "D1": ("avoe", "D1", (960, 540), 50 / 24, 24.0),
+}
 
 
 def union_rects(regions):
@@ -1417,6 +1507,10 @@ def main() -> None:
     sd.add_argument("--suite", choices=("grasp", "avoe", "all"), default="all")
     sd.add_argument("--tests", default="", help="comma-separated (default: every test of the suites asked)")
     sd.add_argument("--json")
+    hd = sub.add_parser("hdf5-deflate", help="HDF5 bands deflated by zlib and by ISA-L, interleaved (9th step)")
+    hd.add_argument("--cases", default=",".join(HDF5_DEFLATE_CASES), help="comma-separated, of: %(default)s")
+    hd.add_argument("--repeats", type=int, default=4)
+    hd.add_argument("--json")
     rc = sub.add_parser("rect-cost")
     rc.add_argument("--states", type=int, default=12)
     rc.add_argument("--repeats", type=int, default=3)
@@ -1455,6 +1549,7 @@ def main() -> None:
     commands["slabs"] = cmd_slabs
     commands["occlude"] = cmd_occlude
     commands["slide"] = cmd_slide
+    commands["hdf5-deflate"] = cmd_hdf5_deflate
     out = commands[args.cmd](args)
     out["machine"]["loadavg_end"] = os.getloadavg()
     if args.json:

@@ -7,16 +7,15 @@ costs one frame of storage, and readers index `f["depth"][t]` as usual.
 Frames larger than `WHOLE_FRAME_PIXELS` are stored in bands of `BAND_ROWS` rows (one HDF5 chunk each) and only
 the bands that differ from the previous distinct frame's are compressed again (`TileWriter`): most of a frame is
 static background, so at 640x480 the gzip cost follows what moved (t15: 16.7 -> 3.3 ms per distinct frame, files
-15% larger; bench/render_dirty.py hdf5, docs/performance.md). The chunks hold the bytes HDF5's own gzip + shuffle
-filters would write, so any HDF5 reader reads them as before; frames up to 320x240 stay one chunk, written by
-HDF5 as before (the same bytes as earlier files).
+15% larger; bench/render_dirty.py hdf5, docs/performance.md). The chunks are what HDF5's own gzip + shuffle
+filters store, deflated by ISA-L (faster than zlib), so any HDF5 reader reads them; frames up to 320x240 stay one
+chunk, written by HDF5 as before (the same bytes as earlier files).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import zlib
 
 import h5py
 import numpy as np
@@ -45,48 +44,66 @@ def chunk_shape(width: int, height: int) -> tuple[int, int, int]:
 
 
 class TileWriter:
-    """Writes frames of a chunked (U, H, W) dataset (chunks of one frame: tiles or bands) with HDF5's gzip (level
-    `GZIP_LEVEL`) + shuffle filters, chunk by chunk, compressing only the chunks whose bits differ from the
-    previous frame's (the others reuse its compressed bytes). The bytes are those HDF5's filters write: shuffle
-    (each element's first bytes, then its second bytes, ...), then zlib's deflate at that level; edge chunks padded
-    with zeros (the fill value) as HDF5 pads them (tests/generator/test_dirty_hdf5.py compares them with HDF5's).
-    HDF5's deflate keeps its output even where it is larger than the input (filter mask 0), as this does."""
+    """Writes frames of a chunked (U, H, W) dataset (chunks of one frame: tiles or bands) for HDF5's gzip + shuffle
+    filters, chunk by chunk, compressing only the chunks whose bits differ from the previous frame's (the others
+    reuse its compressed bytes). A chunk is what HDF5's filters would store: shuffled (each element's first bytes,
+    then its second bytes, ...), then deflated in the zlib format, edge chunks padded with zeros (the fill value)
+    as HDF5 pads them, with filter mask 0 (HDF5's deflate keeps its output even where it is larger than the input,
+    as this does). The deflate is ISA-L's (`isal`, level `GZIP_LEVEL`), 3-5x faster than zlib's at that level with
+    streams no larger (bench/render_dirty.py hdf5-deflate); any zlib inflates them, so every HDF5 reader reads the
+    files (tests/generator/test_dirty_hdf5.py reads them back through HDF5's own filter)."""
 
     def __init__(self, ds: h5py.Dataset) -> None:
         _, self.th, self.tw = ds.chunks
         _, h, w = ds.shape
         self.ds, self.ny, self.nx = ds, -(-h // self.th), -(-w // self.tw)
-        self._prev: np.ndarray | None = None  # the previous frame's tiles as unsigned ints (exact bits)
-        self._chunks: list[list[bytes]] = []
+        size = ds.dtype.itemsize
+        # the padded frame, kept: rows and columns past the image stay zero (the fill value)
+        self._padded = np.zeros((self.ny * self.th, self.nx * self.tw), ds.dtype)
+        self._word = np.uint64 if self.tw * size % 8 == 0 else np.uint8
+        self._prev: np.ndarray | None = None  # the previous padded frame's bytes as words, (ny, th, nx, -1)
+        self._chunks: list[list[bytes]] = [[b""] * self.nx for _ in range(self.ny)]
+        self._size = size
         self.compressed = 0  # chunks compressed, and all chunks written (for the benchmark)
         self.written = 0
 
     def write(self, u: int, frame: np.ndarray) -> None:
-        th, tw, ny, nx = self.th, self.tw, self.ny, self.nx
+        th, tw, ny, nx, size = self.th, self.tw, self.ny, self.nx, self._size
         h, w = frame.shape
-        size = frame.dtype.itemsize
-        if (h, w) == (ny * th, nx * tw):
-            padded = np.ascontiguousarray(frame)
-        else:
-            padded = np.zeros((ny * th, nx * tw), frame.dtype)
-            padded[:h, :w] = frame
-        bits = padded.view(f"u{size}").reshape(ny, th, nx, tw).transpose(0, 2, 1, 3)
+        self._padded[:h, :w] = frame
+        # bytes per chunk row: equal bytes are equal bits (-0.0 differs from 0.0, every NaN is itself)
+        raw = self._padded.view(np.uint8).reshape(ny, th, nx, tw * size)
+        words = raw.view(self._word)  # compared 8 bytes at a time where a chunk's row allows
         if self._prev is None:
             changed = np.ones((ny, nx), bool)
-            self._chunks = [[b""] * nx for _ in range(ny)]
+            self._prev = words.copy()
         else:
-            changed = (bits != self._prev).any(axis=(2, 3))
-        # shuffled: per tile, byte 0 of every element, then byte 1, ...
-        raw = padded.view(np.uint8).reshape(ny, th, nx, tw, size)
+            changed = (words != self._prev).any(axis=(1, 3))
+            for iy, ix in zip(*np.nonzero(changed)):
+                self._prev[iy, :, ix] = words[iy, :, ix]
+        deflate = _deflate()
         for iy, ix in zip(*np.nonzero(changed)):
-            block = np.ascontiguousarray(raw[iy, :, ix].transpose(2, 0, 1))
-            self._chunks[iy][ix] = zlib.compress(block.tobytes(), GZIP_LEVEL)
+            # shuffled: per chunk, byte 0 of every element, then byte 1, ...
+            block = raw[iy, :, ix].reshape(th, tw, size).transpose(2, 0, 1)
+            self._chunks[iy][ix] = deflate(np.ascontiguousarray(block), GZIP_LEVEL)
         self.compressed += int(changed.sum())
         self.written += ny * nx
-        self._prev = np.ascontiguousarray(bits)
+        write = self.ds.id.write_direct_chunk
         for iy in range(ny):
             for ix in range(nx):
-                self.ds.id.write_direct_chunk((u, iy * th, ix * tw), self._chunks[iy][ix])
+                write((u, iy * th, ix * tw), self._chunks[iy][ix])
+
+
+def _deflate():
+    """ISA-L's zlib-format compress (`isal.isal_zlib.compress`; the gen extra installs it): the bytes of the files
+    written must not depend on what else is installed, so there is no fallback."""
+    try:
+        from isal import isal_zlib
+    except ImportError as e:
+        raise RuntimeError(
+            "writing depth and segmentation larger than 320x240 needs the isal package: pip install 'voebench[gen]'"
+        ) from e
+    return isal_zlib.compress
 
 
 class StatesWriter:

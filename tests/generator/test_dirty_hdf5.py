@@ -1,8 +1,11 @@
 """The HDF5 writer's bands (generator/io/hdf5.py): frames larger than 320x240 are chunked in bands of rows and only
-the bands that changed are compressed again, with the bytes HDF5's own gzip + shuffle filters write, so any
-reader reads the files as before; frames up to 320x240 stay one chunk each (today's files)."""
+the bands that changed are compressed again, into what HDF5's own gzip + shuffle filters store (the shuffled
+bytes, zlib-format deflate by ISA-L), so any reader reads the files; frames up to 320x240 stay one chunk each
+(today's files)."""
 
 from __future__ import annotations
+
+import zlib
 
 import h5py
 import numpy as np
@@ -30,9 +33,10 @@ def frames(h: int, w: int, n: int) -> list[tuple[np.ndarray, np.ndarray]]:
 
 
 @pytest.mark.parametrize("chunk_rows,h,w", [(32, 70, 96), (16, 48, 40), (8, 40, 24)])
-def test_chunks_hold_the_bytes_hdf5s_filters_write(tmp_path, chunk_rows, h, w):
-    """Same frames written by HDF5 (`ds[u] = x`) and by TileWriter: every chunk's stored bytes and filter mask
-    are equal, the last band padded as HDF5 pads it; both read back the frames exactly."""
+def test_chunks_hold_what_hdf5s_filters_write(tmp_path, chunk_rows, h, w):
+    """Same frames written by HDF5 (`ds[u] = x`) and by TileWriter: every chunk's filter mask is equal and its
+    stored bytes inflate (any zlib) to the same shuffled bytes, the last band padded as HDF5 pads it; both read back
+    the frames exactly through HDF5's own filters."""
     data = frames(h, w, 4)
     with h5py.File(tmp_path / "x.h5", "w") as f:
         for k, (key, dtype) in enumerate((("depth", np.float32), ("segmentation", np.uint16))):
@@ -44,7 +48,11 @@ def test_chunks_hold_the_bytes_hdf5s_filters_write(tmp_path, chunk_rows, h, w):
                 writer.write(u, pair[k])
             for u in range(4):
                 for y in range(0, h, chunk_rows):
-                    assert plain.id.read_direct_chunk((u, y, 0)) == ours.id.read_direct_chunk((u, y, 0)), (key, u, y)
+                    (mask_plain, plain_bytes), (mask_ours, our_bytes) = (
+                        d.id.read_direct_chunk((u, y, 0)) for d in (plain, ours)
+                    )
+                    assert mask_plain == mask_ours == 0, (key, u, y)
+                    assert zlib.decompress(plain_bytes) == zlib.decompress(our_bytes), (key, u, y)
                 want = data[u][k]
                 assert np.array_equal(ours[u].view(f"u{want.itemsize}"), want.view(f"u{want.itemsize}"))
             bands = -(-h // chunk_rows)
