@@ -12,7 +12,8 @@ against the code the issue was filed on (320x240 on the full path):
     LP_NUM_THREADS=1 taskset -c 1 .venv/bin/python bench/default_before_after.py --before /tmp/oldroot \\
         --after src --suite avoe --args "--trials 2" --repeats 2 --json /tmp/x.json
 
-Only CPU seconds are compared; the files are deleted after each run (`--keep` keeps them).
+Only CPU seconds are compared; the files are deleted after each run (`--keep` keeps them). A run killed by a signal
+(a rare segfault inside libc in a long Blender process) is recorded under `crashed_runs` and made again.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ def run_once(root: str, suite: str, args: list[str], keep: bool) -> dict:
     cpu0, t0 = children_cpu(), time.perf_counter()
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     cpu, wall = children_cpu() - cpu0, time.perf_counter() - t0
+    if proc.returncode < 0:  # killed by a signal (the rare segfault in a long Blender process): not a measurement
+        shutil.rmtree(out, ignore_errors=True)
+        return {"crashed": f"signal {-proc.returncode}", "cpu_s": round(cpu, 2), "wall_s": round(wall, 2)}
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()[-400:]}")
     with open(os.path.join(out, "dataset.json")) as f:
@@ -69,18 +73,24 @@ def main() -> None:
     a = ap.parse_args()
     extra = shlex.split(a.args)
     runs: dict[str, list[dict]] = {"before": [], "after": []}
+    crashes: list[dict] = []
     for i in range(a.repeats):
         for name in ("before", "after") if i % 2 == 0 else ("after", "before"):
-            res = run_once(a.before if name == "before" else a.after, a.suite, extra, a.keep)
+            for _attempt in range(3):  # a run killed by a signal is recorded and made again, at most twice
+                res = run_once(a.before if name == "before" else a.after, a.suite, extra, a.keep)
+                print(name, res, flush=True)
+                if "crashed" not in res:
+                    break
+                crashes.append({"version": name, "repeat": i, **res})
             runs[name].append(res)
-            print(name, res, flush=True)
-    med = {n: statistics.median(r["cpu_s"] for r in rs) for n, rs in runs.items()}
+    med = {n: statistics.median(r["cpu_s"] for r in rs if "crashed" not in r) for n, rs in runs.items()}
     out = {
         "when": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         "command": f"voebench render {a.suite} {a.args} --workers 1 (defaults otherwise)",
         "LP_NUM_THREADS": os.environ.get("LP_NUM_THREADS"),
         "affinity": sorted(os.sched_getaffinity(0)),
         "runs": runs,
+        "crashed_runs (made again)": crashes,
         "cpu_s_median": med,
         "after_over_before": round(med["after"] / med["before"], 3),
     }
