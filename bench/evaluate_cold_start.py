@@ -24,8 +24,9 @@ videos, 16 frames, bf16, 8 new tokens (min pinned), batch 32, the machine's defa
 
 `default`: the default (VOEBENCH_COLD_START unset) against off, alternating (call 3 of issue28-cold2).
 `decode` (issue28-cold3; issue28-cold4 with early decoding's clips held until the imports are done): whether early
-  decoding should be on by default. The default (VOEBENCH_COLD_START unset)
-  against `on` (the default plus early decoding), in pairs ordered ABBA (default first, then `on` first, ...): the
+  decoding should be on by default. `VOEBENCH_COLD_START=cuda,direct,exit` (rows `nodecode`; in the committed
+  cold3 and cold4 results, `default`: VOEBENCH_COLD_START unset, which was that then) against `on` (the same plus
+  early decoding, the default since cold4), in pairs ordered ABBA (`nodecode` first, then `on` first, ...): the
   418M with `--frame-store off` (`--pairs` pairs), the 7B architecture with an empty store (2 pairs, with `--7b`),
   then the 418M with an empty store (2 pairs), each model's bench first; per process also the seconds from its
   last file written to its exit (`exit_after_last_file_s`).
@@ -296,9 +297,10 @@ def main() -> None:
 
 
 def decode_part(a, cold, fin, set_dir: str, log: str, row, late) -> None:
-    """Early decoding against the default (module docstring, `decode`): pairs in ABBA order, so that neither arm
+    """Early decoding against `cuda,direct,exit` (module docstring, `decode`): pairs in ABBA order, so that neither arm
     always runs first; the 418M without a store, then the 7B and the 418M with an empty store."""
     on = {"VOEBENCH_COLD_START": "on"}
+    without = {"VOEBENCH_COLD_START": "cuda,direct,exit"}  # the default before issue28-cold4
 
     def model(preset: str) -> str:
         folder = os.path.join(a.work, preset)
@@ -308,7 +310,7 @@ def decode_part(a, cold, fin, set_dir: str, log: str, row, late) -> None:
 
     def pairs(tag: str, folder: str, n: int, store: bool) -> None:
         for k in range(n):
-            arms = [("default", {}), ("decode", on)]
+            arms = [("nodecode", without), ("decode", on)]
             for name, env in arms if k % 2 == 0 else arms[::-1]:
                 run = f"{'store' if store else 'nostore'}-{name}-{k + 1}"
                 if late(run, tag):

@@ -346,11 +346,11 @@ def cmd_evaluate(args) -> int:
 
 
 def _start_decoding(args, samples: list, asking, store: str | None, workers: int) -> int:
-    """Issue 28, a cold run, when `VOEBENCH_COLD_START` asks for early decoding (`on` or `decode`; off by default):
+    """Issue 28, a cold run, with early decoding on (by default; `VOEBENCH_COLD_START` without `decode` is off):
     the decoding workers started before the model loads and the first batches' clips held, to be queued once the
     imports are done (evaluate/cold_start.py),
     for one `hf:` process with a fixed batch size starting a fresh run folder (a resumed run's first clips may be
-    answered already); the clips queued (0: not started)."""
+    answered already); the clips held (0: not started)."""
     from voebench.evaluate import cold_start
     from voebench.evaluate.models import replicas as rep
     from voebench.evaluate.run import CACHE

@@ -3,7 +3,8 @@
 A fresh process spends 10-16 s importing torch and transformers and loading the processor and the weights before
 the runner starts, with the GPU and the decoding workers idle; its first batch then pays for the workers' start,
 the first clips' decoding and the GPU's first calls (the CUDA context, cuBLAS, cuDNN, lazily loaded kernels).
-Three parts move work into the load and a fourth shortens the exit, each picked by `VOEBENCH_COLD_START` (`mode`):
+Three parts move work into the load and a fourth shortens the exit, each picked by `VOEBENCH_COLD_START` (`mode`;
+all four on by default):
 
 - `cuda` (on by default), **a CUDA warm-up thread** (`warm_cuda`): started as soon as torch is imported, while
   transformers imports and the processor and weights load, it creates the device's CUDA context and the cuBLAS
@@ -11,7 +12,7 @@ Three parts move work into the load and a fourth shortens the exit, each picked 
   attention, a 3-D convolution, normalisation). It computes nothing the model reads.
 - `direct` (on by default): the weights are read straight onto the GPU (`device_map`, models/hf.py), without the
   copy through the CPU's memory; where transformers refuses it (no accelerate), they load as before.
-- `decode` (off by default; `on` turns all four on), **early decoding** (`start_decoding`): before the adapter is
+- `decode` (on by default), **early decoding** (`start_decoding`): before the adapter is
   built, the decoding worker processes start (forked while the process is still small, then idle) and the clips
   of the run's first batches are held; they are queued (`release_decoding`) when the hf adapter has imported torch
   and transformers (its `imports_done`), or at the latest when the runner starts, so they decode, and fill the
@@ -26,10 +27,10 @@ Three parts move work into the load and a fourth shortens the exit, each picked 
 None changes an answer: the same clips decoded by the same function, the same weights, and no computation the
 model reads. `off` turns all off. Measured on an H200 (docs/evaluate.md, "A cold run's first batch"): each part
 shortens its own stage, but the whole process's wall clock, which the import dominates, moved by less than its
-run-to-run spread; early decoding, which shortens only the runner's side (its clips decode during the import,
-competing for the cores), stayed off by default: in ABBA pairs on an H200 it made the whole process 2.8 s longer on
-the mean for both models ("Imports and the default cold start"); its clips are now held until the imports are
-done ("Early decoding after the imports").
+run-to-run spread. Early decoding with its clips queued at once made the whole process 2.8 s longer on the mean
+(its clips decoded during the import, which ended later; "Imports and the default cold start") and was off; with
+them held until the imports are done it made it 1.0 s shorter over 8 ABBA pairs and brought the run's samples/s
+close to the bench's, and is on ("Early decoding after the imports").
 
 `mark` records the process's age at named points (seconds since the process started, from /proc on Linux), which
 the runner writes to run.json's `timing.process`, with `time_to_first_answer_from_start_s`.
@@ -47,7 +48,7 @@ from voebench.errors import UsageError
 #: what can be turned on: early decoding, the CUDA warm-up thread, the weights read straight onto the GPU, the exit
 #: without the final garbage collection
 PARTS = ("decode", "cuda", "direct", "exit")
-DEFAULT = ("cuda", "direct", "exit")
+DEFAULT = PARTS
 #: process age (s) at named points of a cold run, in the order reached
 MARKS: dict[str, float] = {}
 #: the clips early decoding holds until the imports are done (start_decoding, release_decoding)
@@ -56,10 +57,9 @@ _T0 = time.time()  # fallback origin where /proc is not there: this module's imp
 
 
 def mode() -> set[str]:
-    """What `VOEBENCH_COLD_START` turns on, of `decode`, `cuda`, `direct` and `exit`: unset, DEFAULT (all but
-    `decode`); `on`: all four; `off`: none; else a comma-separated list. Early decoding is off by default: on an
-    H200 it shortened the runner's way to its first `generate` by about a second and made the process longer
-    (docs/evaluate.md)."""
+    """What `VOEBENCH_COLD_START` turns on, of `decode`, `cuda`, `direct` and `exit`: unset, DEFAULT (all four);
+    `on`: all four; `off`: none; else a comma-separated list (`cuda,direct,exit`: the default before early
+    decoding's clips were held until the imports are done, docs/evaluate.md)."""
     raw = os.environ.get("VOEBENCH_COLD_START", "").strip().lower()
     if raw == "":
         return set(DEFAULT)

@@ -21,7 +21,8 @@ from voebench.evaluate.tasks import build_samples, load_manifest, select
 @pytest.mark.parametrize(
     ("raw", "parts"),
     [
-        (None, {"cuda", "direct", "exit"}),  # early decoding only when asked (not measured to shorten a process)
+        (None, {"decode", "cuda", "direct", "exit"}),  # all four (early decoding since bench/results/issue28-cold4)
+        ("cuda,direct,exit", {"cuda", "direct", "exit"}),
         ("on", {"decode", "cuda", "direct", "exit"}),
         ("off", set()),
         ("decode", {"decode"}),
