@@ -461,11 +461,11 @@ def cmd_hdf5(args) -> dict:
 
 
 def cmd_hdf5_deflate(args) -> dict:
-    """Issue 29, ninth step: the HDF5 bands deflated by zlib (as before) and by ISA-L (`generator/io/hdf5._deflate`,
-    today's), on the depth and segmentation of every distinct state of each case's violated video drawn on the dirty
-    path (written by `TileWriter` as `StatesWriter` writes them), interleaved `repeats` times: CPU ms per distinct
-    frame (both datasets, resize and write), bytes per frame of the finished file, and the frames read back through
-    HDF5's own filter equal to those drawn."""
+    """Issue 29, ninth step: the HDF5 bands deflated by zlib (as before) and by ISA-L (today's: `_deflate` in
+    generator/io/hdf5.py), on the depth and segmentation of every distinct state of each case's violated video drawn
+    on the dirty path (written by `TileWriter` as `StatesWriter` writes them), interleaved `repeats` times: CPU ms
+    per distinct frame (both datasets, resize and write), bytes per frame of the finished file, and the frames read
+    back through HDF5's own filter equal to those drawn."""
     import zlib
 
     import h5py
