@@ -182,6 +182,8 @@ def main() -> None:
     ap.add_argument("--budget", type=float, help="seconds from the start: no run starts later than 30 s before it")
     ap.add_argument("--smi-log", help="nvidia-smi log written here (100 ms)")
     ap.add_argument("--pairs", type=int, default=4, help="decode: the 418M's pairs without a store")
+    ap.add_argument("--pairs-7b", type=int, default=2, help="decode: the 7B's pairs (with --7b), empty store")
+    ap.add_argument("--pairs-store", type=int, default=2, help="decode: the 418M's pairs with an empty store")
     a = ap.parse_args()
     if a.part in ("default", "decode") and "VOEBENCH_COLD_START" in os.environ:
         ap.error(f"the {a.part} part measures runs without VOEBENCH_COLD_START: unset it")
@@ -336,8 +338,8 @@ def decode_part(a, cold, fin, set_dir: str, log: str, row, late) -> None:
         big = model("qwen2.5-vl-7b")
         if not late("bench-7b"):
             fin_bench(fin, cold, "qwen2.5-vl-7b", set_dir, log, row, "bench-7b")
-        pairs("7b", big, 2, store=True)
-    pairs("small", small, 2, store=True)
+        pairs("7b", big, a.pairs_7b, store=True)
+    pairs("small", small, a.pairs_store, store=True)
 
 
 def fin_bench(fin, cold, preset: str, set_dir: str, log: str, row, name: str = "bench") -> None:
