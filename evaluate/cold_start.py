@@ -28,9 +28,10 @@ None changes an answer: the same clips decoded by the same function, the same we
 model reads. `off` turns all off. Measured on an H200 (docs/evaluate.md, "A cold run's first batch"): each part
 shortens its own stage, but the whole process's wall clock, which the import dominates, moved by less than its
 run-to-run spread. Early decoding with its clips queued at once made the whole process 2.8 s longer on the mean
-(its clips decoded during the import, which ended later; "Imports and the default cold start") and was off; with
-them held until the imports are done it made it 1.0 s shorter over 8 ABBA pairs and brought the run's samples/s
-close to the bench's, and is on ("Early decoding after the imports").
+(its clips decoded during the import, which ended later; "Imports and the default cold start") and was off. With
+them held until the imports are done, over 14 ABBA pairs on two H200s, the whole process's wall clock is unchanged
+within its spread (-0.2 s on the mean: the 418M 1.4 s shorter, the 7B 1.3 s longer) and every run's samples/s is
+within 10% of the bench's from its first batch; it is on ("Early decoding after the imports").
 
 `mark` records the process's age at named points (seconds since the process started, from /proc on Linux), which
 the runner writes to run.json's `timing.process`, with `time_to_first_answer_from_start_s`.
