@@ -49,9 +49,11 @@ class TileWriter:
     reuse its compressed bytes). A chunk is what HDF5's filters would store: shuffled (each element's first bytes,
     then its second bytes, ...), then deflated in the zlib format, edge chunks padded with zeros (the fill value)
     as HDF5 pads them, with filter mask 0 (HDF5's deflate keeps its output even where it is larger than the input,
-    as this does). The deflate is ISA-L's (`isal`, level `GZIP_LEVEL`), 3-5x faster than zlib's at that level with
-    streams no larger (bench/render_dirty.py hdf5-deflate); any zlib inflates them, so every HDF5 reader reads the
-    files (tests/generator/test_dirty_hdf5.py reads them back through HDF5's own filter)."""
+    as this does). The deflate is ISA-L's (`isal`, level `GZIP_LEVEL`): the whole write 0.39-0.56x the CPU of zlib's
+    at that level, streams 0.87-1.15x its size (bench/render_dirty.py hdf5-deflate); any zlib inflates them, so every
+    HDF5 reader reads the files (tests/generator/test_dirty_hdf5.py reads them back through HDF5's own filter). As
+    with zlib, the compressed bytes are the library's: the same on one machine and install, whatever the workers or
+    shards; the values read back are the same everywhere."""
 
     def __init__(self, ds: h5py.Dataset) -> None:
         _, self.th, self.tw = ds.chunks
