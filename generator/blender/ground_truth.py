@@ -178,4 +178,8 @@ class GroundTruthPass:
         return px[..., 0].astype(np.uint16), np.ascontiguousarray(px[..., 1])
 
     def close(self) -> None:
+        """Free every GPU object of the pass now (offscreen, batches, uniform buffer, shader), while the context that
+        made them is current, instead of whenever the garbage collector reaches a renderer caught in a reference
+        cycle, which can be after the next video's factory reset. The pass draws nothing after it."""
         self.offscreen.free()
+        del self.batches, self.view, self._buffer, self.shader

@@ -178,7 +178,8 @@ class Renderer:
 
     def close(self):
         if self._truth is not None:
-            self._truth.close()
+            self._truth.close()  # its GPU objects freed now, not by a later garbage collection
+            self._truth, self.dirty_truth = None, None
         self._tmp.cleanup()
 
     @property
