@@ -1016,31 +1016,40 @@ def cmd_occlude(args) -> dict:
     return out
 
 
+def pixels_with_and_without(dr, flag: str, scenes, corners, light, size) -> tuple[dict, dict]:
+    """Pixels drawn and CPU s of the rectangle arithmetic over the distinct states of `scenes` (a trial's videos: a
+    state the first video drew is not counted again, as the runner's FrameCache shares it), with the module flag
+    `dr.<flag>` (a `dirty_regions` switch) off and on: ({False: px, True: px}, {False: s, True: s}). The flag is
+    restored whatever happens."""
+    default = getattr(dr, flag)
+    px = {False: 0, True: 0}
+    arith = {False: 0.0, True: 0.0}
+    seen: set[bytes] = set()
+    for scene in scenes:
+        keys = scene.state_keys()
+        ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
+        seen.update(keys[t] for t in ts)
+        for on in (False, True):
+            setattr(dr, flag, on)
+            try:
+                c0 = cpu()
+                regions = dr.DirtyRegions(scene, corners, light, *size)
+                rects = [regions.view(regions.rest(t)).rects(t) for t in ts]
+                arith[on] += cpu() - c0
+            finally:
+                setattr(dr, flag, default)
+            px[on] += sum(x.area for rs in rects for x in rs)
+    return px, arith
+
+
 def occlude_geometry(args) -> dict:
     """`occlude --geometry` (see cmd_occlude)."""
     from voebench.generator import dirty_regions as dr
 
-    default = dr.OCCLUDE
     out: dict = {"machine": machine(), "us_per_pixel": US_PER_PIXEL, "tests": {}}
     tot = {"saved_s_est": 0.0, "arith_s": 0.0}
     for suite_name, test, weight, scenes, corners, light in grasp_pairs(args.tests):
-        px = {False: 0, True: 0}
-        arith = {False: 0.0, True: 0.0}
-        seen: set[bytes] = set()
-        for scene in scenes:
-            keys = scene.state_keys()
-            ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
-            seen.update(keys[t] for t in ts)
-            for occlude in (False, True):
-                dr.OCCLUDE = occlude
-                try:
-                    c0 = cpu()
-                    regions = dr.DirtyRegions(scene, corners, light, 640, 480)
-                    rects = [regions.view(regions.rest(t)).rects(t) for t in ts]
-                    arith[occlude] += cpu() - c0
-                finally:
-                    dr.OCCLUDE = default
-                px[occlude] += sum(x.area for rs in rects for x in rs)
+        px, arith = pixels_with_and_without(dr, "OCCLUDE", scenes, corners, light, (640, 480))
         saved = (px[False] - px[True]) * US_PER_PIXEL * 1e-6
         row = {
             "suite": suite_name,
@@ -1093,7 +1102,6 @@ def cmd_slide(args) -> dict:
     (960x540, its first trial), the pixels drawn with and without, and the CPU s of the rectangle arithmetic."""
     from voebench.generator import dirty_regions as dr
 
-    default = dr.SLIDE
     out: dict = {"machine": machine(), "tests": {}}
     tot: dict[str, dict[str, float]] = {}
     pairs = []
@@ -1103,23 +1111,7 @@ def cmd_slide(args) -> dict:
         pairs.append((avoe_pairs(args.tests or None), AVOE_SIZE))
     for gen, size in pairs:
         for suite_name, test, weight, scenes, corners, light in gen:
-            px = {False: 0, True: 0}
-            arith = {False: 0.0, True: 0.0}
-            seen: set[bytes] = set()
-            for scene in scenes:
-                keys = scene.state_keys()
-                ts = [t for t in scene.first_frames(keys) if keys[t] not in seen]
-                seen.update(keys[t] for t in ts)
-                for slide in (False, True):
-                    dr.SLIDE = slide
-                    try:
-                        c0 = cpu()
-                        regions = dr.DirtyRegions(scene, corners, light, *size)
-                        rects = [regions.view(regions.rest(t)).rects(t) for t in ts]
-                        arith[slide] += cpu() - c0
-                    finally:
-                        dr.SLIDE = default
-                    px[slide] += sum(x.area for rs in rects for x in rs)
+            px, arith = pixels_with_and_without(dr, "SLIDE", scenes, corners, light, size)
             row = {
                 "suite": suite_name,
                 "size": list(size),
