@@ -652,7 +652,7 @@ def _slid(box: np.ndarray, lo: np.ndarray, hi: np.ndarray, d) -> np.ndarray:
         planes = np.concatenate([np.repeat(lo[:, None, a], 8, 1), np.repeat(hi[:, None, a], 8, 1)], 1)  # (M, 16)
         corners = np.concatenate([box, box], 1)  # (M, 16, 3)
         out.append(corners + ((planes - corners[..., a]) / d[a])[..., None] * d)
-    return np.stack(out) if out else np.empty((0, *box.shape[:1], 16, 3))
+    return np.stack(out)  # d is a unit vector (`shadow_direction`): at least one axis
 
 
 def _sweep_cap(blo, bhi, d, lo, hi) -> float:

@@ -66,6 +66,7 @@ class TileWriter:
         self._prev: np.ndarray | None = None  # the previous padded frame's bytes as words, (ny, th, nx, -1)
         self._chunks: list[list[bytes]] = [[b""] * self.nx for _ in range(self.ny)]
         self._size = size
+        self._deflate = _deflate()  # resolved once: a missing isal is refused before the first frame
         self.compressed = 0  # chunks compressed, and all chunks written (for the benchmark)
         self.written = 0
 
@@ -83,7 +84,7 @@ class TileWriter:
             changed = (words != self._prev).any(axis=(1, 3))
             for iy, ix in zip(*np.nonzero(changed)):
                 self._prev[iy, :, ix] = words[iy, :, ix]
-        deflate = _deflate()
+        deflate = self._deflate
         for iy, ix in zip(*np.nonzero(changed)):
             # shuffled: per chunk, byte 0 of every element, then byte 1, ...
             block = raw[iy, :, ix].reshape(th, tw, size).transpose(2, 0, 1)
